@@ -1,0 +1,169 @@
+package flows
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hookflow/hookflow/stages"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Context is one run of one flow, as hooks see it. A Context is valid only
+// while its run is in progress: hooks must not keep it, and the runner reuses
+// it afterwards. A run's hooks execute one at a time, so a Context is never
+// used by two goroutines at once; a hook that starts goroutines must not let
+// them touch the Context after it returns.
+type Context struct {
+	ctx     context.Context
+	done    <-chan struct{}
+	flow    ID
+	stage   stages.Stage
+	entity  *Entity
+	input   any
+	output  any
+	err     error
+	req     *Request
+	scope   any
+	logger  *slog.Logger
+	private any
+
+	state []stateEntry
+
+	// control is what the running hook asked for; decided is the ID of the
+	// hook that aborted, answered early or recovered the run.
+	control    control
+	abortErr   error
+	responded  bool
+	decided    string
+	finallyErr []error
+}
+
+type control uint8
+
+const (
+	ctlNone control = iota
+	ctlSkip
+	ctlAbort
+	ctlRespond
+)
+
+// Context returns the request's Go context. It is cancelled when the client
+// cancels the request or the connection closes.
+func (c *Context) Context() context.Context { return c.ctx }
+
+// Flow returns the flow this run belongs to.
+func (c *Context) Flow() ID { return c.flow }
+
+// Stage returns the stage whose hooks are running.
+func (c *Context) Stage() stages.Stage { return c.stage }
+
+// Entity returns the resolved tool, resource or prompt, or nil for flows that
+// resolve none (list flows, initialize).
+func (c *Context) Entity() *Entity { return c.entity }
+
+// Input returns the flow's input. Before validation it is the raw request
+// input (for tools/call the raw JSON arguments); from afterValidation on it
+// is the validated, typed input. The per-flow typed contexts document the
+// concrete types.
+func (c *Context) Input() any { return c.input }
+
+// SetInput replaces the input. In beforeValidation a hook may rewrite the raw
+// input, which is then validated; later, the typed input.
+func (c *Context) SetInput(v any) { c.input = v }
+
+// Output returns the flow's output so far: nil before execute (unless a hook
+// answered early), the result after it.
+func (c *Context) Output() any { return c.output }
+
+// SetOutput replaces the output without changing the flow's control. Steps
+// use it to record their result; afterExecute hooks use it to rewrite it.
+func (c *Context) SetOutput(v any) { c.output = v }
+
+// Err returns the flow's error: nil while all is well, the failure in onError,
+// and the final outcome in finally.
+func (c *Context) Err() error { return c.err }
+
+// Request returns what is known about the MCP request. It is never nil.
+func (c *Context) Request() *Request { return c.req }
+
+// Session returns the MCP session, or nil when the run has none.
+func (c *Context) Session() *mcp.ServerSession { return c.req.Session }
+
+// Scope returns the scope that runs the flow (a *scope.Scope for flows run by
+// hookflow's server).
+func (c *Context) Scope() any { return c.scope }
+
+// Logger returns the server's logger. It is never nil.
+func (c *Context) Logger() *slog.Logger { return c.logger }
+
+// Private returns the framework's own per-run data. It is for hookflow's
+// framework package, which stores the SDK request there.
+func (c *Context) Private() any { return c.private }
+
+// Skip ends the current stage: the remaining hooks of this stage do not run
+// and the flow goes on with its next step.
+func (c *Context) Skip() { c.control = ctlSkip }
+
+// Abort stops the flow with err (ErrAborted when err is nil), exactly as if
+// the hook had returned err. It returns the error the flow will fail with, so
+// a hook can write `return c.Abort(err)`.
+func (c *Context) Abort(err error) error {
+	if err == nil {
+		err = ErrAborted
+	}
+	c.control = ctlAbort
+	c.abortErr = err
+	return err
+}
+
+// Respond answers the request with out. Before execute it skips everything
+// up to and including execute, and afterExecute runs with out; in afterExecute
+// it replaces the output and ends the stage; in onError it recovers the flow,
+// which then succeeds with out. In finally it is refused and logged.
+func (c *Context) Respond(out any) {
+	c.control = ctlRespond
+	c.output = out
+}
+
+// Responded reports whether a hook answered early or recovered the run.
+func (c *Context) Responded() bool { return c.responded }
+
+// DecidedBy returns the ID of the hook that aborted the run, answered it early
+// or recovered it in onError; "" when no hook did.
+func (c *Context) DecidedBy() string { return c.decided }
+
+// FinallyErrors returns the errors that finally hooks returned or panicked
+// with. They are logged and do not change the outcome.
+func (c *Context) FinallyErrors() []error { return c.finallyErr }
+
+// Init prepares c for a new run. The framework calls it before [Runner.Run];
+// tests that drive the runner directly call it too.
+func (c *Context) Init(ctx context.Context, flow ID, entity *Entity, req *Request, input any) {
+	c.ctx = ctx
+	c.flow = flow
+	c.entity = entity
+	if req == nil {
+		req = &emptyRequest
+	}
+	c.req = req
+	c.input = input
+}
+
+// SetScope records the scope running the flow (see [Context.Scope]).
+func (c *Context) SetScope(s any) { c.scope = s }
+
+// SetPrivate records the framework's per-run data (see [Context.Private]).
+func (c *Context) SetPrivate(v any) { c.private = v }
+
+// emptyRequest is the shared, read-only Request of runs that have none.
+var emptyRequest Request
+
+func (c *Context) reset() {
+	st := c.state
+	for i := range st {
+		st[i] = stateEntry{}
+	}
+	fe := c.finallyErr
+	clear(fe)
+	*c = Context{state: st[:0], finallyErr: fe[:0]}
+}

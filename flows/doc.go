@@ -1,0 +1,62 @@
+// Package flows defines hookflow's flows and runs them.
+//
+// A flow is the life of one MCP request: [ToolsCallTool] for tools/call,
+// [ToolsListTools] for tools/list, and so on for every method in [All]. A run
+// of a flow walks the six stages of package stages, calling the hooks that a
+// compiled [Plan] lists for each stage, with the flow's own [Steps] (validate
+// and execute) in between.
+//
+// # The run contract
+//
+// Order:
+//
+//	beforeValidation → validate → afterValidation → beforeExecute → execute → afterExecute → finally
+//
+// onError runs between a failure and finally whenever anything before finally
+// fails, validation included. Within a stage, hooks run in descending
+// priority; hooks of equal priority run in registration order. The plan is
+// compiled by the scope package; the runner never sorts.
+//
+// What a hook can do, stage by stage:
+//
+//	                     before*/afterValidation/*Execute        onError                          finally
+//	return nil           next hook                                next hook                        next hook
+//	c.Skip()             rest of the stage skipped, flow goes on  rest of onError skipped          rest of finally skipped
+//	return err/Abort     flow stops; onError; finally; fails      err replaces the flow's error    logged and recorded; outcome unchanged
+//	c.Respond(out)       output set; up to and including execute  recovers: flow succeeds with     refused: logged
+//	                     skipped; afterExecute runs with out (in  out; rest of onError skipped
+//	                     afterExecute: replaces the output)
+//	panic                as Abort, with a *PanicError cause       as Abort                         logged
+//	ctx cancelled        checked before each hook: Abort with     not checked                      not checked; finally runs
+//	                     ctx.Err() (CodeCanceled)
+//
+// finally runs exactly once per run, after success, failure, abort, panic,
+// early answer or cancellation.
+//
+// Errors from hooks reach the caller as an *[Error] with CodeAborted (or
+// CodePanic, CodeCanceled) naming the flow, stage and hook; an *Error a hook
+// returns is passed on unchanged. [Context.DecidedBy] names the hook that
+// aborted, answered or recovered a run, so operators can tell why a call was
+// blocked.
+//
+// # State
+//
+// Hooks of one run share typed state through a [Key]:
+//
+//	var started = flows.NewKey[time.Time]("audit.started")
+//
+// The state is allocated on the first Set of a run; a run that stores
+// nothing allocates nothing for it.
+//
+// # Performance
+//
+// A run with no hooks allocates nothing: Contexts are recycled by the
+// [Runner], plans are immutable slices, and [Steps] is a long-lived value.
+// The request path takes no lock, reads no map and uses no reflection.
+//
+// # Concurrency
+//
+// A [Runner] and a [Plan] may be used by any number of goroutines at once. A
+// [Context] belongs to one run; a run's hooks execute one after another on the
+// goroutine that called [Runner.Run].
+package flows

@@ -1,0 +1,179 @@
+package flows
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Code classifies an [Error]. The set is closed: hookflow defines every code
+// and users define none.
+type Code uint8
+
+// The error codes.
+const (
+	// CodeUnknown is the code of an error that is not an *Error.
+	CodeUnknown Code = iota
+	// CodeInvalid: a registration, configuration or directive is malformed
+	// (unknown flow or stage, nil handler, bad option).
+	CodeInvalid
+	// CodeDuplicate: something with the same ID or name is already registered.
+	CodeDuplicate
+	// CodeNotFound: a hook ID, entity or scope does not exist.
+	CodeNotFound
+	// CodeInvalidInput: the request's input failed validation.
+	CodeInvalidInput
+	// CodeAborted: a hook stopped the flow, by returning an error or calling
+	// [Context.Abort].
+	CodeAborted
+	// CodePanic: a hook or a step panicked; the cause is a *[PanicError].
+	CodePanic
+	// CodeCanceled: the request's context was cancelled or timed out before a
+	// hook ran.
+	CodeCanceled
+	// CodeRefused: a hook asked for something its stage does not allow, such
+	// as [Context.Respond] in finally. Refusals are logged, not returned.
+	CodeRefused
+)
+
+var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused"}
+
+// String returns the code's snake_case name, e.g. "aborted".
+func (c Code) String() string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return fmt.Sprintf("Code(%d)", uint8(c))
+}
+
+// Error is the one error type of hookflow. It says what failed (Code), where
+// (Flow, Stage, and Hook or Step) and why (Err, which it wraps).
+//
+// hookflow never wraps an *Error in another *Error: when a hook returns an
+// *Error it is passed on as it is.
+type Error struct {
+	Code  Code
+	Flow  ID
+	Stage stages.Stage
+	// Hook is the ID of the hook that failed, when a hook failed.
+	Hook string
+	// Step is "validate" or "execute" when the flow's own step failed.
+	Step string
+	// Msg describes a failure that has no cause (e.g. a registration error).
+	Msg string
+	Err error
+}
+
+// Error renders the error with its location, e.g.
+// `hookflow: tools:call-tool beforeExecute: hook "auth.scopes" aborted: missing scope "admin"`.
+func (e *Error) Error() string {
+	var b []byte
+	b = append(b, "hookflow: "...)
+	if e.Flow != "" {
+		b = append(b, e.Flow...)
+		if e.Hook != "" || e.Step != "" {
+			b = append(b, ' ')
+			b = append(b, e.Stage.String()...)
+		}
+		b = append(b, ": "...)
+	}
+	switch {
+	case e.Hook != "":
+		b = fmt.Appendf(b, "hook %q %s", e.Hook, e.verb())
+	case e.Step != "":
+		b = fmt.Appendf(b, "%s %s", e.Step, e.verb())
+	default:
+		b = append(b, e.Code.String()...)
+	}
+	if e.Msg != "" {
+		b = append(b, ": "...)
+		b = append(b, e.Msg...)
+	}
+	if e.Err != nil {
+		b = append(b, ": "...)
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+func (e *Error) verb() string {
+	switch e.Code {
+	case CodeAborted:
+		return "aborted"
+	case CodePanic:
+		return "panicked"
+	case CodeCanceled:
+		return "canceled"
+	case CodeRefused:
+		return "refused"
+	case CodeInvalidInput:
+		return "rejected the input"
+	}
+	return "failed"
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reason returns the human-readable cause without hookflow's location prefix:
+// the message of the wrapped error, or Msg. hookflow shows it to MCP clients
+// (for a tool, as the text of an isError result).
+func (e *Error) Reason() string {
+	if e.Err != nil {
+		var inner *Error
+		if errors.As(e.Err, &inner) && inner != e {
+			return inner.Reason()
+		}
+		return e.Err.Error()
+	}
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return e.Code.String()
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or CodeUnknown.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeUnknown
+}
+
+// Reason returns what a client should read about err: [Error.Reason] for an
+// *Error in err's chain, err.Error() otherwise, "" for nil.
+func Reason(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason()
+	}
+	return err.Error()
+}
+
+// PanicError is the cause of a CodePanic *Error: the value a hook or step
+// panicked with, and the goroutine's stack at the panic.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error returns "panic: " and the panic value.
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// Unwrap returns the panic value when it is an error, so errors.Is sees
+// through a panic(err).
+func (p *PanicError) Unwrap() error {
+	if err, ok := p.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// ErrAborted is the cause recorded when a hook calls [Context.Abort] with a
+// nil error.
+var ErrAborted = errors.New("aborted by hook")

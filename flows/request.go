@@ -1,0 +1,47 @@
+package flows
+
+import (
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Request is what hookflow knows about the MCP request a run serves. The
+// framework fills it before the first stage; hooks read it with
+// [Context.Request] and must not modify it.
+type Request struct {
+	// ID is minted by hookflow for every request (the MCP SDK does not expose
+	// the JSON-RPC id). It is unique within a server's lifetime and appears in
+	// logs and audit events.
+	ID string
+	// Method is the MCP method, e.g. "tools/call".
+	Method string
+	// Session is the MCP session the request arrived on. It is nil in tests
+	// that run a flow without a server.
+	Session *mcp.ServerSession
+	// SessionID is the transport's session ID: empty over stdio, in-memory
+	// transports and stateless HTTP.
+	SessionID string
+	// ProgressToken is the client's progress token, or nil when it sent none.
+	ProgressToken any
+	// ClientInfo and ClientCapabilities describe the client, from initialize
+	// or, on protocol versions without initialize, from the request's _meta.
+	ClientInfo         *mcp.Implementation
+	ClientCapabilities *mcp.ClientCapabilities
+	// ProtocolVersion is the negotiated MCP protocol version.
+	ProtocolVersion string
+	// TokenInfo is the verified bearer token over authenticated HTTP, else nil.
+	TokenInfo *auth.TokenInfo
+	// Header holds the HTTP request headers over HTTP transports, else nil.
+	Header http.Header
+}
+
+// Principal returns the authenticated user's ID from the bearer token, or ""
+// when the request is not authenticated.
+func (r *Request) Principal() string {
+	if r == nil || r.TokenInfo == nil {
+		return ""
+	}
+	return r.TokenInfo.UserID
+}

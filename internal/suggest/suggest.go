@@ -1,0 +1,45 @@
+// Package suggest finds the likely intended word for a near miss, for the
+// "did you mean" hints of hookflow's parsers (stage names, flow IDs,
+// directive names and keys).
+package suggest
+
+import "strings"
+
+// Closest returns the candidate nearest to word by case-insensitive edit
+// distance, when it is close enough to be a typo: at most 1 + len(word)/4
+// edits. It returns "", false when nothing is that close.
+func Closest(word string, candidates []string) (string, bool) {
+	w := strings.ToLower(word)
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := Distance(w, strings.ToLower(c))
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD >= 0 && bestD <= 1+len(word)/4 {
+		return best, true
+	}
+	return "", false
+}
+
+// Distance returns the Levenshtein edit distance between a and b, in bytes.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

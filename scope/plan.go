@@ -1,0 +1,94 @@
+package scope
+
+import (
+	"reflect"
+	"sync/atomic"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// PlanRef is a handle to the compiled hook plan of one flow for one target
+// (an entity's Go type and the scope the entity belongs to). Get a PlanRef
+// once, at start-up, with [Scope.Plan], and call [PlanRef.Load] per request:
+// Load returns the cached plan, recompiling only after the registry changed.
+type PlanRef struct {
+	reg    *registry
+	flow   flows.ID
+	typ    reflect.Type
+	target *Scope
+	cached atomic.Pointer[compiledPlan]
+}
+
+type compiledPlan struct {
+	gen  uint64
+	plan flows.Plan
+}
+
+// Plan returns a handle to the plan of flow for entities of Go type typ that
+// belong to the scope target (nil means s). typ may be nil for flows that
+// resolve no entity; such flows run the external hooks of every owner.
+func (s *Scope) Plan(flow flows.ID, typ reflect.Type, target *Scope) *PlanRef {
+	if target == nil {
+		target = s
+	}
+	return &PlanRef{reg: s.reg, flow: flow, typ: typ, target: target}
+}
+
+// Load returns the current compiled plan. In the steady state it is two
+// atomic loads and a comparison: no lock, no map, no allocation.
+func (p *PlanRef) Load() *flows.Plan {
+	snap := p.reg.load()
+	if c := p.cached.Load(); c != nil && c.gen == snap.gen {
+		return &c.plan
+	}
+	c := p.compile(snap)
+	p.cached.Store(c)
+	return &c.plan
+}
+
+// compile merges, per stage, the external hooks that cover the target with
+// the target type's embedded hooks, keeping run order.
+func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
+	c := &compiledPlan{gen: snap.gen, plan: flows.Plan{Flow: p.flow}}
+	f := p.flow.Index()
+	if f < 0 {
+		return c
+	}
+	entityless := p.flow.Info().Entity == flows.EntityNone
+	var typed *[flows.Count][stages.Count][]Hook
+	if p.typ != nil {
+		typed = snap.typeFlows[p.typ]
+	}
+	for st := range stages.Count {
+		var external []Hook
+		for _, h := range snap.byStage[f][st] {
+			if h.embedded {
+				continue
+			}
+			if entityless || h.owner.Covers(p.target) {
+				external = append(external, h)
+			}
+		}
+		var embedded []Hook
+		if typed != nil {
+			embedded = typed[f][st]
+		}
+		if len(external)+len(embedded) == 0 {
+			continue
+		}
+		out := make([]flows.PlannedHook, 0, len(external)+len(embedded))
+		i, j := 0, 0
+		for i < len(external) || j < len(embedded) {
+			var h Hook
+			if j >= len(embedded) || (i < len(external) && runOrder(external[i], embedded[j]) <= 0) {
+				h, i = external[i], i+1
+			} else {
+				h, j = embedded[j], j+1
+			}
+			out = append(out, flows.PlannedHook{ID: h.id, Priority: h.Priority, Fn: h.Fn})
+		}
+		c.plan.Stages[st] = out
+	}
+	return c
+}
