@@ -1,0 +1,191 @@
+package flows
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolCall is the typed view of a [ToolsCallTool] run for a tool with input
+// type In and output type Out. It is what a tool's embedded hooks receive;
+// an external hook can make one with [AsToolCall] when it knows the tool's
+// types. All [Context] methods are available on it.
+//
+// The input is the raw JSON arguments until validation ([ToolCall.Args]),
+// then a *In ([ToolCall.Input]). The output is an Out, or a
+// *mcp.CallToolResult when a hook answered with a whole result.
+type ToolCall[In, Out any] struct{ *Context }
+
+// AsToolCall returns the typed view of c.
+func AsToolCall[In, Out any](c *Context) ToolCall[In, Out] { return ToolCall[In, Out]{c} }
+
+// Name returns the called tool's name.
+func (c ToolCall[In, Out]) Name() string { return c.entity.Name }
+
+// Args returns the raw JSON arguments while they are still raw (before
+// validation), nil afterwards.
+func (c ToolCall[In, Out]) Args() json.RawMessage {
+	raw, _ := c.input.(json.RawMessage)
+	return raw
+}
+
+// SetArgs replaces the raw arguments; in beforeValidation the new arguments
+// are then validated in place of the client's.
+func (c ToolCall[In, Out]) SetArgs(raw json.RawMessage) { c.input = raw }
+
+// Input returns the validated input, or nil before validation. Hooks may
+// modify it in afterValidation and beforeExecute; execute sees the changes.
+func (c ToolCall[In, Out]) Input() *In {
+	in, _ := c.input.(*In)
+	return in
+}
+
+// Output returns the tool's typed output and whether there is one (there is
+// none before execute, or when the output is a whole result).
+func (c ToolCall[In, Out]) Output() (Out, bool) {
+	out, ok := c.output.(Out)
+	return out, ok
+}
+
+// SetOutput replaces the output, e.g. to rewrite a result in afterExecute.
+func (c ToolCall[In, Out]) SetOutput(out Out) { c.output = out }
+
+// Respond answers the call with out (see [Context.Respond]).
+func (c ToolCall[In, Out]) Respond(out Out) { c.Context.Respond(out) }
+
+// RespondResult answers the call with a whole result, as an external hook
+// that does not know Out would.
+func (c ToolCall[In, Out]) RespondResult(res *mcp.CallToolResult) { c.Context.Respond(res) }
+
+// Result returns the output when it is a whole *mcp.CallToolResult.
+func (c ToolCall[In, Out]) Result() *mcp.CallToolResult {
+	res, _ := c.output.(*mcp.CallToolResult)
+	return res
+}
+
+// ResourceRead is the typed view of a [ResourcesReadResource] run. Its input
+// is the read's parameters (the URI); its output a *mcp.ReadResourceResult.
+type ResourceRead struct{ *Context }
+
+// URI returns the requested URI.
+func (c ResourceRead) URI() string {
+	if p, ok := c.input.(*mcp.ReadResourceParams); ok {
+		return p.URI
+	}
+	return ""
+}
+
+// Params returns the request parameters; hooks may change the URI before
+// execute.
+func (c ResourceRead) Params() *mcp.ReadResourceParams {
+	p, _ := c.input.(*mcp.ReadResourceParams)
+	return p
+}
+
+// Result returns the read's result, nil before execute.
+func (c ResourceRead) Result() *mcp.ReadResourceResult {
+	r, _ := c.output.(*mcp.ReadResourceResult)
+	return r
+}
+
+// Respond answers the read with res.
+func (c ResourceRead) Respond(res *mcp.ReadResourceResult) { c.Context.Respond(res) }
+
+// PromptGet is the typed view of a [PromptsGetPrompt] run. Its input is the
+// request parameters (name and arguments); its output a *mcp.GetPromptResult.
+type PromptGet struct{ *Context }
+
+// Params returns the request parameters; hooks may change the arguments
+// before execute.
+func (c PromptGet) Params() *mcp.GetPromptParams {
+	p, _ := c.input.(*mcp.GetPromptParams)
+	return p
+}
+
+// Arguments returns the prompt's arguments.
+func (c PromptGet) Arguments() map[string]string {
+	if p := c.Params(); p != nil {
+		return p.Arguments
+	}
+	return nil
+}
+
+// Result returns the prompt's result, nil before execute.
+func (c PromptGet) Result() *mcp.GetPromptResult {
+	r, _ := c.output.(*mcp.GetPromptResult)
+	return r
+}
+
+// Respond answers the request with res.
+func (c PromptGet) Respond(res *mcp.GetPromptResult) { c.Context.Respond(res) }
+
+// List is the typed view of a list flow: [ToolsListTools] (R is
+// *mcp.ListToolsResult), [ResourcesListResources] (*mcp.ListResourcesResult),
+// [ResourcesListResourceTemplates] (*mcp.ListResourceTemplatesResult) or
+// [PromptsListPrompts] (*mcp.ListPromptsResult). afterExecute hooks filter or
+// rewrite the result the client sees.
+type List[R any] struct{ *Context }
+
+// AsList returns the typed view of c.
+func AsList[R any](c *Context) List[R] { return List[R]{c} }
+
+// Result returns the list result, or the zero R before execute.
+func (c List[R]) Result() R {
+	r, _ := c.output.(R)
+	return r
+}
+
+// Respond answers the list request with res.
+func (c List[R]) Respond(res R) { c.Context.Respond(res) }
+
+// Completion is the typed view of a [CompletionComplete] run. Its input is
+// the request parameters; its output a *mcp.CompleteResult.
+type Completion struct{ *Context }
+
+// Params returns the completion request's parameters.
+func (c Completion) Params() *mcp.CompleteParams {
+	p, _ := c.input.(*mcp.CompleteParams)
+	return p
+}
+
+// Result returns the completion, nil before execute.
+func (c Completion) Result() *mcp.CompleteResult {
+	r, _ := c.output.(*mcp.CompleteResult)
+	return r
+}
+
+// Respond answers the request with res.
+func (c Completion) Respond(res *mcp.CompleteResult) { c.Context.Respond(res) }
+
+// Initialize is the typed view of a [SessionInitialize] run. Its input is the
+// client's initialize parameters; its output the *mcp.InitializeResult, whose
+// capabilities afterExecute hooks may extend.
+type Initialize struct{ *Context }
+
+// Params returns the client's initialize parameters.
+func (c Initialize) Params() *mcp.InitializeParams {
+	p, _ := c.input.(*mcp.InitializeParams)
+	return p
+}
+
+// Result returns the initialize result, nil before execute.
+func (c Initialize) Result() *mcp.InitializeResult {
+	r, _ := c.output.(*mcp.InitializeResult)
+	return r
+}
+
+// AddExperimental sets capabilities.experimental[name] on the result, keeping
+// every other capability. It is a no-op before execute.
+func (c Initialize) AddExperimental(name string, value any) {
+	r := c.Result()
+	if r == nil {
+		return
+	}
+	if r.Capabilities == nil {
+		r.Capabilities = &mcp.ServerCapabilities{}
+	}
+	if r.Capabilities.Experimental == nil {
+		r.Capabilities.Experimental = map[string]any{}
+	}
+	r.Capabilities.Experimental[name] = value
+}

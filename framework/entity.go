@@ -1,0 +1,117 @@
+package framework
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Hook is an embedded hook of an entity of Go type T: a function (usually a
+// method expression such as (*Weather).CheckCity) that receives the entity
+// instance and the flow's typed context C. hookgen generates these from
+// //hook: directives.
+type Hook[T, C any] struct {
+	Stage    stages.Stage
+	Priority int
+	// Name identifies the hook within its type and stage; hookgen uses the
+	// method name.
+	Name string
+	Fn   func(T, C) error
+}
+
+// Registrar is where entities are added: a *Server (entities visible to the
+// server scope's hooks) or an *App (also to the app's hooks).
+type Registrar interface {
+	target() (*Server, *scope.Scope)
+}
+
+func (s *Server) target() (*Server, *scope.Scope) { return s, s.scope }
+
+// add queues an entity for registration at Start.
+func add(r Registrar, what string, e pendingEntity) error {
+	s, _ := r.target()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkNotStarted(what); err != nil {
+		return err
+	}
+	s.pending = append(s.pending, e)
+	return nil
+}
+
+// instance returns the entity instance of type T: built by the constructor
+// newFn through the dig container of sc when newFn is non-nil, else the zero
+// value of T (for a pointer type, a pointer to a new zero value).
+//
+// newFn must be a function returning T, or (T, error); its parameters are
+// resolved by dig. This runs once, at Start.
+func instance[T any](sc *scope.Scope, what string, newFn any) (T, error) {
+	var zero T
+	if newFn == nil {
+		t := reflect.TypeFor[T]()
+		if t.Kind() == reflect.Pointer {
+			return reflect.New(t.Elem()).Interface().(T), nil
+		}
+		return zero, nil
+	}
+	fv := reflect.ValueOf(newFn)
+	ft := fv.Type()
+	want := reflect.TypeFor[T]()
+	errType := reflect.TypeFor[error]()
+	if ft.Kind() != reflect.Func || ft.NumOut() < 1 || ft.NumOut() > 2 || ft.Out(0) != want ||
+		(ft.NumOut() == 2 && ft.Out(1) != errType) {
+		return zero, &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("%s: constructor %v must return %v or (%v, error)", what, ft, want, want)}
+	}
+	var out T
+	// A function with the constructor's parameters that calls it and keeps
+	// its result, so dig resolves the parameters and we get the value.
+	in := make([]reflect.Type, ft.NumIn())
+	for i := range in {
+		in[i] = ft.In(i)
+	}
+	capture := reflect.MakeFunc(reflect.FuncOf(in, []reflect.Type{errType}, ft.IsVariadic()), func(args []reflect.Value) []reflect.Value {
+		var res []reflect.Value
+		if ft.IsVariadic() {
+			res = fv.CallSlice(args)
+		} else {
+			res = fv.Call(args)
+		}
+		if len(res) == 2 && !res[1].IsNil() {
+			return []reflect.Value{res[1]}
+		}
+		out = res[0].Interface().(T)
+		return []reflect.Value{reflect.Zero(errType)}
+	})
+	if err := sc.Invoke(capture.Interface()); err != nil {
+		return zero, &flows.Error{Code: flows.CodeInvalid, Msg: what + ": building the instance", Err: err}
+	}
+	return out, nil
+}
+
+// registerEmbedded registers the embedded hooks of T for flow once per Go
+// type, adapting each to the flow's typed context with wrap.
+func registerEmbedded[T, C any](s *Server, flow flows.ID, inst T, hooks []Hook[T, C], wrap func(*flows.Context) C) error {
+	typ := reflect.TypeFor[T]()
+	if len(hooks) == 0 || s.hooked[typ] {
+		return nil
+	}
+	regs := make([]scope.Hook, len(hooks))
+	for i, h := range hooks {
+		fn := h.Fn
+		if fn == nil {
+			return &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: fmt.Sprintf("embedded hook %q of %v has a nil function", h.Name, typ)}
+		}
+		regs[i] = scope.Hook{
+			Flow: flow, Stage: h.Stage, Priority: h.Priority, Name: h.Name, Type: typ,
+			Fn: func(c *flows.Context) error { return fn(inst, wrap(c)) },
+		}
+	}
+	if _, err := s.scope.Register(true, regs...); err != nil {
+		return err
+	}
+	s.hooked[typ] = true
+	return nil
+}

@@ -1,0 +1,125 @@
+package framework
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// listPlans holds the plans of the flows that run in the SDK middleware:
+// the list flows and initialize. They resolve no entity.
+type listPlans struct {
+	tools, resources, templates, prompts, initialize, completion *scope.PlanRef
+}
+
+func (l *listPlans) init(sc *scope.Scope) {
+	l.tools = sc.Plan(flows.ToolsListTools, nil, nil)
+	l.resources = sc.Plan(flows.ResourcesListResources, nil, nil)
+	l.templates = sc.Plan(flows.ResourcesListResourceTemplates, nil, nil)
+	l.prompts = sc.Plan(flows.PromptsListPrompts, nil, nil)
+	l.initialize = sc.Plan(flows.SessionInitialize, nil, nil)
+	l.completion = sc.Plan(flows.CompletionComplete, nil, nil)
+}
+
+// middleware runs the middleware flows around the SDK's own handling.
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		var plan *scope.PlanRef
+		var flow flows.ID
+		switch method {
+		case "tools/list":
+			plan, flow = s.lists.tools, flows.ToolsListTools
+		case "resources/list":
+			plan, flow = s.lists.resources, flows.ResourcesListResources
+		case "resources/templates/list":
+			plan, flow = s.lists.templates, flows.ResourcesListResourceTemplates
+		case "prompts/list":
+			plan, flow = s.lists.prompts, flows.PromptsListPrompts
+		case "initialize":
+			plan, flow = s.lists.initialize, flows.SessionInitialize
+		default:
+			return next(ctx, method, req)
+		}
+		if plan == nil {
+			return next(ctx, method, req)
+		}
+		p := plan.Load()
+		if p.Len() == 0 && s.opts.Observer == nil {
+			return next(ctx, method, req)
+		}
+		st := &nextSteps{next: next, method: method, req: req}
+		var res mcp.Result
+		var err error
+		s.run(ctx, flow, nil, s.requestInfo(method, req), req.GetParams(), s.scope, req, p, st, func(c *flows.Context, runErr error) {
+			if runErr != nil {
+				err = protocolError(runErr)
+				return
+			}
+			res, _ = c.Output().(mcp.Result)
+		})
+		return res, err
+	}
+}
+
+// nextSteps is the execute step of a middleware flow: the SDK's handler.
+type nextSteps struct {
+	next   mcp.MethodHandler
+	method string
+	req    mcp.Request
+}
+
+func (n *nextSteps) Validate(*flows.Context) error { return nil }
+
+func (n *nextSteps) Execute(c *flows.Context) error {
+	res, err := n.next(c.Context(), n.method, n.req)
+	if err != nil {
+		return err
+	}
+	c.SetOutput(res)
+	return nil
+}
+
+// toolVisible reports whether the tools:list-tools hooks keep the tool
+// named name: a tool a list hook hides cannot be called either. When the
+// flow has hooks, it runs them over a one-tool list; they see
+// Request().Method == "tools/call" and can tell this check from a listing.
+func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Request, name string) bool {
+	p := l.tools.Load()
+	if p.Len() == 0 {
+		return true
+	}
+	entry := s.tools[name]
+	if entry == nil {
+		return false
+	}
+	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
+	visible := false
+	s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st, func(c *flows.Context, err error) {
+		if err != nil {
+			return
+		}
+		res, _ := c.Output().(*mcp.ListToolsResult)
+		if res == nil {
+			return
+		}
+		for _, t := range res.Tools {
+			if t != nil && t.Name == name {
+				visible = true
+			}
+		}
+	})
+	return visible
+}
+
+// fixedSteps is an execute step that produces a fixed output.
+type fixedSteps struct{ out any }
+
+func (f *fixedSteps) Validate(*flows.Context) error { return nil }
+
+func (f *fixedSteps) Execute(c *flows.Context) error {
+	c.SetOutput(f.out)
+	return nil
+}

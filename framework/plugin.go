@@ -1,0 +1,104 @@
+package framework
+
+import (
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/dig"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// Plugin contributes external hooks and dig providers to a server or an
+// app. Attach is called once, at Start, before any entity is built, with the
+// plugin's own child scope; the hooks it registers there are owned by the
+// plugin and run where the plugin is attached.
+type Plugin interface {
+	// Name identifies the plugin; it must be unique where it is attached and
+	// appears in its hooks' IDs.
+	Name() string
+	// Attach registers the plugin's hooks and providers. An error stops the
+	// server from starting and should name the bad setting.
+	Attach(p *PluginContext) error
+}
+
+// PluginContext is what a plugin gets at Attach.
+type PluginContext struct {
+	// Scope is the plugin's own scope, a child of the server's or the app's.
+	Scope *scope.Scope
+	// Server is the server the plugin is attached to, directly or via App.
+	Server *Server
+	// App is the app the plugin is attached to, or nil at server level.
+	App *App
+}
+
+// Hook registers external hooks owned by the plugin.
+func (p *PluginContext) Hook(hooks ...scope.Hook) error {
+	_, err := p.Scope.Register(false, hooks...)
+	return err
+}
+
+// Provide adds a constructor whose result every scope of the server can
+// depend on (it is exported from the plugin's scope).
+func (p *PluginContext) Provide(constructor any) error {
+	return p.Scope.Provide(constructor, dig.Export(true))
+}
+
+// Tool returns what the server knows of the tool named name: its MCP
+// description and the OAuth scopes it requires. ok is false for an unknown
+// tool or before Start.
+func (s *Server) Tool(name string) (info ToolInfo, ok bool) {
+	e := s.tools[name]
+	if e == nil {
+		return ToolInfo{}, false
+	}
+	return ToolInfo{Tool: e.tool, Scopes: e.scopes, App: e.scope}, true
+}
+
+// ToolInfo describes a registered tool.
+type ToolInfo struct {
+	Tool   *mcp.Tool
+	Scopes []string
+	// App is the scope the tool belongs to (the server's or an app's).
+	App *scope.Scope
+}
+
+type attachedPlugin struct {
+	plugin Plugin
+	ctx    *PluginContext
+}
+
+func (a attachedPlugin) attach() error {
+	if err := a.plugin.Attach(a.ctx); err != nil {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("plugin %q (%s)", a.plugin.Name(), a.ctx.Scope.Path()), Err: err}
+	}
+	return nil
+}
+
+// Use attaches plugins to the server: their hooks run for every entity.
+func (s *Server) Use(plugins ...Plugin) error { return s.use(nil, s.scope, plugins) }
+
+func (s *Server) use(app *App, parent *scope.Scope, plugins []Plugin) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range plugins {
+		if p == nil {
+			return &flows.Error{Code: flows.CodeInvalid, Msg: "Use: nil plugin"}
+		}
+		if err := s.checkNotStarted("plugin " + p.Name()); err != nil {
+			return err
+		}
+		for _, a := range s.plugins {
+			if a.ctx.Scope.Parent() == parent && a.plugin.Name() == p.Name() {
+				return &flows.Error{Code: flows.CodeDuplicate, Msg: fmt.Sprintf("plugin %q is already attached to %s", p.Name(), parent.Path())}
+			}
+		}
+		sc, err := parent.Child(scope.KindPlugin, p.Name())
+		if err != nil {
+			return err
+		}
+		s.plugins = append(s.plugins, attachedPlugin{plugin: p, ctx: &PluginContext{Scope: sc, Server: s, App: app}})
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// Prompt defines a prompt whose behaviour lives in a Go type T. hookgen
+// generates these from //mcp:prompt types.
+type Prompt[T any] struct {
+	// Prompt is the prompt's MCP description; Name is required. Required
+	// arguments are checked before the flow's validate step succeeds.
+	Prompt *mcp.Prompt
+	// New builds the instance (see [Tool.New]).
+	New any
+	// Get renders the prompt; hookgen uses the type's Get method.
+	Get func(T, context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error)
+	// Complete, when set, answers completion requests for the prompt's
+	// arguments.
+	Complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	// Hooks are the type's embedded hooks on prompts:get-prompt.
+	Hooks []Hook[T, flows.PromptGet]
+}
+
+// AddPrompt adds a prompt to r.
+func AddPrompt[T any](r Registrar, def Prompt[T]) error {
+	if def.Prompt == nil || def.Prompt.Name == "" {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.PromptsGetPrompt, Msg: "AddPrompt: the prompt needs a name"}
+	}
+	if def.Get == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q: nil Get", def.Prompt.Name)}
+	}
+	_, sc := r.target()
+	return add(r, "prompt "+def.Prompt.Name, &promptDef[T]{def: def, scope: sc})
+}
+
+// AddPromptFunc adds a prompt rendered by a plain function.
+func AddPromptFunc(r Registrar, p *mcp.Prompt, get func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error)) error {
+	return AddPrompt(r, Prompt[funcPrompt]{Prompt: p, Get: func(_ funcPrompt, ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return get(ctx, req)
+	}})
+}
+
+type funcPrompt struct{}
+
+type promptEntry struct {
+	scope    *scope.Scope
+	complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	entity   *flows.Entity
+	// completion is the completion:complete plan for this entity.
+	completion *scope.PlanRef
+}
+
+type promptDef[T any] struct {
+	def    Prompt[T]
+	scope  *scope.Scope
+	inst   T
+	entity flows.Entity
+	plan   *scope.PlanRef
+	srv    *Server
+}
+
+func (d *promptDef[T]) register(s *Server) error {
+	name := d.def.Prompt.Name
+	if _, dup := s.prompts[name]; dup {
+		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q is added twice", name)}
+	}
+	inst, err := instance[T](d.scope, "prompt "+name, d.def.New)
+	if err != nil {
+		return err
+	}
+	d.inst, d.srv = inst, s
+	typ := reflect.TypeFor[T]()
+	if typ == reflect.TypeFor[funcPrompt]() {
+		typ = nil
+	}
+	d.entity = flows.Entity{Kind: flows.EntityPrompt, Name: name, Type: typ, Value: inst}
+	if err := registerEmbedded(s, flows.PromptsGetPrompt, inst, d.def.Hooks, func(c *flows.Context) flows.PromptGet { return flows.PromptGet{Context: c} }); err != nil {
+		return err
+	}
+	d.plan = s.scope.Plan(flows.PromptsGetPrompt, typ, d.scope)
+	entry := &promptEntry{scope: d.scope, entity: &d.entity, completion: s.scope.Plan(flows.CompletionComplete, typ, d.scope)}
+	if d.def.Complete != nil {
+		complete := d.def.Complete
+		entry.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return complete(inst, ctx, req)
+		}
+	}
+	s.prompts[name] = entry
+	p := *d.def.Prompt
+	s.sdk.AddPrompt(&p, d.handle)
+	return nil
+}
+
+func (d *promptDef[T]) handle(ctx context.Context, req *mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
+	s := d.srv
+	info := s.requestInfo("prompts/get", req)
+	s.run(ctx, flows.PromptsGetPrompt, &d.entity, info, req.Params, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
+		if runErr != nil {
+			err = protocolError(runErr)
+			return
+		}
+		out, _ := c.Output().(*mcp.GetPromptResult)
+		if out == nil {
+			err = fmt.Errorf("prompt %q: no result", d.entity.Name)
+			return
+		}
+		res = out
+	})
+	return res, err
+}
+
+// Validate checks that every required argument is present.
+func (d *promptDef[T]) Validate(c *flows.Context) error {
+	p, _ := c.Input().(*mcp.GetPromptParams)
+	for _, a := range d.def.Prompt.Arguments {
+		if !a.Required {
+			continue
+		}
+		if p == nil || p.Arguments == nil {
+			return missingArg(c, a.Name)
+		}
+		if _, ok := p.Arguments[a.Name]; !ok {
+			return missingArg(c, a.Name)
+		}
+	}
+	return nil
+}
+
+func missingArg(c *flows.Context, name string) error {
+	return &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.PromptsGetPrompt, Stage: c.Stage(), Step: "validate",
+		Msg: fmt.Sprintf("missing required argument %q", name)}
+}
+
+// Execute renders the prompt.
+func (d *promptDef[T]) Execute(c *flows.Context) error {
+	req, _ := c.Private().(*mcp.GetPromptRequest)
+	if p, ok := c.Input().(*mcp.GetPromptParams); ok && p != nil && req != nil && p != req.Params {
+		r := *req
+		r.Params = p
+		req = &r
+	}
+	out, err := d.def.Get(d.inst, c.Context(), req)
+	if err != nil {
+		return err
+	}
+	c.SetOutput(out)
+	return nil
+}

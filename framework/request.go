@@ -1,0 +1,101 @@
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+)
+
+// newStamp returns a random prefix for request IDs, so IDs from two server
+// processes do not collide in shared logs.
+func newStamp() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// requestInfo builds the flows.Request of an SDK request. It mints the
+// hookflow request ID: "<stamp>-<n>", n counting from 1 in base 36.
+func (s *Server) requestInfo(method string, req mcp.Request) *flows.Request {
+	n := s.nextID.Add(1)
+	r := &flows.Request{
+		ID:     s.idStamp + "-" + strconv.FormatUint(n, 36),
+		Method: method,
+	}
+	if req == nil {
+		return r
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		r.Session = ss
+		r.SessionID = ss.ID()
+	}
+	if p := req.GetParams(); p != nil {
+		r.ProgressToken = progressToken(p)
+	}
+	if ex := req.GetExtra(); ex != nil {
+		r.TokenInfo = ex.TokenInfo
+		r.Header = ex.Header
+	}
+	if cr, ok := req.(clientInfoer); ok {
+		r.ClientInfo = cr.ClientInfo()
+		r.ClientCapabilities = cr.ClientCapabilities()
+		r.ProtocolVersion = cr.ProtocolVersion()
+	}
+	return r
+}
+
+// clientInfoer is what every *mcp.ServerRequest[P] has.
+type clientInfoer interface {
+	ClientInfo() *mcp.Implementation
+	ClientCapabilities() *mcp.ClientCapabilities
+	ProtocolVersion() string
+}
+
+func progressToken(p mcp.Params) any {
+	if g, ok := p.(interface{ GetProgressToken() any }); ok {
+		return g.GetProgressToken()
+	}
+	return nil
+}
+
+// Progress reports progress on the request c runs for, when the client asked
+// for it with a progress token; otherwise it does nothing. total may be 0
+// when unknown.
+func Progress(c *flows.Context, progress, total float64, message string) error {
+	r := c.Request()
+	if r.Session == nil || r.ProgressToken == nil {
+		return nil
+	}
+	return r.Session.NotifyProgress(c.Context(), &mcp.ProgressNotificationParams{
+		ProgressToken: r.ProgressToken, Progress: progress, Total: total, Message: message,
+	})
+}
+
+// Log sends a log message to the client of the request c runs for (subject
+// to the level the client set) and does nothing when the run has no session.
+func Log(c *flows.Context, level mcp.LoggingLevel, data any) error {
+	r := c.Request()
+	if r.Session == nil {
+		return nil
+	}
+	return r.Session.Log(c.Context(), &mcp.LoggingMessageParams{Level: level, Data: data, Logger: "hookflow"})
+}
+
+// runCtx runs one flow: it acquires a context, fills it, runs the plan and
+// hands the finished context to done, which reads the outcome before the
+// context is recycled.
+func (s *Server) run(ctx context.Context, flow flows.ID, entity *flows.Entity, info *flows.Request, input any,
+	owner any, private any, plan *flows.Plan, steps flows.Steps, done func(c *flows.Context, err error)) {
+	c := s.runner.Acquire()
+	c.Init(ctx, flow, entity, info, input)
+	c.SetScope(owner)
+	c.SetPrivate(private)
+	err := s.runner.Run(c, plan, steps)
+	done(c, err)
+	s.runner.Release(c)
+}

@@ -1,0 +1,171 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// Resource defines a resource (Resource set) or a resource template
+// (Template set) whose behaviour lives in a Go type T. hookgen generates
+// these from //mcp:resource and //mcp:resource-template types.
+type Resource[T any] struct {
+	// Exactly one of Resource and Template is set.
+	Resource *mcp.Resource
+	Template *mcp.ResourceTemplate
+	// New builds the instance (see [Tool.New]).
+	New any
+	// Read reads the resource; hookgen uses the type's Read method.
+	Read func(T, context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error)
+	// Complete, when set, answers completion requests for the template's
+	// variables.
+	Complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	// Hooks are the type's embedded hooks on resources:read-resource.
+	Hooks []Hook[T, flows.ResourceRead]
+}
+
+// AddResource adds a resource or resource template to r.
+func AddResource[T any](r Registrar, def Resource[T]) error {
+	if (def.Resource == nil) == (def.Template == nil) {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ResourcesReadResource, Msg: "AddResource: set exactly one of Resource and Template"}
+	}
+	if def.Read == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q: nil Read", def.key())}
+	}
+	_, sc := r.target()
+	return add(r, "resource "+def.key(), &resourceDef[T]{def: def, scope: sc})
+}
+
+// AddResourceFunc adds a resource (or template) read by a plain function.
+func AddResourceFunc(r Registrar, res *mcp.Resource, tmpl *mcp.ResourceTemplate, read func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error)) error {
+	return AddResource(r, Resource[funcResource]{Resource: res, Template: tmpl,
+		Read: func(_ funcResource, ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return read(ctx, req)
+		}})
+}
+
+type funcResource struct{}
+
+func (d Resource[T]) key() string {
+	if d.Resource != nil {
+		return d.Resource.URI
+	}
+	if d.Template != nil {
+		return d.Template.URITemplate
+	}
+	return ""
+}
+
+type resourceEntry struct {
+	scope    *scope.Scope
+	complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	entity   *flows.Entity
+	// completion is the completion:complete plan for this entity.
+	completion *scope.PlanRef
+}
+
+type resourceDef[T any] struct {
+	def    Resource[T]
+	scope  *scope.Scope
+	inst   T
+	entity flows.Entity
+	plan   *scope.PlanRef
+	srv    *Server
+}
+
+func (d *resourceDef[T]) register(s *Server) error {
+	key := d.def.key()
+	if _, dup := s.resource[key]; dup {
+		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q is added twice", key)}
+	}
+	inst, err := instance[T](d.scope, "resource "+key, d.def.New)
+	if err != nil {
+		return err
+	}
+	d.inst, d.srv = inst, s
+	typ := reflect.TypeFor[T]()
+	if typ == reflect.TypeFor[funcResource]() {
+		typ = nil
+	}
+	d.entity = flows.Entity{Kind: flows.EntityResource, Name: key, Type: typ, Value: inst}
+	if err := registerEmbedded(s, flows.ResourcesReadResource, inst, d.def.Hooks, func(c *flows.Context) flows.ResourceRead { return flows.ResourceRead{Context: c} }); err != nil {
+		return err
+	}
+	d.plan = s.scope.Plan(flows.ResourcesReadResource, typ, d.scope)
+	entry := &resourceEntry{scope: d.scope, entity: &d.entity, completion: s.scope.Plan(flows.CompletionComplete, typ, d.scope)}
+	if d.def.Complete != nil {
+		complete := d.def.Complete
+		entry.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return complete(inst, ctx, req)
+		}
+	}
+	s.resource[key] = entry
+	if d.def.Resource != nil {
+		r := *d.def.Resource
+		s.sdk.AddResource(&r, d.handle)
+	} else {
+		t := *d.def.Template
+		s.sdk.AddResourceTemplate(&t, d.handle)
+	}
+	return nil
+}
+
+func (d *resourceDef[T]) handle(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	s := d.srv
+	info := s.requestInfo("resources/read", req)
+	s.run(ctx, flows.ResourcesReadResource, &d.entity, info, req.Params, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
+		if runErr != nil {
+			err = protocolError(runErr)
+			return
+		}
+		out, _ := c.Output().(*mcp.ReadResourceResult)
+		if out == nil {
+			err = fmt.Errorf("resource %q: no result", d.entity.Name)
+			return
+		}
+		res = out
+	})
+	return res, err
+}
+
+// Validate has nothing to check: the SDK matched the URI.
+func (d *resourceDef[T]) Validate(*flows.Context) error { return nil }
+
+// Execute reads the resource.
+func (d *resourceDef[T]) Execute(c *flows.Context) error {
+	req, _ := c.Private().(*mcp.ReadResourceRequest)
+	if p, ok := c.Input().(*mcp.ReadResourceParams); ok && p != nil && req != nil && p != req.Params {
+		r := *req
+		r.Params = p
+		req = &r
+	}
+	out, err := d.def.Read(d.inst, c.Context(), req)
+	if err != nil {
+		return err
+	}
+	c.SetOutput(out)
+	return nil
+}
+
+// protocolError returns the error a non-tool flow sends: a *jsonrpc.Error
+// found in err's chain as it is, anything else as an internal error carrying
+// the reason.
+func protocolError(err error) error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return wire
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	switch flows.CodeOf(err) {
+	case flows.CodeInvalidInput:
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: flows.Reason(err)}
+}

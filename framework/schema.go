@@ -1,0 +1,114 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// schemaFor infers the JSON schema of T the way the SDK's typed AddTool
+// does (pointers are looked through) and resolves it for validation. When
+// given is non-nil it is used instead of inference.
+func schemaFor[T any](given any) (*jsonschema.Schema, *jsonschema.Resolved, error) {
+	var s *jsonschema.Schema
+	switch g := given.(type) {
+	case nil:
+		rt := reflect.TypeFor[T]()
+		for rt.Kind() == reflect.Pointer {
+			rt = rt.Elem()
+		}
+		if rt == reflect.TypeFor[any]() {
+			s = &jsonschema.Schema{Type: "object"}
+			break
+		}
+		var err error
+		if s, err = jsonschema.ForType(rt, &jsonschema.ForOptions{}); err != nil {
+			return nil, nil, err
+		}
+	case *jsonschema.Schema:
+		s = g
+	default:
+		b, err := json.Marshal(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		s = new(jsonschema.Schema)
+		if err := json.Unmarshal(b, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, r, nil
+}
+
+// applyInput validates raw tool arguments against resolved, applying
+// defaults, and returns the JSON to unmarshal. Missing arguments are {}.
+func applyInput(raw json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
+	if resolved == nil {
+		return raw, nil
+	}
+	v := map[string]any{}
+	if len(raw) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling arguments: %w", err)
+		}
+	}
+	var vv any = v
+	if err := resolved.ApplyDefaults(&vv); err != nil {
+		return nil, fmt.Errorf("applying schema defaults: %w", err)
+	}
+	if err := resolved.Validate(&vv); err != nil {
+		return nil, err
+	}
+	return json.Marshal(vv)
+}
+
+// applyOutput validates a tool's marshalled output against resolved,
+// applying defaults.
+func applyOutput(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
+	if resolved == nil {
+		return data, nil
+	}
+	var v any
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling output: %w", err)
+		}
+	}
+	applied := false
+	if _, ok := v.(map[string]any); ok {
+		if err := resolved.ApplyDefaults(&v); err != nil {
+			return nil, err
+		}
+		applied = true
+	} else if v == nil && resolved.Schema().Type == "object" {
+		v = map[string]any{}
+		applied = true
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return nil, err
+	}
+	if !applied {
+		return data, nil
+	}
+	return json.Marshal(v)
+}
+
+func isObjectJSON(data []byte) bool {
+	for _, b := range data {
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}

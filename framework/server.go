@@ -1,0 +1,246 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// Server is an MCP server whose every request runs as a hookflow flow. It
+// wraps an *mcp.Server: the SDK speaks the protocol, hookflow owns the stages.
+//
+// Build a Server with [NewServer], add entities (AddTool, AddResource, …),
+// hooks ([Server.Hook]) and plugins ([Server.Use]), then serve it with
+// [Server.Run], [Server.Connect] or [Server.HTTPHandler]. The first of those
+// calls [Server.Start], which resolves dependencies, registers everything on
+// the SDK and compiles the hook plans; after that, entities and plugins can no
+// longer be added, but hooks can (plans recompile on their next use).
+type Server struct {
+	sdk    *mcp.Server
+	scope  *scope.Scope
+	runner *flows.Runner
+	logger *slog.Logger
+	opts   Options
+
+	mu       sync.Mutex
+	started  bool
+	startErr error
+	pending  []pendingEntity
+	plugins  []attachedPlugin
+	apps     map[string]*App
+	hooked   map[any]bool // Go types whose embedded hooks are registered
+	tools    map[string]*toolEntry
+	prompts  map[string]*promptEntry
+	resource map[string]*resourceEntry // by URI or URI template
+
+	lists   listPlans
+	nextID  atomic.Uint64
+	idStamp string
+}
+
+// Options configures a [Server]. The zero value is ready to use.
+type Options struct {
+	// Instructions are sent to clients at initialization.
+	Instructions string
+	// Logger receives hookflow's and the SDK's server-side logs. nil discards.
+	Logger *slog.Logger
+	// Observer, when set, sees every hook call and step of every run (see
+	// [flows.Observer]); the quickstart uses it to print traces.
+	Observer flows.Observer
+	// PageSize is the SDK's list page size; 0 keeps the SDK's default.
+	PageSize int
+	// Capabilities are extra server capabilities, merged with those inferred
+	// from the registered entities (tools, resources, prompts, completions)
+	// and logging, which hookflow always keeps.
+	Capabilities *mcp.ServerCapabilities
+	// Complete answers completion requests whose referenced prompt or
+	// resource has no completer of its own. nil answers with no values.
+	Complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	// Subscribe and Unsubscribe handle resource subscriptions. Set both or
+	// neither.
+	Subscribe   func(context.Context, *mcp.SubscribeRequest) error
+	Unsubscribe func(context.Context, *mcp.UnsubscribeRequest) error
+	// SDK holds further SDK options. hookflow sets the fields above on a copy
+	// of it, plus CompletionHandler.
+	SDK *mcp.ServerOptions
+}
+
+// NewServer returns a Server that introduces itself to clients as impl.
+// opts may be nil.
+func NewServer(impl *mcp.Implementation, opts *Options) *Server {
+	s := &Server{
+		apps:     map[string]*App{},
+		hooked:   map[any]bool{},
+		tools:    map[string]*toolEntry{},
+		prompts:  map[string]*promptEntry{},
+		resource: map[string]*resourceEntry{},
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	name := "server"
+	if impl != nil && impl.Name != "" {
+		name = impl.Name
+	}
+	s.scope = scope.New(sanitize(name))
+	s.lists.init(s.scope)
+	s.runner = flows.NewRunner(&flows.RunnerOptions{Logger: s.logger, Observer: s.opts.Observer})
+	s.idStamp = newStamp()
+
+	var so mcp.ServerOptions
+	if s.opts.SDK != nil {
+		so = *s.opts.SDK
+	}
+	so.Instructions = s.opts.Instructions
+	so.Logger = s.logger
+	if s.opts.PageSize > 0 {
+		so.PageSize = s.opts.PageSize
+	}
+	so.CompletionHandler = s.complete
+	if s.opts.Subscribe != nil {
+		so.SubscribeHandler = s.opts.Subscribe
+	}
+	if s.opts.Unsubscribe != nil {
+		so.UnsubscribeHandler = s.opts.Unsubscribe
+	}
+	so.Capabilities = capabilities(s.opts.Capabilities)
+	s.sdk = mcp.NewServer(impl, &so)
+	s.sdk.AddReceivingMiddleware(s.middleware)
+	return s
+}
+
+// capabilities returns the SDK capabilities to declare: the user's, with
+// logging always kept (setting Capabilities at all makes the SDK drop its
+// default logging capability). Tools, resources and prompts are still
+// inferred by the SDK from what is registered.
+func capabilities(user *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+	if user == nil {
+		return nil
+	}
+	c := *user
+	if c.Logging == nil {
+		c.Logging = &mcp.LoggingCapabilities{}
+	}
+	return &c
+}
+
+// SDK returns the wrapped *mcp.Server, for what hookflow does not cover
+// (e.g. sending list-changed or resource-updated notifications).
+func (s *Server) SDK() *mcp.Server { return s.sdk }
+
+// Scope returns the server's root scope: its hook registry and dig container.
+func (s *Server) Scope() *scope.Scope { return s.scope }
+
+// Runner returns the flow runner the server uses.
+func (s *Server) Runner() *flows.Runner { return s.runner }
+
+// Logger returns the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// Provide adds a constructor to the server scope's dig container; entities
+// and plugins can depend on what it provides.
+func (s *Server) Provide(constructor any) error { return s.scope.Provide(constructor) }
+
+// Hook registers external hooks owned by the server: they run for every
+// entity. It may be called before or after Start.
+func (s *Server) Hook(hooks ...scope.Hook) error {
+	_, err := s.scope.Register(false, hooks...)
+	return err
+}
+
+// Start resolves entities and plugins through the dig container, registers
+// everything on the SDK and compiles the hook plans. It is idempotent and is
+// called by Run, Connect and HTTPHandler; call it directly to fail fast on a
+// bad configuration.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return s.startErr
+	}
+	s.started = true
+	s.startErr = s.start()
+	return s.startErr
+}
+
+func (s *Server) start() error {
+	var errs []error
+	for _, p := range s.plugins {
+		if err := p.attach(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, e := range s.pending {
+		if err := e.register(s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.pending = nil
+	return errors.Join(errs...)
+}
+
+func (s *Server) checkNotStarted(what string) error {
+	if s.started {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("cannot add %s: the server has started", what)}
+	}
+	return nil
+}
+
+// Run starts the server and serves one session over t (e.g.
+// &mcp.StdioTransport{}) until the client disconnects or ctx is done.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	if err := s.Start(); err != nil {
+		return err
+	}
+	return s.sdk.Run(ctx, t)
+}
+
+// Connect starts the server and connects it over t, returning the session;
+// in-memory tests use it with mcp.NewInMemoryTransports.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerSessionOptions) (*mcp.ServerSession, error) {
+	if err := s.Start(); err != nil {
+		return nil, err
+	}
+	return s.sdk.Connect(ctx, t, opts)
+}
+
+// HTTPHandler starts the server and returns a streamable HTTP handler for
+// it. opts may be nil; the SDK's DNS-rebinding protection stays on unless
+// opts disables it.
+func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
+	if err := s.Start(); err != nil {
+		return nil, err
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, opts), nil
+}
+
+// pendingEntity is an entity added before Start, registered by it.
+type pendingEntity interface {
+	register(s *Server) error
+}
+
+func sanitize(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '/' || c == ' ' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,237 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/scope"
+)
+
+// Tool defines a tool whose behaviour lives in a Go type T, with input In
+// and output Out. hookgen generates Tool values from //mcp:tool types; they
+// can also be written by hand.
+//
+// Schemas are inferred from In and Out as the SDK's typed AddTool does (set
+// Tool.InputSchema or Tool.OutputSchema to override). An Out of
+// *mcp.CallToolResult means "the execute function builds the whole result":
+// no output schema, and the result is sent as returned.
+type Tool[T, In, Out any] struct {
+	// Tool is the tool's MCP description; Name is required.
+	Tool *mcp.Tool
+	// New builds the instance: a function returning T or (T, error) whose
+	// parameters come from the scope's dig container. nil uses T's zero
+	// value (a new zero value for a pointer type).
+	New any
+	// Execute does the tool's work; hookgen uses the type's Execute method.
+	Execute func(T, context.Context, *mcp.CallToolRequest, In) (Out, error)
+	// Hooks are the tool type's embedded hooks on tools:call-tool.
+	Hooks []Hook[T, flows.ToolCall[In, Out]]
+	// Scopes are the OAuth scopes a caller needs (read by the auth plugin).
+	Scopes []string
+}
+
+// AddTool adds a tool to r. It is registered on the SDK at Start.
+func AddTool[T, In, Out any](r Registrar, def Tool[T, In, Out]) error {
+	if def.Tool == nil || def.Tool.Name == "" {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: "AddTool: the tool needs a name"}
+	}
+	if def.Execute == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: nil Execute", def.Tool.Name)}
+	}
+	_, sc := r.target()
+	return add(r, "tool "+def.Tool.Name, &toolDef[T, In, Out]{def: def, scope: sc})
+}
+
+// AddToolFunc adds a tool implemented by a plain function. It has no
+// embedded hooks; external hooks apply as to any tool.
+func AddToolFunc[In, Out any](r Registrar, t *mcp.Tool, fn func(context.Context, *mcp.CallToolRequest, In) (Out, error)) error {
+	if fn == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: "AddToolFunc: nil function"}
+	}
+	return AddTool(r, Tool[funcTool, In, Out]{Tool: t, Execute: func(_ funcTool, ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error) {
+		return fn(ctx, req, in)
+	}})
+}
+
+// funcTool is the entity type of function tools.
+type funcTool struct{}
+
+// toolEntry is what the server keeps about a registered tool.
+type toolEntry struct {
+	tool   *mcp.Tool
+	scope  *scope.Scope
+	scopes []string
+	typ    reflect.Type
+}
+
+type toolDef[T, In, Out any] struct {
+	def   Tool[T, In, Out]
+	scope *scope.Scope
+
+	inst           T
+	entity         flows.Entity
+	plan           *scope.PlanRef
+	in             *jsonschema.Resolved
+	out            *jsonschema.Resolved
+	wholeResult    bool
+	srv            *Server
+	outPointerZero any
+}
+
+func (d *toolDef[T, In, Out]) register(s *Server) error {
+	name := d.def.Tool.Name
+	if _, dup := s.tools[name]; dup {
+		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q is added twice", name)}
+	}
+	inst, err := instance[T](d.scope, "tool "+name, d.def.New)
+	if err != nil {
+		return err
+	}
+	d.inst, d.srv = inst, s
+	t := *d.def.Tool
+	var inSchema, outSchema *jsonschema.Schema
+	if inSchema, d.in, err = schemaFor[In](t.InputSchema); err != nil {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input schema", name), Err: err}
+	}
+	if inSchema.Type != "object" {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input type %v must be a struct or map (schema type object)", name, reflect.TypeFor[In]())}
+	}
+	t.InputSchema = inSchema
+	outType := reflect.TypeFor[Out]()
+	d.wholeResult = outType == reflect.TypeFor[*mcp.CallToolResult]()
+	if !d.wholeResult && (t.OutputSchema != nil || outType != reflect.TypeFor[any]()) {
+		if outSchema, d.out, err = schemaFor[Out](t.OutputSchema); err != nil {
+			return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: output schema", name), Err: err}
+		}
+		t.OutputSchema = outSchema
+		if outType.Kind() == reflect.Pointer {
+			d.outPointerZero = reflect.Zero(outType.Elem()).Interface()
+		}
+	}
+	typ := reflect.TypeFor[T]()
+	if typ == reflect.TypeFor[funcTool]() {
+		typ = nil
+	}
+	d.entity = flows.Entity{Kind: flows.EntityTool, Name: name, Type: typ, Value: inst}
+	if err := registerEmbedded(s, flows.ToolsCallTool, inst, d.def.Hooks, flows.AsToolCall[In, Out]); err != nil {
+		return err
+	}
+	d.plan = s.scope.Plan(flows.ToolsCallTool, typ, d.scope)
+	s.tools[name] = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ}
+	s.sdk.AddTool(&t, d.handle)
+	return nil
+}
+
+// handle is the raw SDK handler: one tools:call-tool run.
+func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	s := d.srv
+	info := s.requestInfo("tools/call", req)
+	if !s.lists.toolVisible(ctx, s, info, d.def.Tool.Name) {
+		return nil, unknownTool(d.def.Tool.Name)
+	}
+	var raw json.RawMessage
+	if req.Params != nil {
+		raw = req.Params.Arguments
+	}
+	s.run(ctx, flows.ToolsCallTool, &d.entity, info, raw, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
+		res, err = d.result(c, runErr)
+	})
+	return res, err
+}
+
+func unknownTool(name string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+}
+
+// Validate applies defaults, validates the arguments and decodes them into
+// a *In.
+func (d *toolDef[T, In, Out]) Validate(c *flows.Context) error {
+	raw, _ := c.Input().(json.RawMessage)
+	data, err := applyInput(raw, d.in)
+	if err != nil {
+		return &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: fmt.Errorf("validating \"arguments\": %w", err)}
+	}
+	in := new(In)
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, in); err != nil {
+			return &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: err}
+		}
+	}
+	c.SetInput(in)
+	return nil
+}
+
+// Execute calls the tool.
+func (d *toolDef[T, In, Out]) Execute(c *flows.Context) error {
+	in, _ := c.Input().(*In)
+	if in == nil {
+		in = new(In)
+	}
+	req, _ := c.Private().(*mcp.CallToolRequest)
+	out, err := d.def.Execute(d.inst, c.Context(), req, *in)
+	if err != nil {
+		return err
+	}
+	c.SetOutput(out)
+	return nil
+}
+
+// result turns a finished run into what the SDK sends: a protocol error for
+// a *jsonrpc.Error, an isError result for any other failure, else the
+// output as the SDK's typed AddTool would send it.
+func (d *toolDef[T, In, Out]) result(c *flows.Context, err error) (*mcp.CallToolResult, error) {
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) {
+			return nil, wire
+		}
+		res := &mcp.CallToolResult{}
+		res.SetError(errors.New(flows.Reason(err)))
+		return res, nil
+	}
+	switch out := c.Output().(type) {
+	case *mcp.CallToolResult:
+		if out == nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
+		return out, nil
+	case Out:
+		return d.encode(out)
+	case nil:
+		var zero Out
+		return d.encode(zero)
+	default:
+		return nil, fmt.Errorf("tool %q: output of type %T, want %v or *mcp.CallToolResult", d.def.Tool.Name, out, reflect.TypeFor[Out]())
+	}
+}
+
+func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {
+	res := &mcp.CallToolResult{}
+	if d.out == nil && reflect.TypeFor[Out]() == reflect.TypeFor[any]() && any(out) == nil {
+		res.Content = []mcp.Content{}
+		return res, nil
+	}
+	var v any = out
+	if d.outPointerZero != nil && reflect.ValueOf(out).IsNil() {
+		v = d.outPointerZero
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshaling output: %w", err)
+	}
+	data, err := applyOutput(b, d.out)
+	if err != nil {
+		return nil, fmt.Errorf("validating tool output: %w", err)
+	}
+	res.StructuredContent = json.RawMessage(data)
+	res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	return res, nil
+}
