@@ -158,8 +158,10 @@ func (c Completion) Result() *mcp.CompleteResult {
 func (c Completion) Respond(res *mcp.CompleteResult) { c.Context.Respond(res) }
 
 // Initialize is the typed view of a [SessionInitialize] run. Its input is the
-// client's initialize parameters; its output the *mcp.InitializeResult, whose
-// capabilities afterExecute hooks may extend.
+// client's initialize parameters and its output the *mcp.InitializeResult,
+// whose capabilities afterExecute hooks may extend. Clients of protocol
+// 2026-07-28 do not initialize: they send server/discover, which runs the
+// same flow with *mcp.DiscoverParams in and *mcp.DiscoverResult out.
 type Initialize struct{ *Context }
 
 // Params returns the client's initialize parameters.
@@ -174,18 +176,38 @@ func (c Initialize) Result() *mcp.InitializeResult {
 	return r
 }
 
+// Capabilities returns the server capabilities of the result (initialize or
+// discover), creating them if the result has none; nil before execute.
+func (c Initialize) Capabilities() *mcp.ServerCapabilities {
+	var caps **mcp.ServerCapabilities
+	switch r := c.output.(type) {
+	case *mcp.InitializeResult:
+		if r != nil {
+			caps = &r.Capabilities
+		}
+	case *mcp.DiscoverResult:
+		if r != nil {
+			caps = &r.Capabilities
+		}
+	}
+	if caps == nil {
+		return nil
+	}
+	if *caps == nil {
+		*caps = &mcp.ServerCapabilities{}
+	}
+	return *caps
+}
+
 // AddExperimental sets capabilities.experimental[name] on the result, keeping
 // every other capability. It is a no-op before execute.
 func (c Initialize) AddExperimental(name string, value any) {
-	r := c.Result()
-	if r == nil {
+	caps := c.Capabilities()
+	if caps == nil {
 		return
 	}
-	if r.Capabilities == nil {
-		r.Capabilities = &mcp.ServerCapabilities{}
+	if caps.Experimental == nil {
+		caps.Experimental = map[string]any{}
 	}
-	if r.Capabilities.Experimental == nil {
-		r.Capabilities.Experimental = map[string]any{}
-	}
-	r.Capabilities.Experimental[name] = value
+	caps.Experimental[name] = value
 }

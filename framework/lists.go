@@ -2,7 +2,12 @@ package framework
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
@@ -24,8 +29,37 @@ func (l *listPlans) init(sc *scope.Scope) {
 	l.completion = sc.Plan(flows.CompletionComplete, nil, nil)
 }
 
-// middleware runs the middleware flows around the SDK's own handling.
+// middleware runs the middleware flows around the SDK's own handling, and
+// turns a panic anywhere below it into an internal error: the SDK does not
+// recover, and a panic would take the whole server down.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	flowing := s.flowMiddleware(next)
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.logger.LogAttrs(ctx, slog.LevelError, "hookflow: request panicked",
+					slog.String("method", method), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: panic: %v", v)}
+			}
+		}()
+		res, err = flowing(ctx, method, req)
+		if err == nil && isNilResult(res) {
+			// A nil result without an error crashes the SDK's 2026-07-28 path.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %s produced no result", method)}
+		}
+		return res, err
+	}
+}
+
+func isNilResult(r mcp.Result) bool {
+	if r == nil {
+		return true
+	}
+	v := reflect.ValueOf(r)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		var plan *scope.PlanRef
 		var flow flows.ID
@@ -38,7 +72,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			plan, flow = s.lists.templates, flows.ResourcesListResourceTemplates
 		case "prompts/list":
 			plan, flow = s.lists.prompts, flows.PromptsListPrompts
-		case "initialize":
+		case "initialize", "server/discover":
+			// Clients of protocol 2026-07-28 discover instead of initializing.
 			plan, flow = s.lists.initialize, flows.SessionInitialize
 		default:
 			return next(ctx, method, req)

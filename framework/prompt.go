@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
@@ -108,7 +109,7 @@ func (d *promptDef[T]) handle(ctx context.Context, req *mcp.GetPromptRequest) (r
 		}
 		out, _ := c.Output().(*mcp.GetPromptResult)
 		if out == nil {
-			err = fmt.Errorf("prompt %q: no result", d.entity.Name)
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %q: no result", d.entity.Name)}
 			return
 		}
 		res = out

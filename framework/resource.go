@@ -127,7 +127,7 @@ func (d *resourceDef[T]) handle(ctx context.Context, req *mcp.ReadResourceReques
 		}
 		out, _ := c.Output().(*mcp.ReadResourceResult)
 		if out == nil {
-			err = fmt.Errorf("resource %q: no result", d.entity.Name)
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("resource %q: no result", d.entity.Name)}
 			return
 		}
 		res = out

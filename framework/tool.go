@@ -204,13 +204,22 @@ func (d *toolDef[T, In, Out]) result(c *flows.Context, err error) (*mcp.CallTool
 		}
 		return out, nil
 	case Out:
-		return d.encode(out)
+		return internal(d.encode(out))
 	case nil:
 		var zero Out
-		return d.encode(zero)
+		return internal(d.encode(zero))
 	default:
-		return nil, fmt.Errorf("tool %q: output of type %T, want %v or *mcp.CallToolResult", d.def.Tool.Name, out, reflect.TypeFor[Out]())
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: output of type %T, want %v or *mcp.CallToolResult", d.def.Tool.Name, out, reflect.TypeFor[Out]())}
 	}
+}
+
+// internal turns a plain error into an internal JSON-RPC error (the SDK
+// would send a plain error with code 0).
+func internal(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return res, nil
 }
 
 func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {
