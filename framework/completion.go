@@ -17,14 +17,15 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 	sc := s.scope
 	plan := s.lists.completion
 	var completer func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	ix := s.index.Load()
 	if p := req.Params; p != nil && p.Ref != nil {
 		switch p.Ref.Type {
 		case "ref/prompt":
-			if e := s.prompts[p.Ref.Name]; e != nil {
+			if e := ix.prompts[p.Ref.Name]; e != nil {
 				entity, sc, completer, plan = e.entity, e.scope, e.complete, e.completion
 			}
 		case "ref/resource":
-			if e := s.resource[p.Ref.URI]; e != nil {
+			if e := ix.resources[p.Ref.URI]; e != nil {
 				entity, sc, completer, plan = e.entity, e.scope, e.complete, e.completion
 			}
 		}

@@ -30,13 +30,16 @@ type Registrar interface {
 
 func (s *Server) target() (*Server, *scope.Scope) { return s, s.scope }
 
-// add queues an entity for registration at Start.
+// add queues an entity for registration at Start, or registers it at once
+// when the server has started. Before Start, adding two entities with one
+// name is an error; after Start, a new entity replaces the old one of the
+// same name, as the SDK does, and clients are told the list changed.
 func add(r Registrar, what string, e pendingEntity) error {
 	s, _ := r.target()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkNotStarted(what); err != nil {
-		return err
+	if s.started {
+		return e.register(s)
 	}
 	s.pending = append(s.pending, e)
 	return nil

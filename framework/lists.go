@@ -126,7 +126,7 @@ func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Requ
 	if p.Len() == 0 {
 		return true
 	}
-	entry := s.tools[name]
+	entry := s.index.Load().tools[name]
 	if entry == nil {
 		return false
 	}

@@ -49,7 +49,7 @@ func (p *PluginContext) Provide(constructor any) error {
 // description and the OAuth scopes it requires. ok is false for an unknown
 // tool or before Start.
 func (s *Server) Tool(name string) (info ToolInfo, ok bool) {
-	e := s.tools[name]
+	e := s.index.Load().tools[name]
 	if e == nil {
 		return ToolInfo{}, false
 	}

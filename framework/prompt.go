@@ -69,7 +69,7 @@ type promptDef[T any] struct {
 
 func (d *promptDef[T]) register(s *Server) error {
 	name := d.def.Prompt.Name
-	if _, dup := s.prompts[name]; dup {
+	if _, dup := s.index.Load().prompts[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q is added twice", name)}
 	}
 	inst, err := instance[T](d.scope, "prompt "+name, d.def.New)
@@ -93,7 +93,7 @@ func (d *promptDef[T]) register(s *Server) error {
 			return complete(inst, ctx, req)
 		}
 	}
-	s.prompts[name] = entry
+	s.update(func(ix *entityIndex) { ix.prompts[name] = entry })
 	p := *d.def.Prompt
 	s.sdk.AddPrompt(&p, d.handle)
 	return nil

@@ -82,7 +82,7 @@ type resourceDef[T any] struct {
 
 func (d *resourceDef[T]) register(s *Server) error {
 	key := d.def.key()
-	if _, dup := s.resource[key]; dup {
+	if _, dup := s.index.Load().resources[key]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q is added twice", key)}
 	}
 	inst, err := instance[T](d.scope, "resource "+key, d.def.New)
@@ -106,7 +106,7 @@ func (d *resourceDef[T]) register(s *Server) error {
 			return complete(inst, ctx, req)
 		}
 	}
-	s.resource[key] = entry
+	s.update(func(ix *entityIndex) { ix.resources[key] = entry })
 	if d.def.Resource != nil {
 		r := *d.def.Resource
 		s.sdk.AddResource(&r, d.handle)

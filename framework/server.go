@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,9 @@ type Server struct {
 	plugins  []attachedPlugin
 	apps     map[string]*App
 	hooked   map[any]bool // Go types whose embedded hooks are registered
-	tools    map[string]*toolEntry
-	prompts  map[string]*promptEntry
-	resource map[string]*resourceEntry // by URI or URI template
+	// index maps names to entities. It is copied on write (under mu) and
+	// read lock-free by requests.
+	index atomic.Pointer[entityIndex]
 
 	lists   listPlans
 	nextID  atomic.Uint64
@@ -78,12 +79,10 @@ type Options struct {
 // opts may be nil.
 func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	s := &Server{
-		apps:     map[string]*App{},
-		hooked:   map[any]bool{},
-		tools:    map[string]*toolEntry{},
-		prompts:  map[string]*promptEntry{},
-		resource: map[string]*resourceEntry{},
+		apps:   map[string]*App{},
+		hooked: map[any]bool{},
 	}
+	s.index.Store(&entityIndex{})
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -228,6 +227,35 @@ func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, err
 		return nil, err
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, opts), nil
+}
+
+// entityIndex is an immutable snapshot of the registered entities by name
+// (tools, prompts) or by URI or URI template (resources).
+type entityIndex struct {
+	tools     map[string]*toolEntry
+	prompts   map[string]*promptEntry
+	resources map[string]*resourceEntry
+}
+
+// update applies fn to a copy of the index and publishes it. Callers hold mu.
+func (s *Server) update(fn func(ix *entityIndex)) {
+	old := s.index.Load()
+	ix := &entityIndex{
+		tools:     maps.Clone(old.tools),
+		prompts:   maps.Clone(old.prompts),
+		resources: maps.Clone(old.resources),
+	}
+	if ix.tools == nil {
+		ix.tools = map[string]*toolEntry{}
+	}
+	if ix.prompts == nil {
+		ix.prompts = map[string]*promptEntry{}
+	}
+	if ix.resources == nil {
+		ix.resources = map[string]*resourceEntry{}
+	}
+	fn(ix)
+	s.index.Store(ix)
 }
 
 // pendingEntity is an entity added before Start, registered by it.

@@ -88,7 +88,7 @@ type toolDef[T, In, Out any] struct {
 
 func (d *toolDef[T, In, Out]) register(s *Server) error {
 	name := d.def.Tool.Name
-	if _, dup := s.tools[name]; dup {
+	if _, dup := s.index.Load().tools[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q is added twice", name)}
 	}
 	inst, err := instance[T](d.scope, "tool "+name, d.def.New)
@@ -125,7 +125,8 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		return err
 	}
 	d.plan = s.scope.Plan(flows.ToolsCallTool, typ, d.scope)
-	s.tools[name] = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ}
+	entry := &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ}
+	s.update(func(ix *entityIndex) { ix.tools[name] = entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil
 }

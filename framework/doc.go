@@ -1,0 +1,53 @@
+// Package framework is hookflow's MCP server: an *mcp.Server from the
+// official Go SDK whose every request runs as a hookflow flow.
+//
+// # Entities
+//
+// Tools, resources, resource templates and prompts are plain Go types
+// registered with [AddTool], [AddResource] and [AddPrompt] (hookgen
+// generates these calls from //mcp: directives), or plain functions with
+// [AddToolFunc], [AddResourceFunc] and [AddPromptFunc]. A tool's input and
+// output schemas are inferred from its Go types exactly as the SDK's typed
+// mcp.AddTool infers them, but hookflow registers the tool on the SDK's raw
+// handler API so that it owns every step:
+//
+//	beforeValidation  hooks see the raw JSON arguments (and may rewrite them)
+//	validate          defaults applied, arguments validated, decoded into *In
+//	afterValidation   hooks see the typed input
+//	beforeExecute     …
+//	execute           the tool's Execute method
+//	afterExecute      hooks see (and may rewrite) the typed output
+//	onError, finally  as the run contract in package flows says
+//
+// # What the client sees
+//
+// A tools/call failure is a CallToolResult with isError set and the reason as
+// text (the model reads it), unless the error is, or wraps, a
+// *jsonrpc.Error, which goes out as a protocol error. The other flows return
+// protocol errors. An unknown tool, prompt or resource is a protocol error
+// with code -32602. A panic in a hook, a tool or anywhere in the server's
+// request handling is recovered: the request gets an error and the server
+// keeps serving.
+//
+// # Scopes, apps and plugins
+//
+// The [Server] owns the root scope. [Server.App] makes a child scope for a
+// named group of entities; hooks and plugins attached to an app run for its
+// entities only, while the server's run for all. A [Plugin] gets its own
+// child scope at Start and registers hooks and dig providers there.
+// Entities' constructors are called once, at Start, through the dig
+// container of their scope.
+//
+// # Request information
+//
+// Every hook's [flows.Context] carries a [flows.Request]: a hookflow-minted
+// request ID, the session and its ID, the progress token, client info and
+// capabilities, and on HTTP the headers and the verified token. [Progress]
+// and [Log] report to the client.
+//
+// # Concurrency
+//
+// A Server is safe for concurrent use once started. Entities, apps and
+// plugins are added before Start; hooks may be added at any time and take
+// effect on the next request.
+package framework
