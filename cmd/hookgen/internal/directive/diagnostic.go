@@ -1,0 +1,62 @@
+package directive
+
+import (
+	"cmp"
+	"go/token"
+	"slices"
+)
+
+// Severity says how serious a [Diagnostic] is.
+type Severity uint8
+
+// The severities. An Error makes hookgen fail; a Warning is printed and the
+// run goes on.
+const (
+	Error Severity = iota
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one problem found in a comment line, at a position inside the
+// comment.
+type Diagnostic struct {
+	Pos      token.Position // the offending token; Column counts bytes
+	Severity Severity
+	Msg      string // lowercase, without position or severity
+}
+
+// String renders the diagnostic as "file.go:line:col: message", or
+// "file.go:line:col: warning: message" for a warning, the form compilers and
+// editors recognize.
+func (d Diagnostic) String() string {
+	if d.Severity == Warning {
+		return d.Pos.String() + ": warning: " + d.Msg
+	}
+	return d.Pos.String() + ": " + d.Msg
+}
+
+// at returns the position of byte off of a comment whose "//" is at pos.
+func at(pos token.Position, off int) token.Position {
+	pos.Offset += off
+	pos.Column += off
+	return pos
+}
+
+// sortDiags orders diagnostics by position, keeping the order of those at the
+// same position.
+func sortDiags(ds []Diagnostic) {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(a.Pos.Filename, b.Pos.Filename),
+			cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Column, b.Pos.Column),
+		)
+	})
+}

@@ -1,0 +1,342 @@
+package directive
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Kind is the type of a directive key's value.
+type Kind uint8
+
+// The key kinds.
+const (
+	KindString Kind = iota + 1 // a bare word or a Go-quoted string
+	KindInt                    // a bare Go integer literal that fits in an int32
+	KindFlag                   // a lone word with no value; present means true
+	KindWord                   // a bare word of A-Z a-z 0-9 _ . -
+	KindList                   // a bare comma-separated list of non-empty, distinct elements
+	KindFlow                   // a bare flow ID, checked with flows.Parse
+)
+
+// String returns the kind's name, e.g. "int", as -list shows it.
+func (k Kind) String() string {
+	switch k {
+	case KindString:
+		return "string"
+	case KindInt:
+		return "int"
+	case KindFlag:
+		return "flag"
+	case KindWord:
+		return "word"
+	case KindList:
+		return "list"
+	case KindFlow:
+		return "flow"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Target is the set of declaration kinds a directive may sit on.
+type Target uint8
+
+// The targets. A directive's Targets is a union of them.
+const (
+	TargetType   Target = 1 << iota // a type declaration
+	TargetMethod                    // a method declaration
+	TargetFunc                      // a top-level function declaration
+)
+
+// String returns the targets joined by " or ", e.g. "method or function".
+func (t Target) String() string {
+	var parts []string
+	for _, x := range [...]struct {
+		t    Target
+		name string
+	}{{TargetType, "type"}, {TargetMethod, "method"}, {TargetFunc, "function"}} {
+		if t&x.t != 0 {
+			parts = append(parts, x.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " or ")
+}
+
+// Key describes one key of a directive.
+type Key struct {
+	Name     string
+	Kind     Kind
+	Required bool
+	Default  string   // what leaving the key out means, for -list; "" when nothing needs saying
+	Help     string   // one lowercase line for -list
+	Excludes []string // keys that must not be given together with this one
+
+	check func(string) error // extra validation of a value (of each element, for a list); nil for none
+}
+
+// Def is the typed definition of one directive: its name, keys, targets and
+// help. Parsing, validation and -list all read it.
+type Def struct {
+	Namespace string // NamespaceMCP or NamespaceHook
+	Name      string // the name after the colon; "<stage>" for //hook:
+	Stage     bool   // the name is a stage name, checked with stages.Parse
+	Targets   Target
+	Help      string // one or more lowercase sentences for -list
+	Keys      []Key
+
+	build func(*fields) Value
+}
+
+// Head returns the directive's head as -list shows it, e.g. "//mcp:tool" or
+// "//hook:<stage>".
+func (d *Def) Head() string { return "//" + d.Namespace + ":" + d.Name }
+
+// Key returns the key named name, or nil.
+func (d *Def) Key(name string) *Key {
+	for i := range d.Keys {
+		if d.Keys[i].Name == name {
+			return &d.Keys[i]
+		}
+	}
+	return nil
+}
+
+// Allows reports whether the directive may sit on a declaration of kind t.
+func (d *Def) Allows(t Target) bool { return d.Targets&t == t && t != 0 }
+
+// Usage returns the directive's synopsis, e.g.
+// "//mcp:plugin name=<word>", with optional keys in brackets.
+func (d *Def) Usage() string {
+	var b strings.Builder
+	b.WriteString(d.Head())
+	for _, k := range d.Keys {
+		b.WriteByte(' ')
+		if !k.Required {
+			b.WriteByte('[')
+		}
+		b.WriteString(k.synopsis())
+		if !k.Required {
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+func (k *Key) synopsis() string {
+	if k.Kind == KindFlag {
+		return k.Name
+	}
+	return k.Name + "=<" + k.Kind.String() + ">"
+}
+
+func (d *Def) keyNames() []string {
+	out := make([]string, len(d.Keys))
+	for i, k := range d.Keys {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Registry holds the definitions of every directive hookgen understands. It is
+// immutable after [Default] builds it and safe for concurrent use.
+type Registry struct {
+	defs []Def // in -list order
+	mcp  map[string]*Def
+	hook *Def
+}
+
+// Default returns a new registry with hookflow's directives: //mcp:tool,
+// //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:plugin and
+// //hook:<stage>.
+func Default() *Registry {
+	r := &Registry{defs: defaultDefs(), mcp: map[string]*Def{}}
+	for i := range r.defs {
+		d := &r.defs[i]
+		if d.Namespace == NamespaceHook {
+			r.hook = d
+		} else {
+			r.mcp[d.Name] = d
+		}
+	}
+	return r
+}
+
+// Defs returns a copy of every definition, in -list order.
+func (r *Registry) Defs() []Def {
+	out := make([]Def, len(r.defs))
+	for i, d := range r.defs {
+		d.Keys = append([]Key(nil), d.Keys...)
+		out[i] = d
+	}
+	return out
+}
+
+// lookup returns the definition of a parsed directive, or nil.
+func (r *Registry) lookup(ns, name string) *Def {
+	if ns == NamespaceHook {
+		return r.hook
+	}
+	return r.mcp[name]
+}
+
+// mcpNames returns the names of the //mcp: directives in -list order.
+func (r *Registry) mcpNames() []string {
+	var out []string
+	for _, d := range r.defs {
+		if d.Namespace == NamespaceMCP {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// List renders the registry for hookgen -list: every directive in a stable
+// order with its synopsis, help, targets and keys.
+func (r *Registry) List() string {
+	var b strings.Builder
+	for i, d := range r.defs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.Usage())
+		b.WriteByte('\n')
+		wrap(&b, "    ", d.Help)
+		b.WriteString("    on: " + d.Targets.String() + "\n")
+		if d.Stage {
+			b.WriteString("    stages: " + strings.Join(stages.Names(), ", ") + "\n")
+		}
+		width := 0
+		for _, k := range d.Keys {
+			width = max(width, len(k.synopsis()))
+		}
+		for _, k := range d.Keys {
+			s := k.synopsis()
+			line := k.Help
+			if k.Required {
+				line = "required; " + line
+			}
+			if k.Default != "" {
+				line += " (default: " + k.Default + ")"
+			}
+			if len(k.Excludes) > 0 {
+				line += " (not with " + strings.Join(k.Excludes, ", ") + ")"
+			}
+			b.WriteString("    " + s + strings.Repeat(" ", width-len(s)+2) + line + "\n")
+			if k.Kind == KindFlow {
+				wrap(&b, strings.Repeat(" ", width+6), "flows: "+strings.Join(flowIDs(), ", "))
+			}
+		}
+	}
+	return b.String()
+}
+
+// wrap writes text in lines of at most 80 bytes, each starting with indent.
+func wrap(b *strings.Builder, indent, text string) {
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(w) > 80 {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
+	}
+}
+
+func flowIDs() []string {
+	all := flows.All()
+	out := make([]string, len(all))
+	for i, f := range all {
+		out[i] = string(f.ID)
+	}
+	return out
+}
+
+// defaultDefs builds hookflow's directive definitions, in -list order.
+func defaultDefs() []Def {
+	description := Key{Name: "description", Kind: KindString, Default: "the doc comment's text", Help: "description shown to clients and models"}
+	title := Key{Name: "title", Kind: KindString, Help: "human-readable display name"}
+	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", check: checkNonEmpty}
+	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", check: checkMIME}
+	return []Def{
+		{
+			Namespace: NamespaceMCP, Name: "tool", Targets: TargetType,
+			Help: "declares the type as an MCP tool; its execute method takes the typed input and returns the typed output. " +
+				"//hook: directives on its methods are embedded hooks of its flows.",
+			Keys: []Key{
+				{Name: "name", Kind: KindString, Required: true, Help: "tool name: 1 to 64 of A-Z a-z 0-9 _ - . /", check: checkToolName},
+				title,
+				description,
+				{Name: "readonly", Kind: KindFlag, Help: "annotation readOnlyHint: the tool does not modify its environment"},
+				{Name: "destructive", Kind: KindFlag, Help: "annotation destructiveHint: the tool may perform destructive updates", Excludes: []string{"readonly"}},
+				{Name: "idempotent", Kind: KindFlag, Help: "annotation idempotentHint: repeating a call with the same arguments has no further effect"},
+				{Name: "openworld", Kind: KindFlag, Help: "annotation openWorldHint: the tool reaches an open world of external entities"},
+				{Name: "scopes", Kind: KindList, Help: "auth scopes a caller must hold, e.g. read,write", check: checkScope},
+			},
+			build: buildTool,
+		},
+		{
+			Namespace: NamespaceMCP, Name: "resource", Targets: TargetType,
+			Help: "declares the type as an MCP resource with a fixed URI; its read method returns the contents.",
+			Keys: []Key{
+				{Name: "uri", Kind: KindString, Required: true, Help: "the resource's URI, with a scheme, e.g. file:///etc/motd", check: checkResourceURI},
+				entityName,
+				title,
+				description,
+				mime,
+			},
+			build: buildResource,
+		},
+		{
+			Namespace: NamespaceMCP, Name: "resource-template", Targets: TargetType,
+			Help: "declares the type as an MCP resource template (RFC 6570); its read method returns the contents of a matching URI.",
+			Keys: []Key{
+				{Name: "uri", Kind: KindString, Required: true, Help: "the URI template, with at least one {variable}, e.g. file:///logs/{day}", check: checkURITemplate},
+				entityName,
+				title,
+				description,
+				mime,
+			},
+			build: buildResourceTemplate,
+		},
+		{
+			Namespace: NamespaceMCP, Name: "prompt", Targets: TargetType,
+			Help: "declares the type as an MCP prompt; its get method takes the typed arguments and returns the messages.",
+			Keys: []Key{
+				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", check: checkNonEmpty},
+				title,
+				description,
+			},
+			build: buildPrompt,
+		},
+		{
+			Namespace: NamespaceMCP, Name: "plugin", Targets: TargetType,
+			Help: "declares the type as a plugin; //hook: directives on its methods are external hooks and need flow=.",
+			Keys: []Key{
+				{Name: "name", Kind: KindWord, Required: true, Help: "plugin name"},
+			},
+			build: buildPlugin,
+		},
+		{
+			Namespace: NamespaceHook, Name: "<stage>", Stage: true, Targets: TargetMethod | TargetFunc,
+			Help: "runs the method or function as a hook at the stage. On a method of an entity type it is an embedded hook; " +
+				"on a method of an //mcp:plugin type or on a top-level function it is an external hook.",
+			Keys: []Key{
+				{Name: "flow", Kind: KindFlow, Default: "the entity's flow; required for external hooks", Help: "the flow the hook runs in"},
+				{Name: "priority", Kind: KindInt, Default: "0", Help: "order within the stage: higher runs first, equal keeps registration order"},
+				{Name: "name", Kind: KindWord, Default: "the method or function name", Help: "the hook's name, part of its stable ID"},
+			},
+			build: buildHook,
+		},
+	}
+}

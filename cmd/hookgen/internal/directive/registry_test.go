@@ -1,0 +1,113 @@
+package directive_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/list.golden")
+
+// TestList compares hookgen -list's text with testdata/list.golden; run with
+// -update to rewrite it after changing the registry.
+func TestList(t *testing.T) {
+	got := directive.Default().List()
+	golden := filepath.Join("testdata", "list.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("List() differs from %s (run go test -update):\n%s", golden, got)
+	}
+	if again := directive.Default().List(); again != got {
+		t.Error("List() is not stable across registries")
+	}
+}
+
+// TestListCoversRegistry checks that -list shows every directive and key,
+// so the registry stays the single source of the help.
+func TestListCoversRegistry(t *testing.T) {
+	r := directive.Default()
+	list := r.List()
+	for _, d := range r.Defs() {
+		if !strings.Contains(list, d.Usage()+"\n") {
+			t.Errorf("List() lacks %q", d.Usage())
+		}
+		if d.Help == "" {
+			t.Errorf("%s has no help", d.Head())
+		}
+		for _, k := range d.Keys {
+			if k.Help == "" {
+				t.Errorf("%s key %s has no help", d.Head(), k.Name)
+			}
+		}
+	}
+}
+
+func TestDefs(t *testing.T) {
+	r := directive.Default()
+	defs := r.Defs()
+	var heads []string
+	for _, d := range defs {
+		heads = append(heads, d.Head())
+	}
+	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:plugin //hook:<stage>"
+	if got := strings.Join(heads, " "); got != want {
+		t.Errorf("heads = %s, want %s", got, want)
+	}
+
+	// Defs returns copies: changing them does not change the registry.
+	defs[0].Keys[0].Required = false
+	defs[0].Name = "changed"
+	if _, diags := r.ParseComment(`//mcp:tool`, pos); len(diags) != 1 {
+		t.Errorf("registry changed through Defs: %q", render(diags))
+	}
+
+	tool := r.Defs()[0]
+	if k := tool.Key("scopes"); k == nil || k.Kind != directive.KindList || k.Required {
+		t.Errorf(`Key("scopes") = %+v`, k)
+	}
+	if k := tool.Key("nope"); k != nil {
+		t.Errorf(`Key("nope") = %+v, want nil`, k)
+	}
+	if !tool.Allows(directive.TargetType) || tool.Allows(directive.TargetMethod) || tool.Allows(0) {
+		t.Errorf("tool targets = %v", tool.Targets)
+	}
+	hook := r.Defs()[5]
+	if !hook.Stage || !hook.Allows(directive.TargetMethod) || !hook.Allows(directive.TargetFunc) || hook.Allows(directive.TargetType) {
+		t.Errorf("hook def = %+v", hook)
+	}
+	if got := hook.Usage(); got != "//hook:<stage> [flow=<flow>] [priority=<int>] [name=<word>]" {
+		t.Errorf("hook Usage() = %q", got)
+	}
+}
+
+func TestKindAndTargetStrings(t *testing.T) {
+	kinds := map[directive.Kind]string{
+		directive.KindString: "string", directive.KindInt: "int", directive.KindFlag: "flag",
+		directive.KindWord: "word", directive.KindList: "list", directive.KindFlow: "flow", 0: "Kind(0)",
+	}
+	for k, want := range kinds {
+		if got := k.String(); got != want {
+			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+	targets := map[directive.Target]string{
+		directive.TargetType: "type", directive.TargetMethod | directive.TargetFunc: "method or function", 0: "nothing",
+	}
+	for tg, want := range targets {
+		if got := tg.String(); got != want {
+			t.Errorf("Target(%d).String() = %q, want %q", tg, got, want)
+		}
+	}
+}
