@@ -36,6 +36,12 @@ type Context struct {
 	responded  bool
 	decided    string
 	finallyErr []error
+
+	// hook and step say what is running, for the runner's panic recovery;
+	// ev is the event the runner reports to its observer.
+	hook *PlannedHook
+	step stepKind
+	ev   Event
 }
 
 type control uint8
@@ -77,6 +83,7 @@ func (c *Context) Output() any { return c.output }
 
 // SetOutput replaces the output without changing the flow's control. Steps
 // use it to record their result; afterExecute hooks use it to rewrite it.
+// In finally it has no lasting effect: finally cannot change the outcome.
 func (c *Context) SetOutput(v any) { c.output = v }
 
 // Err returns the flow's error: nil while all is well, the failure in onError,
@@ -160,9 +167,7 @@ var emptyRequest Request
 
 func (c *Context) reset() {
 	st := c.state
-	for i := range st {
-		st[i] = stateEntry{}
-	}
+	clear(st[:cap(st)]) // up to cap: Key.Delete leaves a stale copy past len
 	fe := c.finallyErr
 	clear(fe)
 	*c = Context{state: st[:0], finallyErr: fe[:0]}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 
 	"github.com/hookflow/hookflow/stages"
@@ -86,6 +87,9 @@ func (r *Runner) Release(c *Context) {
 // Execute, afterExecute; then onError if anything failed; then finally,
 // exactly once, on every path. See the package doc for the full contract.
 func (r *Runner) Run(c *Context, plan *Plan, steps Steps) error {
+	if plan == nil {
+		plan = &emptyPlan
+	}
 	c.done = c.ctx.Done()
 	if err := r.main(c, plan, steps); err != nil {
 		c.err = err
@@ -95,22 +99,41 @@ func (r *Runner) Run(c *Context, plan *Plan, steps Steps) error {
 	return c.err
 }
 
-func (r *Runner) main(c *Context, plan *Plan, steps Steps) error {
-	responded, err := r.stage(c, plan, stages.BeforeValidation)
-	if err != nil {
-		return err
+// main runs the four main stages and the two steps. One deferred recover
+// covers all of them: a panic anywhere in them stops the flow, so there is
+// nothing to resume, and a run pays for one defer instead of one per hook.
+// c.hook and c.step say which hook or step was running when it panicked.
+func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = r.panicked(c, v)
+		}
+	}()
+	// Empty stages cost a check here, not a call.
+	var responded bool
+	c.stage = stages.BeforeValidation
+	if hooks := plan.Stages[stages.BeforeValidation]; len(hooks) > 0 {
+		if responded, err = r.stage(c, hooks); err != nil {
+			return err
+		}
 	}
 	if !responded {
 		if err := r.step(c, steps, stepValidate); err != nil {
 			return err
 		}
-		if responded, err = r.stage(c, plan, stages.AfterValidation); err != nil {
-			return err
+		c.stage = stages.AfterValidation
+		if hooks := plan.Stages[stages.AfterValidation]; len(hooks) > 0 {
+			if responded, err = r.stage(c, hooks); err != nil {
+				return err
+			}
 		}
 	}
 	if !responded {
-		if responded, err = r.stage(c, plan, stages.BeforeExecute); err != nil {
-			return err
+		c.stage = stages.BeforeExecute
+		if hooks := plan.Stages[stages.BeforeExecute]; len(hooks) > 0 {
+			if responded, err = r.stage(c, hooks); err != nil {
+				return err
+			}
 		}
 	}
 	if !responded {
@@ -118,29 +141,44 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) error {
 			return err
 		}
 	}
-	_, err = r.stage(c, plan, stages.AfterExecute)
+	c.stage = stages.AfterExecute
+	if hooks := plan.Stages[stages.AfterExecute]; len(hooks) > 0 {
+		_, err = r.stage(c, hooks)
+	}
 	return err
 }
 
-// stage runs the hooks of one of the four main stages. It reports whether a
-// hook answered early, and the error that stops the flow.
-func (r *Runner) stage(c *Context, plan *Plan, s stages.Stage) (responded bool, _ error) {
-	c.stage = s
-	hooks := plan.Hooks(s)
+// stage runs hooks, the hooks of c's current stage, one of the four main
+// stages. It reports whether a hook answered early, and the error that stops
+// the flow. Panics are recovered by main.
+func (r *Runner) stage(c *Context, hooks []PlannedHook) (responded bool, _ error) {
 	for i := range hooks {
 		h := &hooks[i]
 		if c.done != nil {
 			select {
 			case <-c.done:
-				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: s, Hook: h.ID, Err: c.ctx.Err()}
+				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: c.ctx.Err()}
 				r.observe(c, h.ID, "", "canceled", err)
 				return false, err
 			default:
 			}
 		}
+		c.hook = h
 		c.control = ctlNone
-		if err := r.call(c, h); err != nil {
-			return false, err
+		err := h.Fn(c)
+		if err == nil && c.control == ctlNone {
+			if r.observer != nil {
+				r.emit(c, h.ID, "", "ok", nil)
+			}
+			continue
+		}
+		if err == nil && c.control == ctlAbort {
+			err = c.abortErr
+		}
+		if err != nil {
+			c.decided = h.ID
+			r.observe(c, h.ID, "", "abort", err)
+			return false, wrap(err, c, h.ID)
 		}
 		switch c.control {
 		case ctlSkip:
@@ -152,29 +190,26 @@ func (r *Runner) stage(c *Context, plan *Plan, s stages.Stage) (responded bool, 
 			r.observe(c, h.ID, "", "respond", nil)
 			return true, nil
 		}
-		r.observe(c, h.ID, "", "ok", nil)
 	}
 	return false, nil
 }
 
-// call runs one hook and turns a returned error, an Abort or a panic into the
-// flow's error.
-func (r *Runner) call(c *Context, h *PlannedHook) error {
-	err, panicked := invoke(c, h.Fn)
-	if err == nil && c.control == ctlAbort {
-		err = c.abortErr
+// emptyPlan is the plan of a run given a nil *Plan.
+var emptyPlan Plan
+
+// panicked turns a panic recovered by main into the flow's error, naming the
+// hook or step that panicked.
+func (r *Runner) panicked(c *Context, v any) error {
+	e := &Error{Code: CodePanic, Flow: c.flow, Stage: c.stage, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+	if h := c.hook; h != nil {
+		e.Hook = h.ID
+		c.decided = h.ID
+		r.observe(c, h.ID, "", "panic", e)
+		return e
 	}
-	if err == nil {
-		return nil
-	}
-	c.decided = h.ID
-	if panicked {
-		err = &Error{Code: CodePanic, Flow: c.flow, Stage: c.stage, Hook: h.ID, Err: err}
-		r.observe(c, h.ID, "", "panic", err)
-		return err
-	}
-	r.observe(c, h.ID, "", "abort", err)
-	return wrap(err, c, h.ID)
+	e.Step = c.step.String()
+	r.observe(c, "", e.Step, "panic", e)
+	return e
 }
 
 // wrap attaches the flow, stage and hook to a hook's error, unless it is an
@@ -185,16 +220,6 @@ func wrap(err error, c *Context, hook string) error {
 		return err
 	}
 	return &Error{Code: CodeAborted, Flow: c.flow, Stage: c.stage, Hook: hook, Err: err}
-}
-
-// invoke calls fn, turning a panic into a *PanicError.
-func invoke(c *Context, fn HookFunc) (err error, panicked bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			err, panicked = &PanicError{Value: v, Stack: debug.Stack()}, true
-		}
-	}()
-	return fn(c), false
 }
 
 type stepKind uint8
@@ -211,120 +236,155 @@ func (k stepKind) String() string {
 	return "execute"
 }
 
+// step runs the flow's validate or execute step. Panics are recovered by main.
 func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
-	err, panicked := invokeStep(c, steps, k)
-	if err == nil {
-		r.observe(c, "", k.String(), "ok", nil)
-		return nil
+	c.hook, c.step = nil, k
+	var err error
+	if steps != nil {
+		if k == stepValidate {
+			err = steps.Validate(c)
+		} else {
+			err = steps.Execute(c)
+		}
 	}
-	if panicked {
-		err = &Error{Code: CodePanic, Flow: c.flow, Stage: c.stage, Step: k.String(), Err: err}
-		r.observe(c, "", k.String(), "panic", err)
+	if err != nil {
+		r.observe(c, "", k.String(), "error", err)
 		return err
 	}
-	r.observe(c, "", k.String(), "error", err)
-	return err
-}
-
-func invokeStep(c *Context, steps Steps, k stepKind) (err error, panicked bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			err, panicked = &PanicError{Value: v, Stack: debug.Stack()}, true
-		}
-	}()
-	if steps == nil {
-		return nil, false
+	if r.observer != nil {
+		r.emit(c, "", k.String(), "ok", nil)
 	}
-	if k == stepValidate {
-		return steps.Validate(c), false
-	}
-	return steps.Execute(c), false
+	return nil
 }
 
 // onError runs the onError hooks with the flow's error in c.err. A hook's
-// error replaces it; Respond recovers the flow; Skip ends the stage.
+// error replaces it; Respond recovers the flow; Skip ends the stage. A hook's
+// panic replaces the error too, and the next hook runs.
 func (r *Runner) onError(c *Context, plan *Plan) {
 	c.stage = stages.OnError
-	hooks := plan.Hooks(stages.OnError)
-	for i := range hooks {
+	hooks := plan.Stages[stages.OnError]
+	for i := 0; i < len(hooks); {
+		i = r.onErrorFrom(c, hooks, i)
+	}
+}
+
+// onErrorFrom runs hooks[i:] and returns where to go on: len(hooks) when the
+// stage is over, the index after a hook that panicked.
+func (r *Runner) onErrorFrom(c *Context, hooks []PlannedHook, i int) (next int) {
+	defer func() {
+		if v := recover(); v != nil {
+			h := &hooks[i]
+			c.decided = h.ID
+			c.err = &Error{Code: CodePanic, Flow: c.flow, Stage: stages.OnError, Hook: h.ID, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+			r.observe(c, h.ID, "", "panic", c.err)
+			next = i + 1
+		}
+	}()
+	for ; i < len(hooks); i++ {
 		h := &hooks[i]
 		c.control = ctlNone
-		err, panicked := invoke(c, h.Fn)
+		err := h.Fn(c)
 		if err == nil && c.control == ctlAbort {
 			err = c.abortErr
 		}
 		if err != nil {
 			c.decided = h.ID
-			if panicked {
-				c.err = &Error{Code: CodePanic, Flow: c.flow, Stage: stages.OnError, Hook: h.ID, Err: err}
-				r.observe(c, h.ID, "", "panic", c.err)
-			} else {
-				c.err = wrap(err, c, h.ID)
-				r.observe(c, h.ID, "", "abort", err)
-			}
+			c.err = wrap(err, c, h.ID)
+			r.observe(c, h.ID, "", "abort", err)
 			continue
 		}
 		switch c.control {
 		case ctlSkip:
 			r.observe(c, h.ID, "", "skip", nil)
-			return
+			return len(hooks)
 		case ctlRespond:
 			c.err = nil
 			c.responded = true
 			c.decided = h.ID
 			r.observe(c, h.ID, "", "respond", nil)
-			return
+			return len(hooks)
 		}
 		r.observe(c, h.ID, "", "ok", nil)
 	}
+	return len(hooks)
 }
 
 // finally runs the finally hooks. Nothing they do changes the outcome: errors
-// and panics are logged and recorded, Respond is refused.
+// and panics are logged and recorded, Respond is refused, and the output is
+// put back after every hook.
 func (r *Runner) finally(c *Context, plan *Plan) {
 	c.stage = stages.Finally
-	hooks := plan.Hooks(stages.Finally)
-	for i := range hooks {
+	hooks := plan.Stages[stages.Finally]
+	if len(hooks) == 0 {
+		return
+	}
+	out := c.output
+	for i := 0; i < len(hooks); {
+		i = r.finallyFrom(c, hooks, i, out)
+	}
+}
+
+// finallyFrom runs hooks[i:] and returns where to go on, as onErrorFrom.
+func (r *Runner) finallyFrom(c *Context, hooks []PlannedHook, i int, out any) (next int) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.output = out
+			r.finallyFailed(c, &hooks[i], CodePanic, &PanicError{Value: v, Stack: debug.Stack()})
+			next = i + 1
+		}
+	}()
+	for ; i < len(hooks); i++ {
 		h := &hooks[i]
 		c.control = ctlNone
-		out := c.output
-		err, panicked := invoke(c, h.Fn)
+		err := h.Fn(c)
+		c.output = out
+		if err == nil && c.control == ctlNone {
+			if r.observer != nil {
+				r.emit(c, h.ID, "", "ok", nil)
+			}
+			continue
+		}
 		if err == nil && c.control == ctlAbort {
 			err = c.abortErr
 		}
 		if err != nil {
-			code := CodeAborted
-			if panicked {
-				code = CodePanic
-			}
-			e := &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
-			c.finallyErr = append(c.finallyErr, e)
-			r.logger.LogAttrs(c.ctx, slog.LevelError, "hookflow: finally hook failed",
-				slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
-			r.observe(c, h.ID, "", "error", e)
+			r.finallyFailed(c, h, CodeAborted, err)
 			continue
 		}
 		switch c.control {
 		case ctlSkip:
 			r.observe(c, h.ID, "", "skip", nil)
-			return
+			return len(hooks)
 		case ctlRespond:
-			c.output = out
 			r.logger.LogAttrs(c.ctx, slog.LevelWarn, "hookflow: Respond refused in finally",
 				slog.String("flow", string(c.flow)), slog.String("hook", h.ID))
 			r.observe(c, h.ID, "", "refused", nil)
-			continue
 		}
-		r.observe(c, h.ID, "", "ok", nil)
+	}
+	return len(hooks)
+}
+
+// finallyFailed records and logs the error or panic of a finally hook.
+func (r *Runner) finallyFailed(c *Context, h *PlannedHook, code Code, err error) {
+	e := &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
+	c.finallyErr = append(c.finallyErr, e)
+	r.logger.LogAttrs(c.ctx, slog.LevelError, "hookflow: finally hook failed",
+		slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
+	r.observe(c, h.ID, "", "error", e)
+}
+
+// observe reports an event to the observer, if there is one.
+func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
+	if r.observer != nil {
+		r.emit(c, hook, step, outcome, err)
 	}
 }
 
-func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
-	if r.observer == nil {
-		return
-	}
-	ev := Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err}
-	r.observer(&ev)
+// emit reports an event through the Context's own Event, so that observing
+// a run allocates nothing.
+func (r *Runner) emit(c *Context, hook, step, outcome string, err error) {
+	c.ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err}
+	r.observer(&c.ev)
 }
 
 // RunFunc is a convenience for tests and examples: it runs flow once with

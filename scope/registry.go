@@ -54,7 +54,7 @@ func (r *registry) add(owner *Scope, embedded bool, hooks []Hook) ([]string, err
 		}
 		h.id = computeID(owner, &h, embedded)
 		if _, dup := old.byID[h.id]; dup || seen[h.id] {
-			return nil, &flows.Error{Code: flows.CodeDuplicate, Flow: h.Flow, Hook: h.id,
+			return nil, &flows.Error{Code: flows.CodeDuplicate, Flow: h.Flow, Stage: h.Stage, Hook: h.id,
 				Msg: "a hook with this ID is already registered; give one of them a distinct Name"}
 		}
 		seen[h.id] = true
@@ -118,8 +118,8 @@ func (r *registry) remove(id string) error {
 }
 
 // buildSnapshot builds every index from all, which is in registration order.
-// Every index slice is sorted in run order (descending priority, then
-// registration order), so readers never sort.
+// Every index slice is sorted in run order (stage by stage; within a stage,
+// descending priority, then registration order), so readers never sort.
 func buildSnapshot(gen uint64, all []Hook) *snapshot {
 	s := &snapshot{
 		gen:       gen,
@@ -130,7 +130,7 @@ func buildSnapshot(gen uint64, all []Hook) *snapshot {
 		typeFlows: make(map[reflect.Type]*[flows.Count][stages.Count][]Hook),
 	}
 	sorted := slices.Clone(all)
-	slices.SortStableFunc(sorted, runOrder)
+	slices.SortStableFunc(sorted, indexOrder)
 	for i, h := range all {
 		s.byID[h.id] = i
 	}
@@ -156,6 +156,20 @@ func buildSnapshot(gen uint64, all []Hook) *snapshot {
 		tf[f][h.Stage] = append(tf[f][h.Stage], h)
 	}
 	return s
+}
+
+// indexOrder orders hooks as the indexes list them: by flow, then stage by
+// stage in run order, then in run order within a stage. Indexes that span
+// several stages (FlowHooks, FlowHooksForOwner, TypeHooks) thus list hooks in
+// the order a run calls them.
+func indexOrder(a, b Hook) int {
+	if c := cmp.Compare(a.Flow.Index(), b.Flow.Index()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Stage, b.Stage); c != 0 {
+		return c
+	}
+	return runOrder(a, b)
 }
 
 // runOrder orders hooks as they run: descending priority, then registration

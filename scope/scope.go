@@ -155,7 +155,9 @@ func (s *Scope) Hook(id string) (Hook, bool) {
 	return snap.all[i], true
 }
 
-// FlowHooks returns the hooks of flow, all stages and owners, in run order.
+// FlowHooks returns the hooks of flow, all stages and owners, in run order:
+// stage by stage, and within a stage by descending priority, then
+// registration order.
 // The slice is shared and must not be modified.
 func (s *Scope) FlowHooks(flow flows.ID) []Hook {
 	i := flow.Index()
@@ -190,8 +192,8 @@ func (s *Scope) FlowHooksForOwner(flow flows.ID, owner *Scope) []Hook {
 	return o[i]
 }
 
-// TypeHooks returns the embedded hooks of the Go type t, all flows, in run
-// order.
+// TypeHooks returns the embedded hooks of the Go type t, all flows, flow by
+// flow (in the order of [flows.All]) and each flow in run order.
 func (s *Scope) TypeHooks(t reflect.Type) []Hook { return s.reg.load().byType[t] }
 
 // Provide adds a constructor to s's dig container. Entities and plugins of s
