@@ -121,19 +121,23 @@ func (n *nextSteps) Execute(c *flows.Context) error {
 // named name: a tool a list hook hides cannot be called either. When the
 // flow has hooks, it runs them over a one-tool list; they see
 // Request().Method == "tools/call" and can tell this check from a listing.
-func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Request, name string) bool {
+// A list hook that fails makes the call fail with that hook's error (as a
+// protocol error), not look like an unknown tool.
+func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Request, name string) (bool, error) {
 	p := l.tools.Load()
 	if p.Len() == 0 {
-		return true
+		return true, nil
 	}
 	entry := s.index.Load().tools[name]
 	if entry == nil {
-		return false
+		return false, nil
 	}
 	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
 	visible := false
-	s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st, func(c *flows.Context, err error) {
-		if err != nil {
+	var err error
+	s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st, func(c *flows.Context, runErr error) {
+		if runErr != nil {
+			err = protocolError(runErr)
 			return
 		}
 		res, _ := c.Output().(*mcp.ListToolsResult)
@@ -146,7 +150,7 @@ func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Requ
 			}
 		}
 	})
-	return visible
+	return visible, err
 }
 
 // fixedSteps is an execute step that produces a fixed output.

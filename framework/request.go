@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"reflect"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,19 +35,33 @@ func (s *Server) requestInfo(method string, req mcp.Request) *flows.Request {
 		r.Session = ss
 		r.SessionID = ss.ID()
 	}
-	if p := req.GetParams(); p != nil {
+	var meta map[string]any
+	if p := req.GetParams(); !isNilParams(p) {
 		r.ProgressToken = progressToken(p)
+		meta = p.GetMeta()
 	}
 	if ex := req.GetExtra(); ex != nil {
 		r.TokenInfo = ex.TokenInfo
 		r.Header = ex.Header
 	}
 	if cr, ok := req.(clientInfoer); ok {
-		r.ClientInfo = cr.ClientInfo()
-		r.ClientCapabilities = cr.ClientCapabilities()
+		// Decoded through a cache: see meta.go.
+		r.ClientInfo = clientInfoCache.get(meta, mcp.MetaKeyClientInfo, cr.ClientInfo)
+		r.ClientCapabilities = clientCapsCache.get(meta, mcp.MetaKeyClientCapabilities, cr.ClientCapabilities)
 		r.ProtocolVersion = cr.ProtocolVersion()
 	}
 	return r
+}
+
+// isNilParams reports whether p is nil or a typed nil: a list request
+// without params arrives as a nil *mcp.ListToolsParams, whose methods
+// dereference it.
+func isNilParams(p mcp.Params) bool {
+	if p == nil {
+		return true
+	}
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // clientInfoer is what every *mcp.ServerRequest[P] has.
@@ -56,6 +71,7 @@ type clientInfoer interface {
 	ProtocolVersion() string
 }
 
+// progressToken returns p's progress token; p is not nil.
 func progressToken(p mcp.Params) any {
 	if g, ok := p.(interface{ GetProgressToken() any }); ok {
 		return g.GetProgressToken()
@@ -63,10 +79,28 @@ func progressToken(p mcp.Params) any {
 	return nil
 }
 
+// runKey is the context key under which a run's *flows.Context travels in
+// its Go context.
+type runKey struct{}
+
+// FromContext returns the hookflow run that ctx belongs to: inside an
+// entity's execute function (a tool's Execute, a resource's Read, a prompt's
+// Get, a completer), the ctx it was given leads to the run's Context, which
+// gives the request info ([flows.Context.Request]) and works with [Progress]
+// and [Log]. It returns nil outside a run. Like every Context, the result is
+// valid only until the execute function returns.
+func FromContext(ctx context.Context) *flows.Context {
+	c, _ := ctx.Value(runKey{}).(*flows.Context)
+	return c
+}
+
 // Progress reports progress on the request c runs for, when the client asked
-// for it with a progress token; otherwise it does nothing. total may be 0
-// when unknown.
+// for it with a progress token; otherwise (or when c is nil) it does
+// nothing. total may be 0 when unknown.
 func Progress(c *flows.Context, progress, total float64, message string) error {
+	if c == nil {
+		return nil
+	}
 	r := c.Request()
 	if r.Session == nil || r.ProgressToken == nil {
 		return nil
@@ -77,8 +111,12 @@ func Progress(c *flows.Context, progress, total float64, message string) error {
 }
 
 // Log sends a log message to the client of the request c runs for (subject
-// to the level the client set) and does nothing when the run has no session.
+// to the level the client set) and does nothing when c is nil or the run has
+// no session.
 func Log(c *flows.Context, level mcp.LoggingLevel, data any) error {
+	if c == nil {
+		return nil
+	}
 	r := c.Request()
 	if r.Session == nil {
 		return nil
@@ -86,13 +124,13 @@ func Log(c *flows.Context, level mcp.LoggingLevel, data any) error {
 	return r.Session.Log(c.Context(), &mcp.LoggingMessageParams{Level: level, Data: data, Logger: "hookflow"})
 }
 
-// runCtx runs one flow: it acquires a context, fills it, runs the plan and
+// run runs one flow: it acquires a context, fills it, runs the plan and
 // hands the finished context to done, which reads the outcome before the
 // context is recycled.
 func (s *Server) run(ctx context.Context, flow flows.ID, entity *flows.Entity, info *flows.Request, input any,
 	owner any, private any, plan *flows.Plan, steps flows.Steps, done func(c *flows.Context, err error)) {
 	c := s.runner.Acquire()
-	c.Init(ctx, flow, entity, info, input)
+	c.Init(context.WithValue(ctx, runKey{}, c), flow, entity, info, input)
 	c.SetScope(owner)
 	c.SetPrivate(private)
 	err := s.runner.Run(c, plan, steps)

@@ -170,8 +170,10 @@ func (s *Server) Start() error {
 	if s.started {
 		return s.startErr
 	}
-	s.started = true
+	// started is set after start: while the pending entities register, a
+	// duplicate name is still an error (after Start it replaces).
 	s.startErr = s.start()
+	s.started = true
 	return s.startErr
 }
 

@@ -135,7 +135,9 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 	s := d.srv
 	info := s.requestInfo("tools/call", req)
-	if !s.lists.toolVisible(ctx, s, info, d.def.Tool.Name) {
+	if visible, err := s.lists.toolVisible(ctx, s, info, d.def.Tool.Name); err != nil {
+		return nil, err
+	} else if !visible {
 		return nil, unknownTool(d.def.Tool.Name)
 	}
 	var raw json.RawMessage

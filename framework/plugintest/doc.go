@@ -1,0 +1,41 @@
+// Package plugintest is a test kit for hookflow plugins, in the spirit of
+// testing/slogtest: it runs a plugin's hooks in a real in-memory hookflow
+// server, talks to it through real MCP client sessions, and checks what
+// every plugin owes the framework.
+//
+// # The harness
+//
+// [New] builds a [Harness]: a framework.Server with the plugins of
+// [Options] attached (to the server or to apps), the test tools of
+// [AddTools] ([ToolEcho], [ToolFail], [ToolPanic], [ToolNext]), and client
+// sessions connected over mcp.NewInMemoryTransports. A test calls tools and
+// asserts what the client saw:
+//
+//	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{myplugin.New(cfg)}})
+//	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "hi"}).WantText(plugintest.EchoText("hi"))
+//	h.Call(plugintest.ToolFail, plugintest.Text{Text: "x"}).WantToolError("fail: x")
+//	h.Call("nope", nil).WantProtocolError(jsonrpc.CodeInvalidParams)
+//
+// A session can present a verified bearer token ([SessionOptions.Token]),
+// as the SDK's auth middleware would over HTTP, so that hooks see a
+// principal. The harness also records what happened on the server side:
+// how many times finally ran per request ([Harness.Finally]) and which hooks
+// ran ([Harness.HookCalls]).
+//
+// # The shared checks
+//
+// [Run] runs, as subtests, the checks every plugin should pass: its hooks
+// are owned by its own plugin scope, attaching it keeps the run contract
+// (right outputs, isError for failures, finally exactly once), it survives
+// concurrent calls over several sessions, and attached to an app its hooks
+// run for that app's entities only. Call it from a test of the plugin's
+// package and run the tests with -race:
+//
+//	func TestPluginChecks(t *testing.T) {
+//		plugintest.Run(t, func(t testing.TB) framework.Plugin { return myplugin.New(myplugin.Config{}) }, nil)
+//	}
+//
+// # Status
+//
+// EXPERIMENTAL: the checks may grow as the run contract does.
+package plugintest

@@ -1,0 +1,136 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+)
+
+// Outcome says how a flow run ended.
+type Outcome string
+
+// The outcomes of a run.
+const (
+	// OK: the run succeeded.
+	OK Outcome = "ok"
+	// Failed: the run failed (a tool error or isError result, invalid
+	// input, a panic, a cancellation), and no hook decided it.
+	Failed Outcome = "error"
+	// Blocked: a hook stopped the run (returned an error or called Abort);
+	// [Event.DecidedBy] names it.
+	Blocked Outcome = "blocked"
+	// AnsweredEarly: a hook answered before execute (Respond), e.g. from a
+	// cache; [Event.DecidedBy] names it.
+	AnsweredEarly Outcome = "answered_early"
+	// Recovered: the run failed and an onError hook recovered it with
+	// Respond; [Event.DecidedBy] names it.
+	Recovered Outcome = "recovered"
+)
+
+// Redacted replaces the values of redacted fields in [Event.Args].
+const Redacted = "[REDACTED]"
+
+// Event is the record of one flow run. Its JSON form is one line of the
+// JSON-lines file; the slog attributes have the same keys.
+//
+// An Event never holds the caller's token or HTTP headers: the principal is
+// the token's user ID only.
+type Event struct {
+	// Time is when the run ended.
+	Time time.Time `json:"time"`
+	// Flow is the flow that ran, e.g. "tools:call-tool".
+	Flow flows.ID `json:"flow"`
+	// Entity is the tool or prompt name, or the resource's URI (or URI
+	// template); empty for flows without an entity (lists, initialize).
+	Entity string `json:"entity,omitempty"`
+	// SessionID is the transport's session ID (empty over stdio and
+	// in-memory transports).
+	SessionID string `json:"session_id,omitempty"`
+	// RequestID is the request ID hookflow minted for the request.
+	RequestID string `json:"request_id"`
+	// Principal is the authenticated user's ID, or empty.
+	Principal string `json:"principal,omitempty"`
+	// Outcome says how the run ended.
+	Outcome Outcome `json:"outcome"`
+	// DecidedBy is the ID of the hook that blocked, answered early or
+	// recovered the run (or panicked).
+	DecidedBy string `json:"decided_by,omitempty"`
+	// Error is the reason the client was given when the run failed.
+	Error string `json:"error,omitempty"`
+	// Duration is how long the run took, from its first stage to finally
+	// (in nanoseconds in JSON, as slog's JSON handler writes durations).
+	Duration time.Duration `json:"duration"`
+	// URI is the URI of a resources/read.
+	URI string `json:"uri,omitempty"`
+	// Args are the arguments of a tools/call or prompts/get as the client
+	// sent them, with the configured fields replaced by [Redacted].
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// record turns ev into a slog record with message "audit" at level Info.
+func (ev *Event) record() slog.Record {
+	r := slog.NewRecord(ev.Time, slog.LevelInfo, "audit", 0)
+	r.AddAttrs(slog.String("flow", string(ev.Flow)))
+	if ev.Entity != "" {
+		r.AddAttrs(slog.String("entity", ev.Entity))
+	}
+	if ev.SessionID != "" {
+		r.AddAttrs(slog.String("session_id", ev.SessionID))
+	}
+	r.AddAttrs(slog.String("request_id", ev.RequestID))
+	if ev.Principal != "" {
+		r.AddAttrs(slog.String("principal", ev.Principal))
+	}
+	r.AddAttrs(slog.String("outcome", string(ev.Outcome)))
+	if ev.DecidedBy != "" {
+		r.AddAttrs(slog.String("decided_by", ev.DecidedBy))
+	}
+	if ev.Error != "" {
+		r.AddAttrs(slog.String("error", ev.Error))
+	}
+	r.AddAttrs(slog.Duration("duration", ev.Duration))
+	if ev.URI != "" {
+		r.AddAttrs(slog.String("uri", ev.URI))
+	}
+	if len(ev.Args) > 0 {
+		// JSON handlers embed a json.RawMessage as JSON; text handlers
+		// quote it as a string.
+		r.AddAttrs(slog.Any("args", ev.Args))
+	}
+	return r
+}
+
+// sink receives events on the plugin's goroutine, one at a time.
+type sink interface {
+	write(ev *Event) error
+	close() error
+}
+
+// handlerSink writes events to a slog.Handler.
+type handlerSink struct{ h slog.Handler }
+
+func (s handlerSink) write(ev *Event) error {
+	ctx := context.Background()
+	if !s.h.Enabled(ctx, slog.LevelInfo) {
+		return nil
+	}
+	return s.h.Handle(ctx, ev.record())
+}
+
+func (handlerSink) close() error { return nil }
+
+// fileSink writes events as JSON lines to a rotating file.
+type fileSink struct{ f *rotatingFile }
+
+func (s fileSink) write(ev *Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	return s.f.write(append(b, '\n'))
+}
+
+func (s fileSink) close() error { return s.f.close() }

@@ -1,0 +1,329 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Config configures the cache plugin. The zero value caches for a minute,
+// up to 1024 results in memory, per principal.
+type Config struct {
+	// Name is the plugin's name (default "cache").
+	Name string
+	// TTL is how long a result is served from the cache (default 1 minute).
+	TTL time.Duration
+	// MaxEntries bounds the default in-memory backend (default 1024,
+	// least recently used evicted first). It must be 0 when Backend is set.
+	MaxEntries int
+	// Backend stores the results; nil uses [NewMemory] with MaxEntries and
+	// Now.
+	Backend Backend
+	// SharedAcrossPrincipals lets callers with different principals (the
+	// verified token's user ID) share results. By default the principal is
+	// part of the key, so a read-only tool whose answer depends on the
+	// caller ("my files") never serves one user's result to another.
+	// Unauthenticated calls all have the empty principal.
+	SharedAcrossPrincipals bool
+	// Now is the clock of the default backend; nil uses time.Now.
+	Now func() time.Time
+}
+
+// The defaults of [Config].
+const (
+	DefaultTTL        = time.Minute
+	DefaultMaxEntries = 1024
+)
+
+// LookupPriority is the priority of the plugin's beforeExecute hook: it
+// runs after the beforeExecute hooks of ordinary priority, so that
+// authorization and rate limits are checked before a cached answer is
+// served.
+const LookupPriority = -1 << 20
+
+// Stats counts what the cache did.
+type Stats struct {
+	// Hits are calls answered from the cache.
+	Hits uint64
+	// Misses are calls of cacheable tools that executed.
+	Misses uint64
+	// Stores are results put in the cache.
+	Stores uint64
+	// Errors are backend errors (each treated as a miss or a skipped store)
+	// and results that could not be cached faithfully.
+	Errors uint64
+}
+
+// Plugin is the cache plugin; create it with [New].
+//
+// It answers tools/call for tools annotated read-only or idempotent
+// (mcp.ToolAnnotations ReadOnlyHint or IdempotentHint) from a cache keyed by
+// the tool's name and the canonical JSON of its validated arguments (keys
+// sorted, no insignificant whitespace), and the principal unless
+// [Config.SharedAcrossPrincipals]. A hit answers in beforeExecute with
+// Respond, so execute is skipped and afterExecute hooks run with the cached
+// output; the audit plugin reports it as answered early. A miss stores the
+// tool's output in afterExecute, only when the call succeeded (no error, no
+// isError result).
+//
+// Cached outputs are stored as JSON bytes and decoded into a fresh value of
+// the tool's output type for every hit: no two calls ever share a value, so
+// hooks may modify their output freely. An output that does not survive a
+// JSON round trip unchanged is not cached.
+type Plugin struct {
+	cfg     Config
+	backend Backend
+	pending flows.Key[string] // the key to store the run's result under
+
+	mu       sync.Mutex
+	checked  bool
+	checkErr error
+
+	types sync.Map // type ID → reflect.Type of cached outputs
+
+	hits, misses, stores, errs atomic.Uint64
+}
+
+// New returns a cache plugin configured by cfg. The configuration is
+// checked when the plugin is attached.
+func New(cfg Config) *Plugin {
+	return &Plugin{cfg: cfg, pending: flows.NewKey[string]("cache.key")}
+}
+
+// Name returns Config.Name, or "cache".
+func (p *Plugin) Name() string {
+	if p.cfg.Name != "" {
+		return p.cfg.Name
+	}
+	return "cache"
+}
+
+// Stats returns the plugin's counters.
+func (p *Plugin) Stats() Stats {
+	return Stats{Hits: p.hits.Load(), Misses: p.misses.Load(), Stores: p.stores.Load(), Errors: p.errs.Load()}
+}
+
+// Attach checks the configuration and registers the plugin's hooks.
+func (p *Plugin) Attach(pc *framework.PluginContext) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	srv := pc.Server
+	return pc.Hook(
+		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: LookupPriority, Name: "lookup",
+			Fn: func(c *flows.Context) error { return p.lookup(srv, c) }},
+		// First in afterExecute: store what execute produced, before other
+		// hooks rewrite it (they rewrite cached answers the same way).
+		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "store",
+			Fn: p.store},
+	)
+}
+
+func (p *Plugin) check() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.checked {
+		p.checked = true
+		p.checkErr = p.validate()
+	}
+	return p.checkErr
+}
+
+func (p *Plugin) validate() error {
+	c := p.cfg
+	switch {
+	case c.TTL < 0:
+		return fmt.Errorf("Config.TTL: must not be negative, got %v", c.TTL)
+	case c.MaxEntries < 0:
+		return fmt.Errorf("Config.MaxEntries: must not be negative, got %d", c.MaxEntries)
+	case c.MaxEntries != 0 && c.Backend != nil:
+		return fmt.Errorf("Config.MaxEntries: bounds the default backend only; bound Config.Backend itself")
+	}
+	if c.TTL == 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.MaxEntries == 0 {
+		c.MaxEntries = DefaultMaxEntries
+	}
+	p.backend = c.Backend
+	if p.backend == nil {
+		p.backend = NewMemory(&MemoryOptions{MaxEntries: c.MaxEntries, Now: c.Now})
+	}
+	p.cfg = c
+	return nil
+}
+
+// cacheable reports whether the tool is annotated read-only or idempotent.
+func cacheable(srv *framework.Server, name string) bool {
+	info, ok := srv.Tool(name)
+	if !ok || info.Tool == nil || info.Tool.Annotations == nil {
+		return false
+	}
+	a := info.Tool.Annotations
+	return a.ReadOnlyHint || a.IdempotentHint
+}
+
+func (p *Plugin) lookup(srv *framework.Server, c *flows.Context) error {
+	e := c.Entity()
+	if e == nil || !cacheable(srv, e.Name) {
+		return nil
+	}
+	key, ok := p.key(c, e.Name)
+	if !ok {
+		return nil
+	}
+	val, found, err := p.backend.Get(c.Context(), key)
+	if err != nil {
+		p.errs.Add(1)
+	}
+	if found {
+		if out, ok := p.decode(val); ok {
+			p.hits.Add(1)
+			c.Respond(out)
+			return nil
+		}
+		p.errs.Add(1)
+	}
+	p.misses.Add(1)
+	p.pending.Set(c, key)
+	return nil
+}
+
+// key returns the cache key of the call: the tool's name and a hash of the
+// principal and the canonical JSON of the validated input.
+func (p *Plugin) key(c *flows.Context, name string) (string, bool) {
+	b, err := json.Marshal(c.Input())
+	if err != nil {
+		return "", false
+	}
+	canon, err := canonical(b)
+	if err != nil {
+		return "", false
+	}
+	h := sha256.New()
+	if !p.cfg.SharedAcrossPrincipals {
+		principal := c.Request().Principal()
+		fmt.Fprintf(h, "%d:%s", len(principal), principal)
+	}
+	h.Write(canon)
+	return name + ":" + hex.EncodeToString(h.Sum(nil)), true
+}
+
+// canonical returns the canonical form of the JSON b: object keys sorted,
+// no insignificant whitespace, numbers as written.
+func canonical(b []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func (p *Plugin) store(c *flows.Context) error {
+	key, ok := p.pending.Get(c)
+	if !ok || c.Responded() { // not cacheable, a hit, or another hook answered
+		return nil
+	}
+	out := c.Output()
+	if out == nil {
+		return nil
+	}
+	if res, ok := out.(*mcp.CallToolResult); ok && (res == nil || res.IsError) {
+		return nil
+	}
+	val, ok := p.encode(out)
+	if !ok {
+		p.errs.Add(1)
+		return nil
+	}
+	if err := p.backend.Set(c.Context(), key, val, p.cfg.TTL); err != nil {
+		p.errs.Add(1)
+		return nil
+	}
+	p.stores.Add(1)
+	return nil
+}
+
+// encode returns the stored form of out: its type's ID, a newline, and its
+// JSON. It refuses outputs that do not come back identical from a JSON round
+// trip (a hit would then answer differently from the tool).
+func (p *Plugin) encode(out any) ([]byte, bool) {
+	t := reflect.TypeOf(out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, false
+	}
+	back, err := decodeAs(t, b)
+	if err != nil {
+		return nil, false
+	}
+	again, err := json.Marshal(back)
+	if err != nil || !bytes.Equal(b, again) {
+		return nil, false
+	}
+	id := typeID(t)
+	p.types.LoadOrStore(id, t)
+	val := make([]byte, 0, len(id)+1+len(b))
+	val = append(append(append(val, id...), '\n'), b...)
+	return val, true
+}
+
+// decode returns a fresh value from a stored form, or false when the type
+// is unknown to this process or the JSON does not decode.
+func (p *Plugin) decode(val []byte) (any, bool) {
+	id, data, ok := bytes.Cut(val, []byte{'\n'})
+	if !ok {
+		return nil, false
+	}
+	t, ok := p.types.Load(string(id))
+	if !ok {
+		return nil, false
+	}
+	v, err := decodeAs(t.(reflect.Type), data)
+	return v, err == nil
+}
+
+// decodeAs unmarshals data into a new value of type t.
+func decodeAs(t reflect.Type, data []byte) (any, error) {
+	if t.Kind() == reflect.Pointer {
+		v := reflect.New(t.Elem())
+		if err := json.Unmarshal(data, v.Interface()); err != nil {
+			return nil, err
+		}
+		return v.Interface(), nil
+	}
+	v := reflect.New(t)
+	if err := json.Unmarshal(data, v.Interface()); err != nil {
+		return nil, err
+	}
+	return v.Elem().Interface(), nil
+}
+
+// typeID names t uniquely within a program.
+func typeID(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		return "*" + typeID(t.Elem())
+	}
+	if t.Name() != "" && t.PkgPath() != "" {
+		return t.PkgPath() + "." + t.Name()
+	}
+	return t.String()
+}
+
+var _ framework.Plugin = (*Plugin)(nil)
