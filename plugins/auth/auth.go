@@ -1,0 +1,435 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Name is the plugin's name: its hooks' IDs start with the scope path of
+// "auth".
+const Name = "auth"
+
+// DefaultPriority is the priority of the plugin's hooks when
+// [Config.Priority] is 0: high, so that a denied call is refused before
+// rate limits, caches or the tool's own hooks see it.
+const DefaultPriority = 1000
+
+// CodeInsufficientScope is the JSON-RPC error code of the body of an HTTP
+// 403 insufficient-scope response (see [Plugin.Handler]). It is in the
+// range JSON-RPC reserves for implementation-defined server errors.
+const CodeInsufficientScope = -32003
+
+// Policy says what requests without a bearer token may call: requests over
+// stdio or in-memory transports, or over HTTP without [Plugin.Handler]'s
+// middleware in front.
+type Policy int
+
+const (
+	// DenyScoped, the default, lets requests without a token call only tools
+	// that require no scope; tools that do are hidden and refused.
+	DenyScoped Policy = iota
+	// AllowAll lets requests without a token call every tool, e.g. for a
+	// stdio server whose only client is its local user. Requests with a
+	// token are still checked.
+	AllowAll
+)
+
+// String returns the policy's name.
+func (p Policy) String() string {
+	switch p {
+	case DenyScoped:
+		return "DenyScoped"
+	case AllowAll:
+		return "AllowAll"
+	}
+	return "Policy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Config configures the auth plugin. The zero value checks scopes over
+// every transport (denying scoped tools to requests without a token) but
+// cannot serve HTTP: [Plugin.Handler] needs a Verifier.
+type Config struct {
+	// Verifier checks a bearer token and describes it (scopes, user ID,
+	// expiration); it is the SDK's auth.TokenVerifier. It should return an
+	// error wrapping auth.ErrInvalidToken for a bad token. Required by
+	// [Plugin.Handler] and [Plugin.Middleware]; unused over stdio.
+	Verifier sdkauth.TokenVerifier
+	// ResourceMetadataURL is the URL of the server's OAuth 2.0 protected
+	// resource metadata (RFC 9728), sent in WWW-Authenticate challenges so
+	// that clients can find the authorization server.
+	ResourceMetadataURL string
+	// Scopes are required of every HTTP request (checked by the SDK's
+	// middleware before any MCP message is read; 403 when one is missing).
+	Scopes []string
+	// AllowMissingExpiration accepts tokens whose TokenInfo has no
+	// Expiration (the SDK refuses them by default).
+	AllowMissingExpiration bool
+	// ClockSkew is the tolerance applied to a token's expiration.
+	ClockSkew time.Duration
+
+	// ToolScopes maps tool names to the scopes a caller needs to see and
+	// call them, in addition to the tool's own scopes (framework.Tool.Scopes,
+	// which hookgen fills from the `scopes=` key of //mcp:tool).
+	ToolScopes map[string][]string
+	// Unauthenticated is the policy for requests without a token; the
+	// default is DenyScoped.
+	Unauthenticated Policy
+	// Conceal makes a tool the caller may not call look as if it did not
+	// exist: calls to it fail with the protocol error "unknown tool"
+	// (-32602) instead of naming the missing scopes, and HTTP gets no 403
+	// challenge for it. The default explains the denial, which helps the
+	// model and the user but reveals the tool's name and scopes.
+	Conceal bool
+	// NoScopeChallenge turns off the HTTP 403 insufficient-scope response to
+	// a tools/call over HTTP; the call is then refused in-band, with an
+	// isError result, like over stdio.
+	NoScopeChallenge bool
+	// Priority of the plugin's hooks; 0 means DefaultPriority.
+	Priority int
+	// Logger receives the plugin's logs (denials at debug level, verifier
+	// failures); nil uses the server's logger. Tokens are never logged.
+	Logger *slog.Logger
+}
+
+// Plugin is the auth plugin. Build it with [New], attach it with
+// framework.Server.Use (or App.Use, to guard that app's tools only), and
+// serve HTTP through [Plugin.Handler].
+type Plugin struct {
+	cfg      Config
+	priority int
+	// att is set by Attach; it is read lock-free by every request.
+	att atomic.Pointer[attachment]
+}
+
+type attachment struct {
+	srv    *framework.Server
+	app    *scope.Scope // nil at server level
+	logger *slog.Logger
+}
+
+// New returns the auth plugin configured by cfg. cfg is validated when the
+// plugin is attached (at the server's Start), so that a bad setting stops
+// the server with a message naming the plugin and the field.
+func New(cfg Config) *Plugin {
+	cfg.ToolScopes = cloneScopes(cfg.ToolScopes)
+	cfg.Scopes = slices.Clone(cfg.Scopes)
+	p := &Plugin{cfg: cfg, priority: cfg.Priority}
+	if p.priority == 0 {
+		p.priority = DefaultPriority
+	}
+	return p
+}
+
+func cloneScopes(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// Name returns "auth".
+func (p *Plugin) Name() string { return Name }
+
+// Attach validates the configuration and registers the plugin's hooks: a
+// tools:call-tool beforeValidation hook that refuses calls whose token
+// lacks the tool's scopes, and a tools:list-tools afterExecute hook that
+// hides those tools.
+func (p *Plugin) Attach(pc *framework.PluginContext) error {
+	if err := p.cfg.validate(); err != nil {
+		return err
+	}
+	if p.att.Load() != nil {
+		return errors.New("the plugin is already attached; make one per server (auth.New)")
+	}
+	a := &attachment{srv: pc.Server, logger: p.cfg.Logger}
+	if pc.App != nil {
+		a.app = pc.App.Scope()
+	}
+	if a.logger == nil {
+		a.logger = pc.Server.Logger()
+	}
+	p.att.Store(a)
+	if err := pc.Hook(
+		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "scopes", Fn: p.callHook},
+		scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: p.priority, Name: "hide", Fn: p.listHook},
+	); err != nil {
+		p.att.Store(nil)
+		return err
+	}
+	return nil
+}
+
+// validate checks the configuration; errors name the field.
+func (c *Config) validate() error {
+	var errs []error
+	for i, s := range c.Scopes {
+		if err := checkScope(s); err != nil {
+			errs = append(errs, fmt.Errorf("Scopes[%d]: %w", i, err))
+		}
+	}
+	if c.ResourceMetadataURL != "" {
+		u, err := url.Parse(c.ResourceMetadataURL)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %q is not an absolute URL", c.ResourceMetadataURL))
+		}
+	}
+	if c.ClockSkew < 0 {
+		errs = append(errs, fmt.Errorf("ClockSkew: must not be negative (got %v)", c.ClockSkew))
+	}
+	for _, name := range slices.Sorted(mapsKeys(c.ToolScopes)) {
+		if name == "" {
+			errs = append(errs, errors.New("ToolScopes: empty tool name"))
+			continue
+		}
+		for i, s := range c.ToolScopes[name] {
+			if err := checkScope(s); err != nil {
+				errs = append(errs, fmt.Errorf("ToolScopes[%q][%d]: %w", name, i, err))
+			}
+		}
+	}
+	if c.Unauthenticated != DenyScoped && c.Unauthenticated != AllowAll {
+		errs = append(errs, fmt.Errorf("Unauthenticated: unknown policy %d (want auth.DenyScoped or auth.AllowAll)", int(c.Unauthenticated)))
+	}
+	return errors.Join(errs...)
+}
+
+func mapsKeys(m map[string][]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// checkScope accepts an OAuth scope token (RFC 6749 §3.3): printable ASCII
+// without spaces, '"' or '\'. hookgen applies the same rule to `scopes=`.
+func checkScope(s string) error {
+	if s == "" {
+		return errors.New("empty scope")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			return fmt.Errorf("scope %q: want printable ASCII without spaces, '\"' or '\\'", s)
+		}
+	}
+	return nil
+}
+
+// Check reports configuration problems that can only be seen once the
+// server has started: ToolScopes naming a tool the server does not have.
+// [Plugin.Handler] calls it; stdio servers may call it after Start.
+func (p *Plugin) Check() error {
+	a := p.att.Load()
+	if a == nil {
+		return errors.New("auth: the plugin is not attached to a started server (srv.Use(plugin), then srv.Start)")
+	}
+	var errs []error
+	for _, name := range slices.Sorted(mapsKeys(p.cfg.ToolScopes)) {
+		if _, ok := a.srv.Tool(name); !ok {
+			errs = append(errs, fmt.Errorf("auth: ToolScopes[%q]: the server has no tool %q", name, name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RequiredScopes returns the scopes a caller needs for the tool named
+// name: those of Config.ToolScopes and the tool's own, without duplicates.
+// It returns nil for a tool that needs none, for an unknown tool, and for a
+// tool outside the app the plugin is attached to.
+func (p *Plugin) RequiredScopes(name string) []string {
+	a := p.att.Load()
+	if a == nil {
+		return nil
+	}
+	cfg, own := p.scopesOf(a, name)
+	return union(cfg, own)
+}
+
+// scopesOf returns the two lists of scopes the tool named name requires.
+func (p *Plugin) scopesOf(a *attachment, name string) (cfg, own []string) {
+	info, ok := a.srv.Tool(name)
+	if !ok {
+		return nil, nil
+	}
+	if a.app != nil && info.App != a.app {
+		return nil, nil
+	}
+	return p.cfg.ToolScopes[name], info.Scopes
+}
+
+func union(a, b []string) []string {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(a)+len(b))
+	for _, s := range a {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// allowed reports whether ti may call the tool named name. It allocates
+// nothing when the call is allowed.
+func (p *Plugin) allowed(a *attachment, name string, ti *sdkauth.TokenInfo) bool {
+	cfg, own := p.scopesOf(a, name)
+	if len(cfg)+len(own) == 0 {
+		return true
+	}
+	if ti == nil {
+		return p.cfg.Unauthenticated == AllowAll
+	}
+	for _, s := range cfg {
+		if !slices.Contains(ti.Scopes, s) {
+			return false
+		}
+	}
+	for _, s := range own {
+		if !slices.Contains(ti.Scopes, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// denial returns the error explaining why ti may not call the tool named
+// name, or nil when it may.
+func (p *Plugin) denial(a *attachment, name string, ti *sdkauth.TokenInfo) *ScopeError {
+	if p.allowed(a, name, ti) {
+		return nil
+	}
+	req := p.RequiredScopes(name)
+	e := &ScopeError{Tool: name, Required: req, Authenticated: ti != nil}
+	for _, s := range req {
+		if ti == nil || !slices.Contains(ti.Scopes, s) {
+			e.Missing = append(e.Missing, s)
+		}
+	}
+	return e
+}
+
+// ScopeError is why a call was refused: the caller's token lacks scopes the
+// tool requires, or the request has no token at all. Hooks that run after
+// the auth plugin (an audit plugin's finally hook) find it with errors.As
+// on the run's error.
+type ScopeError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Required are all the scopes the tool requires; Missing those the
+	// caller's token lacks (all of them without a token).
+	Required []string
+	Missing  []string
+	// Authenticated is false when the request carried no token.
+	Authenticated bool
+}
+
+// Error tells the model what is missing, e.g.
+// `permission denied: the caller's access token lacks scope "deploy:write", required by tool "deploy"`.
+func (e *ScopeError) Error() string {
+	var b strings.Builder
+	if !e.Authenticated {
+		b.WriteString("permission denied: tool ")
+		b.WriteString(strconv.Quote(e.Tool))
+		b.WriteString(" requires an access token with ")
+		writeScopes(&b, e.Missing)
+		b.WriteString("; this request has none")
+		return b.String()
+	}
+	b.WriteString("permission denied: the caller's access token lacks ")
+	writeScopes(&b, e.Missing)
+	b.WriteString(", required by tool ")
+	b.WriteString(strconv.Quote(e.Tool))
+	return b.String()
+}
+
+func writeScopes(b *strings.Builder, scopes []string) {
+	if len(scopes) == 1 {
+		b.WriteString("scope ")
+	} else {
+		b.WriteString("scopes ")
+	}
+	for i, s := range scopes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+}
+
+// callHook refuses a tools/call whose caller may not call the tool.
+func (p *Plugin) callHook(c *flows.Context) error {
+	a := p.att.Load()
+	name := c.Entity().Name
+	ti := c.Request().TokenInfo
+	if p.allowed(a, name, ti) {
+		return nil
+	}
+	e := p.denial(a, name, ti)
+	a.logger.LogAttrs(c.Context(), slog.LevelDebug, "auth: call denied",
+		slog.String("tool", name),
+		slog.String("principal", c.Request().Principal()),
+		slog.String("session", c.Request().SessionID),
+		slog.String("request", c.Request().ID),
+		slog.Any("missing", e.Missing))
+	return e
+}
+
+// listHook removes from a tools/list result the tools the caller may not
+// call. In the framework's visibility check for a tools/call (Method
+// "tools/call") it keeps the tool unless Conceal is set, so that the call
+// hook refuses it with a reason instead of "unknown tool".
+func (p *Plugin) listHook(c *flows.Context) error {
+	if c.Request().Method == "tools/call" && !p.cfg.Conceal {
+		return nil
+	}
+	res, _ := c.Output().(*mcp.ListToolsResult)
+	if res == nil {
+		return nil
+	}
+	a := p.att.Load()
+	ti := c.Request().TokenInfo
+	var kept []*mcp.Tool
+	for i, t := range res.Tools {
+		ok := t == nil || p.allowed(a, t.Name, ti)
+		switch {
+		case ok && kept != nil:
+			kept = append(kept, t)
+		case !ok && kept == nil:
+			kept = make([]*mcp.Tool, i, len(res.Tools)-1)
+			copy(kept, res.Tools[:i])
+		}
+	}
+	if kept != nil {
+		out := *res
+		out.Tools = kept
+		c.SetOutput(&out)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+// Package auth is hookflow's authorization plugin: bearer tokens on HTTP
+// through the MCP SDK's auth.RequireBearerToken, and OAuth scopes required
+// per tool.
+//
+// # Scopes per tool
+//
+// A tool's required scopes are the union of [Config.ToolScopes] and the
+// tool's own (framework.Tool.Scopes, which hookgen fills from
+// `//mcp:tool … scopes=read,write`). A caller may call the tool only when
+// its token (the SDK's auth.TokenInfo, which hooks see as
+// Request().TokenInfo) holds all of them.
+//
+// The plugin registers two hooks, at priority [DefaultPriority] (above the
+// default 0 of other plugins' hooks):
+//
+//   - tools:call-tool beforeValidation "scopes" refuses a call whose token
+//     lacks a scope. The model gets an isError result naming the missing
+//     scopes (a [*ScopeError]); later hooks (audit) see the run blocked by
+//     the auth plugin's hook.
+//   - tools:list-tools afterExecute "hide" removes those tools from
+//     tools/list.
+//
+// Why an isError result rather than a JSON-RPC error: MCP reserves protocol
+// errors for requests the server cannot process at all (malformed, unknown
+// method or tool); a refusal the model can act on — ask the user to grant
+// a scope, pick another tool — is a tool result with isError, which
+// clients show to the model. JSON-RPC has no standard code for
+// authorization, and the transport-level signal clients act on is HTTP 403
+// with WWW-Authenticate (below). Set [Config.Conceal] to make forbidden
+// tools indistinguishable from missing ones (-32602 "unknown tool").
+//
+// # HTTP
+//
+// [Plugin.Handler] serves the server over streamable HTTP behind
+// auth.RequireBearerToken: a request without a valid token gets 401 with a
+// WWW-Authenticate challenge before any MCP message is read. A tools/call
+// whose token lacks the tool's scopes gets 403 with
+// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, the
+// MCP authorization spec's step-up signal: the streamable transport
+// answers a POST with status 200 before the tool runs, so the plugin reads
+// the JSON-RPC message in front of the SDK to decide. The 403 carries a
+// JSON-RPC error body ([CodeInsufficientScope]) so that the SDK's client
+// reports a call error and keeps the session.
+//
+// # Without a token
+//
+// Over stdio and in-memory transports requests carry no token;
+// [Config.Unauthenticated] decides: [DenyScoped] (the default) hides and
+// refuses every tool that requires a scope, [AllowAll] trusts the local
+// client.
+//
+// # Tokens stay secret
+//
+// The plugin never logs a token, replaces verifier errors by fixed texts
+// (the SDK would send the verifier's message to the client), and removes
+// the Authorization header before the request reaches the MCP server, so
+// that no hook (an audit plugin logging headers) can see or forward it.
+//
+// Attach the plugin to the server (srv.Use) to guard every tool, or to an
+// App (app.Use) to guard that app's tools only; either way its list hook
+// hides only the tools it guards.
+package auth

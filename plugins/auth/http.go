@@ -1,0 +1,271 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+)
+
+// maxPeek bounds how much of a POST body the scope challenge reads to find
+// a tools/call; it is the SDK's default MaxRequestBodyBytes. A larger body
+// is passed on unread and checked in-band.
+const maxPeek = 4 << 20
+
+// Handler starts srv, which must have the plugin attached (srv.Use), and
+// returns its streamable HTTP handler behind [Plugin.Middleware]. It fails
+// when the configuration has no Verifier or names tools the server lacks.
+// opts are the SDK's options for the handler and may be nil.
+func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
+	mw, err := p.Middleware()
+	if err != nil {
+		return nil, err
+	}
+	h, err := srv.HTTPHandler(opts)
+	if err != nil {
+		return nil, err
+	}
+	if a := p.att.Load(); a == nil || a.srv != srv {
+		return nil, errors.New("auth: Handler: the plugin is not attached to this server; call srv.Use(plugin) (or app.Use) before serving")
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	return mw(h), nil
+}
+
+// Middleware returns HTTP middleware for a handler serving the server the
+// plugin is attached to, for when the handler is built by hand (e.g. to
+// mount it beside other routes). In order, a request goes through:
+//
+//  1. the SDK's auth.RequireBearerToken with the configured Verifier: no
+//     token or a bad one gets 401, a token without Config.Scopes 403, both
+//     with a WWW-Authenticate challenge (RFC 6750: error="invalid_token" or
+//     "insufficient_scope", the scope, and resource_metadata when set);
+//  2. the scope challenge: a tools/call of a tool whose scopes the token
+//     lacks gets 403 with `WWW-Authenticate: Bearer
+//     error="insufficient_scope", scope="…"` and a JSON-RPC error body
+//     (code [CodeInsufficientScope]), which the SDK's client turns into a
+//     call error without dropping the session, and its OAuth handler into
+//     step-up authorization (unless Config.NoScopeChallenge or Conceal);
+//  3. the Authorization header is removed, so that hooks reading
+//     Request().Header (an audit plugin) never see the token, and nothing
+//     can pass it on to another service.
+//
+// Verifier errors are logged without the token and reach the client as a
+// fixed text ("invalid token", "oauth error" or "token verification
+// failed"), never as the verifier's message.
+func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
+	if p.cfg.Verifier == nil {
+		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server)")
+	}
+	if err := p.cfg.validate(); err != nil {
+		return nil, errors.Join(errors.New("auth: bad configuration"), err)
+	}
+	require := sdkauth.RequireBearerToken(p.verify, &sdkauth.RequireBearerTokenOptions{
+		ResourceMetadataURL:    p.cfg.ResourceMetadataURL,
+		Scopes:                 p.cfg.Scopes,
+		AllowMissingExpiration: p.cfg.AllowMissingExpiration,
+		ClockSkew:              p.cfg.ClockSkew,
+	})
+	return func(next http.Handler) http.Handler {
+		inner := require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Past the SDK's check: hand the real writer on.
+			if cw, ok := w.(*challengeWriter); ok {
+				w = cw.ResponseWriter
+			}
+			p.serveVerified(w, r, next)
+		}))
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inner.ServeHTTP(&challengeWriter{ResponseWriter: w, p: p, req: r}, r)
+		})
+	}, nil
+}
+
+// verify wraps the configured verifier: its errors are logged (without the
+// token) and replaced by fixed ones, since the SDK writes the error's text
+// into the 401 body.
+func (p *Plugin) verify(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
+	ti, err := p.cfg.Verifier(ctx, token, r)
+	if err == nil {
+		return ti, nil
+	}
+	msg := redact(err.Error(), token)
+	switch {
+	case errors.Is(err, sdkauth.ErrInvalidToken):
+		p.logger().LogAttrs(ctx, slog.LevelDebug, "auth: token rejected", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		return nil, sdkauth.ErrInvalidToken
+	case errors.Is(err, sdkauth.ErrOAuth):
+		p.logger().LogAttrs(ctx, slog.LevelWarn, "auth: token rejected (oauth error)", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		return nil, sdkauth.ErrOAuth
+	default:
+		p.logger().LogAttrs(ctx, slog.LevelError, "auth: token verification failed", slog.String("error", msg), slog.String("remote", r.RemoteAddr))
+		return nil, errVerification
+	}
+}
+
+var errVerification = errors.New("token verification failed")
+
+// redact removes every occurrence of token (and of a long enough part of
+// it, in case the verifier quoted a prefix) from s.
+func redact(s, token string) string {
+	if token == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, token, "[REDACTED]")
+	if len(token) >= 16 {
+		// Verifiers often quote a prefix or suffix of the token.
+		s = strings.ReplaceAll(s, token[:len(token)/2], "[REDACTED]")
+		s = strings.ReplaceAll(s, token[len(token)/2:], "[REDACTED]")
+	}
+	return s
+}
+
+func (p *Plugin) logger() *slog.Logger {
+	if a := p.att.Load(); a != nil {
+		return a.logger
+	}
+	if p.cfg.Logger != nil {
+		return p.cfg.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// serveVerified runs the scope challenge, strips the Authorization header
+// and calls next.
+func (p *Plugin) serveVerified(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if r.Method == http.MethodPost && !p.cfg.NoScopeChallenge && !p.cfg.Conceal {
+		if p.challenge(w, r) {
+			return
+		}
+	}
+	if r.Header.Get("Authorization") != "" {
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.Header = r.Header.Clone()
+		r2.Header.Del("Authorization")
+		r = r2
+	}
+	next.ServeHTTP(w, r)
+}
+
+// challenge answers 403 when r's body is a tools/call of a tool whose
+// scopes the verified token lacks, and reports whether it did. It restores
+// the body it read.
+func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
+	a := p.att.Load()
+	if a == nil || r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(buf), r.Body), Closer: r.Body}
+	if err != nil || len(buf) > maxPeek || !bytes.Contains(buf, []byte(`tools/call`)) {
+		return false
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	// A batch (a JSON array) does not decode: it is checked in-band.
+	if json.Unmarshal(buf, &msg) != nil || msg.Method != "tools/call" || len(msg.ID) == 0 {
+		return false
+	}
+	ti := sdkauth.TokenInfoFromContext(r.Context())
+	denied := p.denial(a, msg.Params.Name, ti)
+	if denied == nil {
+		return false
+	}
+	a.logger.LogAttrs(r.Context(), slog.LevelDebug, "auth: call denied (HTTP 403 insufficient_scope)",
+		slog.String("tool", denied.Tool), slog.String("principal", principal(ti)), slog.Any("missing", denied.Missing))
+	params := []string{`error="insufficient_scope"`, "scope=" + strconv.Quote(strings.Join(denied.Required, " "))}
+	if p.cfg.ResourceMetadataURL != "" {
+		params = append(params, "resource_metadata="+strconv.Quote(p.cfg.ResourceMetadataURL))
+	}
+	params = append(params, "error_description="+strconv.Quote(denied.Error()))
+	h := w.Header()
+	h.Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	h.Set("Content-Type", "application/json")
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      msg.ID,
+		"error": map[string]any{
+			"code":    CodeInsufficientScope,
+			"message": denied.Error(),
+			"data": map[string]any{
+				"tool":           denied.Tool,
+				"requiredScopes": denied.Required,
+				"missingScopes":  denied.Missing,
+			},
+		},
+	})
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write(body)
+	return true
+}
+
+func principal(ti *sdkauth.TokenInfo) string {
+	if ti == nil {
+		return ""
+	}
+	return ti.UserID
+}
+
+type replayBody struct {
+	io.Reader
+	io.Closer
+}
+
+// challengeWriter completes the WWW-Authenticate challenge of the SDK's
+// 401 and 403 responses: the SDK sends none without a resource metadata URL
+// or scopes, and never the RFC 6750 error code that clients (the SDK's own
+// OAuth handler among them) use to tell a bad token from a missing scope.
+type challengeWriter struct {
+	http.ResponseWriter
+	p   *Plugin
+	req *http.Request
+}
+
+func (cw *challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		var params []string
+		switch {
+		case code == http.StatusForbidden:
+			params = append(params, `error="insufficient_scope"`)
+		case hasBearer(cw.req):
+			params = append(params, `error="invalid_token"`)
+		}
+		if len(cw.p.cfg.Scopes) > 0 {
+			params = append(params, "scope="+strconv.Quote(strings.Join(cw.p.cfg.Scopes, " ")))
+		}
+		if cw.p.cfg.ResourceMetadataURL != "" {
+			params = append(params, "resource_metadata="+strconv.Quote(cw.p.cfg.ResourceMetadataURL))
+		}
+		v := "Bearer"
+		if len(params) > 0 {
+			v += " " + strings.Join(params, ", ")
+		}
+		cw.Header().Set("WWW-Authenticate", v)
+	}
+	cw.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (cw *challengeWriter) Unwrap() http.ResponseWriter { return cw.ResponseWriter }
+
+func hasBearer(r *http.Request) bool {
+	f := strings.Fields(r.Header.Get("Authorization"))
+	return len(f) == 2 && strings.EqualFold(f[0], "bearer")
+}

@@ -1,0 +1,48 @@
+// Package ratelimit is hookflow's rate-limit plugin: token-bucket budgets
+// for tool calls per session, per principal (authenticated user) and per
+// tool, kept in memory or in Redis.
+//
+// # Budgets
+//
+// A [Limit] is a token bucket: Burst tokens at most, Rate tokens gained per
+// second, one token per call. [Config] sets one Limit per dimension
+// (PerSession, PerPrincipal, PerTool, and per-tool overrides in Tools); a
+// zero Limit is off. A call is allowed only when every budget that applies
+// to it holds a token, and then takes one from each, atomically: a call
+// refused by one budget spends nothing from the others.
+//
+//   - Sessions are keyed by the transport's session ID; sessions without
+//     one (stdio, in-memory) each get a key of their own. Stateless HTTP
+//     makes a new session per request, so budget those per principal.
+//   - The principal is Request().Principal(), the bearer token's UserID
+//     (see the auth plugin); requests without one skip that budget.
+//   - A tool's budget is shared by all its callers.
+//
+// # Refusals
+//
+// The plugin's hook (tools:call-tool beforeValidation "take", priority
+// [DefaultPriority], just below the auth plugin) refuses a call over budget
+// with a [*LimitError]: the model gets an isError result such as
+//
+//	rate limit: too many calls in this session; retry after 1.5s
+//
+// and hooks that run later — an audit plugin's finally hook — read the
+// dimension and RetryAfter with errors.As on the run's error. Like the auth
+// plugin it answers with an isError result rather than a JSON-RPC error:
+// the model can act on it (wait, or do something else), and MCP has no
+// standard rate-limit error code.
+//
+// # Backends
+//
+// A [Backend] takes tokens from several buckets at once. [Memory] is exact
+// under concurrency with per-shard locks (no global lock); it is per
+// process. [Redis] runs one Lua script per call with the Redis server's
+// clock, so several server instances share exact budgets. When the
+// backend fails — Redis refusing connections, or accepting and never
+// answering — [Config.OnBackendError] decides: [FailClosed] (the default)
+// refuses the call with an [*UnavailableError], [FailOpen] lets it
+// through; either way within [Config.Timeout]. [RedisClientOptions] builds
+// a go-redis client that fails fast.
+//
+// Only tools are limited; resources, prompts and list requests are not.
+package ratelimit

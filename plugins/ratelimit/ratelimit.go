@@ -1,0 +1,410 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Name is the plugin's name.
+const Name = "ratelimit"
+
+// DefaultPriority is the priority of the plugin's hook when
+// [Config.Priority] is 0: below the auth plugin's (1000), so a call the
+// caller may not make does not spend budget, and above other hooks.
+const DefaultPriority = 900
+
+// DefaultTimeout bounds each backend decision when [Config.Timeout] is 0.
+const DefaultTimeout = 250 * time.Millisecond
+
+// Limit is a token bucket: it holds at most Burst tokens, gains Rate tokens
+// per second, and each call takes one. The zero Limit is "no limit".
+type Limit struct {
+	// Rate is how many tokens the bucket gains per second. 0 never refills:
+	// a fixed quota of Burst calls (per bucket lifetime, see MaxIdle).
+	Rate float64
+	// Burst is the bucket's size: how many calls may follow each other
+	// without waiting. At least 1 for a Limit that is set.
+	Burst int
+}
+
+// Per returns the Limit of n calls per period, with bursts of up to n:
+// Per(60, time.Minute) refills one call a second.
+func Per(n int, period time.Duration) Limit {
+	if period <= 0 {
+		return Limit{Rate: math.NaN(), Burst: n} // rejected by validation
+	}
+	return Limit{Rate: float64(n) / period.Seconds(), Burst: n}
+}
+
+// Enabled reports whether l limits anything (it is not the zero Limit).
+func (l Limit) Enabled() bool { return l.Rate != 0 || l.Burst != 0 }
+
+func (l Limit) validate(field string) error {
+	if !l.Enabled() {
+		return nil
+	}
+	var errs []error
+	if math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0) || l.Rate < 0 {
+		errs = append(errs, fmt.Errorf("%s.Rate: must be a finite number ≥ 0 (tokens per second), got %v", field, l.Rate))
+	}
+	if l.Burst < 1 {
+		errs = append(errs, fmt.Errorf("%s.Burst: must be at least 1 when the limit is set, got %d", field, l.Burst))
+	}
+	return errors.Join(errs...)
+}
+
+// Dimension is what a budget is counted per.
+type Dimension int
+
+const (
+	// Session: per MCP session (the transport's session ID; in-process
+	// sessions without an ID, as over stdio, get one of their own).
+	Session Dimension = iota + 1
+	// Principal: per authenticated user (Request().Principal(), the
+	// bearer token's UserID); requests without one are not counted.
+	Principal
+	// Tool: per tool, shared by every caller.
+	Tool
+)
+
+// String returns "session", "principal" or "tool".
+func (d Dimension) String() string {
+	switch d {
+	case Session:
+		return "session"
+	case Principal:
+		return "principal"
+	case Tool:
+		return "tool"
+	}
+	return "Dimension(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Policy says what happens to a call when the backend cannot decide
+// (Redis unreachable or too slow).
+type Policy int
+
+const (
+	// FailClosed, the default, refuses the call with an [*UnavailableError].
+	FailClosed Policy = iota
+	// FailOpen lets the call through unlimited.
+	FailOpen
+)
+
+// String returns the policy's name.
+func (p Policy) String() string {
+	switch p {
+	case FailClosed:
+		return "FailClosed"
+	case FailOpen:
+		return "FailOpen"
+	}
+	return "Policy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Config configures the rate-limit plugin. Each dimension's budget is off
+// while its Limit is zero; at least one must be set. A call is allowed
+// only when every budget that applies to it has a token, and then takes
+// one from each (atomically: a refused call spends nothing).
+type Config struct {
+	// PerSession is every session's budget.
+	PerSession Limit
+	// PerPrincipal is every authenticated user's budget, across sessions
+	// and server instances (with a shared backend).
+	PerPrincipal Limit
+	// PerTool is every tool's budget, shared by all callers.
+	PerTool Limit
+	// Tools overrides PerTool for the named tools; a zero Limit exempts
+	// the tool from the per-tool budget.
+	Tools map[string]Limit
+	// Backend stores the buckets; nil uses a new NewMemory(nil).
+	Backend Backend
+	// OnBackendError decides a call when the backend fails; the default is
+	// FailClosed.
+	OnBackendError Policy
+	// Timeout bounds each backend decision; 0 means DefaultTimeout. It is
+	// not applied to the in-memory backend, which never waits on I/O.
+	Timeout time.Duration
+	// Priority of the plugin's hook; 0 means DefaultPriority.
+	Priority int
+	// Logger receives backend failures (at most one line a second); nil
+	// uses the server's logger.
+	Logger *slog.Logger
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(c.PerSession.validate("PerSession"))
+	add(c.PerPrincipal.validate("PerPrincipal"))
+	add(c.PerTool.validate("PerTool"))
+	any := c.PerSession.Enabled() || c.PerPrincipal.Enabled() || c.PerTool.Enabled()
+	names := make([]string, 0, len(c.Tools))
+	for name := range c.Tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if name == "" {
+			add(errors.New("Tools: empty tool name"))
+			continue
+		}
+		add(c.Tools[name].validate(fmt.Sprintf("Tools[%q]", name)))
+		any = any || c.Tools[name].Enabled()
+	}
+	if !any && len(errs) == 0 {
+		add(errors.New("no budget is set: set PerSession, PerPrincipal, PerTool or Tools"))
+	}
+	if c.Timeout < 0 {
+		add(fmt.Errorf("Timeout: must not be negative, got %v", c.Timeout))
+	}
+	if c.OnBackendError != FailClosed && c.OnBackendError != FailOpen {
+		add(fmt.Errorf("OnBackendError: unknown policy %d (want ratelimit.FailClosed or ratelimit.FailOpen)", int(c.OnBackendError)))
+	}
+	return errors.Join(errs...)
+}
+
+// Plugin is the rate-limit plugin. Build it with [New] and attach it with
+// framework.Server.Use (every tool) or App.Use (that app's tools).
+type Plugin struct {
+	cfg      Config
+	backend  Backend
+	local    bool // the backend is *Memory: no timeout needed
+	timeout  time.Duration
+	priority int
+	srv      atomic.Pointer[framework.Server]
+	logger   atomic.Pointer[slog.Logger]
+	lastLog  atomic.Int64 // unix nanos of the last backend-failure log
+	dropped  atomic.Int64 // backend failures not logged since
+}
+
+// New returns the rate-limit plugin configured by cfg. cfg is validated
+// when the plugin is attached, so that a bad setting stops the server's
+// Start with a message naming the plugin and the field.
+func New(cfg Config) *Plugin {
+	if cfg.Tools != nil {
+		tools := make(map[string]Limit, len(cfg.Tools))
+		for k, v := range cfg.Tools {
+			tools[k] = v
+		}
+		cfg.Tools = tools
+	}
+	p := &Plugin{cfg: cfg, backend: cfg.Backend, timeout: cfg.Timeout, priority: cfg.Priority}
+	if p.backend == nil {
+		p.backend = NewMemory(nil)
+	}
+	_, p.local = p.backend.(*Memory)
+	if p.timeout == 0 {
+		p.timeout = DefaultTimeout
+	}
+	if p.priority == 0 {
+		p.priority = DefaultPriority
+	}
+	return p
+}
+
+// Name returns "ratelimit".
+func (p *Plugin) Name() string { return Name }
+
+// Backend returns the backend the plugin uses.
+func (p *Plugin) Backend() Backend { return p.backend }
+
+// Attach validates the configuration and registers the plugin's hook: a
+// tools:call-tool beforeValidation hook named "take" that takes a token
+// from each budget of the call or refuses it.
+func (p *Plugin) Attach(pc *framework.PluginContext) error {
+	if err := p.cfg.validate(); err != nil {
+		return err
+	}
+	logger := p.cfg.Logger
+	if logger == nil {
+		logger = pc.Server.Logger()
+	}
+	p.logger.Store(logger)
+	p.srv.Store(pc.Server)
+	return pc.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "take", Fn: p.take})
+}
+
+// Check reports configuration problems that can only be seen once the
+// server has started: Tools naming a tool the server does not have (a
+// typo there would silently limit nothing). Call it after the server's
+// Start.
+func (p *Plugin) Check() error {
+	srv := p.srv.Load()
+	if srv == nil {
+		return errors.New("ratelimit: the plugin is not attached to a started server (srv.Use(plugin), then srv.Start)")
+	}
+	var errs []error
+	names := make([]string, 0, len(p.cfg.Tools))
+	for name := range p.cfg.Tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if _, ok := srv.Tool(name); !ok {
+			errs = append(errs, fmt.Errorf("ratelimit: Tools[%q]: the server has no tool %q", name, name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Plugin) toolLimit(name string) Limit {
+	if l, ok := p.cfg.Tools[name]; ok {
+		return l
+	}
+	return p.cfg.PerTool
+}
+
+// Bucket keys: a dimension letter, ':', then the session ID, user ID or
+// tool name. Backends add their own prefix.
+func (p *Plugin) take(c *flows.Context) error {
+	r := c.Request()
+	tool := c.Entity().Name
+	var bufB [3]Bucket
+	var bufD [3]Dimension
+	b, dims := bufB[:0], bufD[:0]
+	if p.cfg.PerSession.Enabled() {
+		if k := sessionKey(r); k != "" {
+			b = append(b, Bucket{Key: "s:" + k, Limit: p.cfg.PerSession})
+			dims = append(dims, Session)
+		}
+	}
+	if p.cfg.PerPrincipal.Enabled() {
+		if u := r.Principal(); u != "" {
+			b = append(b, Bucket{Key: "u:" + u, Limit: p.cfg.PerPrincipal})
+			dims = append(dims, Principal)
+		}
+	}
+	if l := p.toolLimit(tool); l.Enabled() {
+		b = append(b, Bucket{Key: "t:" + tool, Limit: l})
+		dims = append(dims, Tool)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	ctx := c.Context()
+	var d Decision
+	var err error
+	if p.local {
+		d, err = p.backend.Take(ctx, b)
+	} else {
+		tctx, cancel := context.WithTimeout(ctx, p.timeout)
+		d, err = p.backend.Take(tctx, b)
+		cancel()
+	}
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr // the request was cancelled: not the backend's fault
+		}
+		p.logFailure(c, err)
+		if p.cfg.OnBackendError == FailOpen {
+			return nil
+		}
+		return &UnavailableError{Err: err}
+	}
+	if d.Allowed {
+		return nil
+	}
+	e := &LimitError{Tool: tool, RetryAfter: d.RetryAfter}
+	if d.Blocked >= 0 && d.Blocked < len(b) {
+		e.Dimension, e.Limit = dims[d.Blocked], b[d.Blocked].Limit
+	}
+	return e
+}
+
+// logFailure logs a backend failure, at most once a second.
+func (p *Plugin) logFailure(c *flows.Context, err error) {
+	now := time.Now().UnixNano()
+	last := p.lastLog.Load()
+	if now-last < int64(time.Second) || !p.lastLog.CompareAndSwap(last, now) {
+		p.dropped.Add(1)
+		return
+	}
+	policy := "refusing calls (fail-closed)"
+	if p.cfg.OnBackendError == FailOpen {
+		policy = "allowing calls unlimited (fail-open)"
+	}
+	p.logger.Load().LogAttrs(c.Context(), slog.LevelError, "ratelimit: backend failed; "+policy,
+		slog.String("error", err.Error()),
+		slog.Int64("unlogged_failures", p.dropped.Swap(0)))
+}
+
+// LimitError is why a call was refused: one of its budgets is spent. The
+// model reads its message; hooks that run later (an audit plugin's finally
+// hook) find it with errors.As on the run's error.
+type LimitError struct {
+	// Dimension is the spent budget's dimension.
+	Dimension Dimension
+	// Tool is the called tool.
+	Tool string
+	// Limit is the spent budget's limit.
+	Limit Limit
+	// RetryAfter is how long until the call would be allowed; Never when
+	// the budget does not refill.
+	RetryAfter time.Duration
+}
+
+// Error says which budget is spent and when to retry, e.g.
+// `rate limit: too many calls in this session; retry after 1.5s`.
+func (e *LimitError) Error() string {
+	var what string
+	switch e.Dimension {
+	case Session:
+		what = "too many calls in this session"
+	case Principal:
+		what = "too many calls by this user"
+	case Tool:
+		what = "too many calls to tool " + strconv.Quote(e.Tool)
+	default:
+		what = "too many calls"
+	}
+	if e.RetryAfter == Never {
+		return "rate limit: " + what + "; this budget does not refill, do not retry"
+	}
+	return "rate limit: " + what + "; retry after " + roundUp(e.RetryAfter).String()
+}
+
+// roundUp rounds d up to a readable precision: ms below a second, tenths
+// of a second below a minute, seconds above.
+func roundUp(d time.Duration) time.Duration {
+	unit := time.Second
+	switch {
+	case d < time.Second:
+		unit = time.Millisecond
+	case d < time.Minute:
+		unit = 100 * time.Millisecond
+	}
+	if r := d % unit; r != 0 {
+		d += unit - r
+	}
+	return d
+}
+
+// UnavailableError is why a call was refused when the backend could not
+// decide and the policy is FailClosed. Its message does not show the cause
+// (addresses, internals); Unwrap does.
+type UnavailableError struct{ Err error }
+
+// Error returns the text the model reads.
+func (e *UnavailableError) Error() string {
+	return "rate limit: the rate limiter is unavailable, so the call was refused; retry later"
+}
+
+// Unwrap returns the backend's error.
+func (e *UnavailableError) Unwrap() error { return e.Err }

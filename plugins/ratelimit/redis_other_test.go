@@ -1,0 +1,7 @@
+//go:build !linux
+
+package ratelimit_test
+
+import "os/exec"
+
+func dieWithParent(*exec.Cmd) {}
