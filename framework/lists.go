@@ -118,19 +118,22 @@ func (n *nextSteps) Execute(c *flows.Context) error {
 }
 
 // toolVisible reports whether the tools:list-tools hooks keep the tool
-// named name: a tool a list hook hides cannot be called either. When the
-// flow has hooks, it runs them over a one-tool list; they see
+// named name: a tool a list hook hides cannot be called either. Only the
+// list hooks whose owner covers the tool's app take part (the server's and
+// that app's, with their plugins'), so one app's list hooks never run for
+// another app's calls. When there are any, it runs them over a one-tool
+// list; they see
 // Request().Method == "tools/call" and can tell this check from a listing.
 // A list hook that fails makes the call fail with that hook's error (as a
 // protocol error), not look like an unknown tool.
 func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Request, name string) (bool, error) {
-	p := l.tools.Load()
-	if p.Len() == 0 {
-		return true, nil
-	}
 	entry := s.index.Load().tools[name]
 	if entry == nil {
 		return false, nil
+	}
+	p := entry.listPlan.Load()
+	if p.Len() == 0 {
+		return true, nil
 	}
 	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
 	visible := false

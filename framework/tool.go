@@ -70,6 +70,9 @@ type toolEntry struct {
 	scope  *scope.Scope
 	scopes []string
 	typ    reflect.Type
+	// listPlan is the tools:list-tools plan of the hooks that cover the
+	// tool's scope: the ones that decide whether the tool is visible.
+	listPlan *scope.PlanRef
 }
 
 type toolDef[T, In, Out any] struct {
@@ -125,7 +128,8 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		return err
 	}
 	d.plan = s.scope.Plan(flows.ToolsCallTool, typ, d.scope)
-	entry := &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ}
+	entry := &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ,
+		listPlan: s.scope.PlanCovering(flows.ToolsListTools, d.scope)}
 	s.update(func(ix *entityIndex) { ix.tools[name] = entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil

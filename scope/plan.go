@@ -17,7 +17,9 @@ type PlanRef struct {
 	flow   flows.ID
 	typ    reflect.Type
 	target *Scope
-	cached atomic.Pointer[compiledPlan]
+	// covering applies owner filtering even to a flow without an entity.
+	covering bool
+	cached   atomic.Pointer[compiledPlan]
 }
 
 type compiledPlan struct {
@@ -33,6 +35,18 @@ func (s *Scope) Plan(flow flows.ID, typ reflect.Type, target *Scope) *PlanRef {
 		target = s
 	}
 	return &PlanRef{reg: s.reg, flow: flow, typ: typ, target: target}
+}
+
+// PlanCovering returns a handle to the plan of flow with only the external
+// hooks whose owner covers target, even when flow resolves no entity (where
+// [Scope.Plan] runs every owner's hooks). hookflow uses it to run an entity's
+// app's list hooks, and no other app's, when checking whether a list would
+// show the entity.
+func (s *Scope) PlanCovering(flow flows.ID, target *Scope) *PlanRef {
+	if target == nil {
+		target = s
+	}
+	return &PlanRef{reg: s.reg, flow: flow, target: target, covering: true}
 }
 
 // Load returns the current compiled plan. In the steady state it is two
@@ -55,7 +69,7 @@ func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
 	if f < 0 {
 		return c
 	}
-	entityless := p.flow.Info().Entity == flows.EntityNone
+	entityless := p.flow.Info().Entity == flows.EntityNone && !p.covering
 	var typed *[flows.Count][stages.Count][]Hook
 	if p.typ != nil {
 		typed = snap.typeFlows[p.typ]
