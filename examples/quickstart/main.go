@@ -1,10 +1,16 @@
 // Command quickstart is a small hookflow server: two tools, a resource and a
 // prompt with embedded hooks, plus one plugin.
 //
+// The tools, resource and prompt are plain Go types in tools.go, declared with
+// //mcp: and //hook: directives; go generate runs hookgen, which writes their
+// registration code, RegisterHookflow, into hookgen_gen.go.
+//
 //	go run ./examples/quickstart -demo      # call the tools in-process and print each run's hooks
 //	go run ./examples/quickstart            # serve on stdio
 //	go run ./examples/quickstart -http :8080
 package main
+
+//go:generate go tool hookgen
 
 import (
 	"context"
@@ -60,7 +66,7 @@ func newServer(observer flows.Observer, logger *slog.Logger, report func(string)
 		Observer: observer,
 		Logger:   logger,
 	})
-	if err := register(srv); err != nil {
+	if err := RegisterHookflow(srv); err != nil {
 		return nil, err
 	}
 	if err := srv.Use(&outcomePlugin{report: report}); err != nil {

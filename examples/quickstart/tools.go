@@ -25,6 +25,8 @@ type WeatherOut struct {
 }
 
 // GetWeather reports the weather for a city.
+//
+//mcp:tool name=get_weather readonly
 type GetWeather struct {
 	mu    sync.Mutex
 	cache map[string]WeatherOut
@@ -52,6 +54,8 @@ func (t *GetWeather) Execute(ctx context.Context, req *mcp.CallToolRequest, in W
 // Normalize trims the city name before validation sees it.
 //
 // It runs at beforeValidation, so it sees and may rewrite the raw arguments.
+//
+//hook:beforeValidation
 func (t *GetWeather) Normalize(c flows.ToolCall[WeatherIn, WeatherOut]) error {
 	if raw := c.Args(); raw != nil {
 		c.SetArgs([]byte(strings.ReplaceAll(string(raw), `"  `, `"`)))
@@ -60,6 +64,8 @@ func (t *GetWeather) Normalize(c flows.ToolCall[WeatherIn, WeatherOut]) error {
 }
 
 // AnswerFromCache answers early with a cached report, skipping execute.
+//
+//hook:beforeExecute
 func (t *GetWeather) AnswerFromCache(c flows.ToolCall[WeatherIn, WeatherOut]) error {
 	t.mu.Lock()
 	out, ok := t.cache[strings.ToLower(c.Input().City)]
@@ -72,6 +78,9 @@ func (t *GetWeather) AnswerFromCache(c flows.ToolCall[WeatherIn, WeatherOut]) er
 }
 
 // RejectMoon blocks a city the tool cannot serve, with a reason for the model.
+// Its priority makes it run before AnswerFromCache.
+//
+//hook:beforeExecute priority=10
 func (t *GetWeather) RejectMoon(c flows.ToolCall[WeatherIn, WeatherOut]) error {
 	if strings.EqualFold(c.Input().City, "moon") {
 		return errors.New("the moon has no weather: pick a city on Earth")
@@ -91,6 +100,8 @@ type AddOut struct {
 }
 
 // Add adds two integers.
+//
+//mcp:tool name=add
 type Add struct{}
 
 // Execute adds.
@@ -99,6 +110,8 @@ func (Add) Execute(ctx context.Context, req *mcp.CallToolRequest, in AddIn) (Add
 }
 
 // Motd is a resource: the message of the day.
+//
+//mcp:resource uri=quickstart://motd name=motd mime=text/plain
 type Motd struct{}
 
 // Read returns the message.
@@ -107,6 +120,8 @@ func (Motd) Read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadRe
 }
 
 // Greet is a prompt that greets someone.
+//
+//mcp:prompt name=greet args=name
 type Greet struct{}
 
 // Get renders the prompt.

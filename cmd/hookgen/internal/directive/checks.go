@@ -4,6 +4,7 @@ import (
 	"errors"
 	"mime"
 	"strings"
+	"unicode"
 )
 
 // The value checks of the default registry. Each returns a lowercase reason
@@ -125,6 +126,30 @@ func checkURITemplate(s string) error {
 		return errors.New(`unclosed "{"`)
 	case n == 0:
 		return errors.New("no {variable}: a fixed URI belongs in //mcp:resource")
+	}
+	return nil
+}
+
+// checkPromptArg accepts a prompt argument: a word of A-Z a-z 0-9 _ . -,
+// optionally followed by "?" (optional argument).
+func checkPromptArg(s string) error {
+	if !isWord(promptArgName(s)) {
+		return errors.New("want a word of A-Z a-z 0-9 _ . -, optionally followed by ?")
+	}
+	return nil
+}
+
+// promptArgName returns a prompt argument's name: the element without its
+// optional "?".
+func promptArgName(s string) string { return strings.TrimSuffix(s, "?") }
+
+// checkIdent accepts a Go identifier (letters, digits and underscores, not
+// starting with a digit).
+func checkIdent(s string) error {
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return errors.New("want a Go identifier")
+		}
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ type Decoded struct {
 }
 
 // Value is the typed content of a directive: a [Tool], [Resource],
-// [ResourceTemplate], [Prompt], [Plugin] or [Hook]. Use a type switch.
+// [ResourceTemplate], [Prompt], [PromptArg], [Plugin] or [Hook]. Use a type
+// switch.
 type Value interface {
 	// Canonical renders the value as a directive line in canonical form: keys
 	// in definition order, optional keys with zero values left out, values bare
@@ -44,6 +45,10 @@ type Tool struct {
 	Idempotent  bool
 	OpenWorld   bool
 	Scopes      []string // nil when not given
+	// InputSchema and OutputSchema name package-level variables holding
+	// schemas to use instead of the inferred ones; "" when not given.
+	InputSchema  string
+	OutputSchema string
 }
 
 // Resource is the value of //mcp:resource.
@@ -69,6 +74,17 @@ type Prompt struct {
 	Name        string
 	Title       string
 	Description string
+	Args        []PromptArg // nil when not given
+}
+
+// PromptArg is one argument of a prompt: an element of the args= list of
+// //mcp:prompt ("code" is a required argument, "language?" an optional one,
+// without title or description), or the value of an //mcp:arg directive.
+type PromptArg struct {
+	Name        string
+	Title       string
+	Description string
+	Required    bool
 }
 
 // Plugin is the value of //mcp:plugin.
@@ -91,6 +107,7 @@ func (ResourceTemplate) value() {}
 func (Prompt) value()           {}
 func (Plugin) value()           {}
 func (Hook) value()             {}
+func (PromptArg) value()        {}
 
 // Canonical renders the tool as a //mcp:tool line.
 func (t Tool) Canonical() string {
@@ -105,6 +122,12 @@ func (t Tool) Canonical() string {
 	c.flag("openworld", t.OpenWorld)
 	if len(t.Scopes) > 0 {
 		c.bare("scopes", strings.Join(t.Scopes, ","))
+	}
+	if t.InputSchema != "" {
+		c.bare("inputschema", t.InputSchema)
+	}
+	if t.OutputSchema != "" {
+		c.bare("outputschema", t.OutputSchema)
 	}
 	return c.String()
 }
@@ -140,6 +163,27 @@ func (p Prompt) Canonical() string {
 	c.str("name", p.Name, true)
 	c.str("title", p.Title, false)
 	c.str("description", p.Description, false)
+	if len(p.Args) > 0 {
+		args := make([]string, len(p.Args))
+		for i, a := range p.Args {
+			args[i] = a.Name
+			if !a.Required {
+				args[i] += "?"
+			}
+		}
+		c.bare("args", strings.Join(args, ","))
+	}
+	return c.String()
+}
+
+// Canonical renders the argument as an //mcp:arg line.
+func (a PromptArg) Canonical() string {
+	var c canon
+	c.head(NamespaceMCP, "arg")
+	c.str("name", a.Name, true)
+	c.str("title", a.Title, false)
+	c.str("description", a.Description, false)
+	c.flag("optional", !a.Required)
 	return c.String()
 }
 
@@ -222,7 +266,7 @@ func buildTool(f *fields) Value {
 		Name: f.str("name"), Title: f.str("title"), Description: f.str("description"),
 		ReadOnly: f.flag("readonly"), Destructive: f.flag("destructive"),
 		Idempotent: f.flag("idempotent"), OpenWorld: f.flag("openworld"),
-		Scopes: f.list("scopes"),
+		Scopes: f.list("scopes"), InputSchema: f.str("inputschema"), OutputSchema: f.str("outputschema"),
 	}
 }
 
@@ -235,10 +279,18 @@ func buildResourceTemplate(f *fields) Value {
 }
 
 func buildPrompt(f *fields) Value {
-	return Prompt{Name: f.str("name"), Title: f.str("title"), Description: f.str("description")}
+	p := Prompt{Name: f.str("name"), Title: f.str("title"), Description: f.str("description")}
+	for _, a := range f.list("args") {
+		p.Args = append(p.Args, PromptArg{Name: promptArgName(a), Required: !strings.HasSuffix(a, "?")})
+	}
+	return p
 }
 
 func buildPlugin(f *fields) Value { return Plugin{Name: f.str("name")} }
+
+func buildArg(f *fields) Value {
+	return PromptArg{Name: f.str("name"), Title: f.str("title"), Description: f.str("description"), Required: !f.flag("optional")}
+}
 
 func buildHook(f *fields) Value {
 	p, _ := f.vals["priority"].(int)
@@ -385,7 +437,6 @@ func (dc *decoder) value(k *Key, a Arg) (any, bool) {
 			dc.errorf(a.ValuePos, "invalid value %q for key %q: want a word of A-Z a-z 0-9 _ . -", a.Value, k.Name)
 			return nil, false
 		}
-		return a.Value, true
 	case KindFlow:
 		id, err := flows.Parse(a.Value)
 		if err != nil {
@@ -417,6 +468,10 @@ func (dc *decoder) list(k *Key, a Arg) (any, bool) {
 	off, lastEmpty := 0, -1
 	for _, e := range strings.Split(a.Value, ",") {
 		pos := at(a.ValuePos, off)
+		id := e
+		if k.same != nil {
+			id = k.same(e)
+		}
 		switch {
 		case e == "":
 			// Point at the comma that ends the empty element, or at the one
@@ -426,7 +481,7 @@ func (dc *decoder) list(k *Key, a Arg) (any, bool) {
 				dc.errorf(at(a.ValuePos, c), "empty element in list for key %q", k.Name)
 			}
 			lastEmpty, ok = c, false
-		case seen[e]:
+		case seen[id]:
 			dc.errorf(pos, "duplicate element %q in list for key %q", e, k.Name)
 			ok = false
 		default:
@@ -437,12 +492,16 @@ func (dc *decoder) list(k *Key, a Arg) (any, bool) {
 				}
 			}
 		}
-		seen[e] = true
+		seen[id] = true
 		out = append(out, e)
 		off += len(e) + 1
 	}
 	return out, ok
 }
+
+// SuggestFlow returns the flow an unknown flow ID probably meant, as the
+// "did you mean" hints of flow= do.
+func SuggestFlow(s string) (flows.ID, bool) { return suggestFlow(s) }
 
 // suggestFlow returns the flow an unknown flow ID probably meant: a near
 // miss (flows.Suggest), the MCP method that starts a flow ("tools/call"), a

@@ -71,6 +71,26 @@ func decodeTests() []decodeTest {
 			`//mcp:prompt name="code review"`,
 		},
 		{
+			`//mcp:prompt name=review args=code,language?,style_guide.v2?`,
+			directive.Prompt{Name: "review", Args: []directive.PromptArg{{Name: "code", Required: true}, {Name: "language"}, {Name: "style_guide.v2"}}},
+			`//mcp:prompt name=review args=code,language?,style_guide.v2?`,
+		},
+		{
+			`//mcp:tool name=raw inputschema=rawSchema outputschema=Out_2`,
+			directive.Tool{Name: "raw", InputSchema: "rawSchema", OutputSchema: "Out_2"},
+			`//mcp:tool name=raw inputschema=rawSchema outputschema=Out_2`,
+		},
+		{
+			`//mcp:arg name=code description="The code to review." title=Code`,
+			directive.PromptArg{Name: "code", Title: "Code", Description: "The code to review.", Required: true},
+			`//mcp:arg name=code title=Code description="The code to review."`,
+		},
+		{
+			`//mcp:arg optional name=language`,
+			directive.PromptArg{Name: "language"},
+			`//mcp:arg name=language optional`,
+		},
+		{
 			`//mcp:plugin name=audit`,
 			directive.Plugin{Name: "audit"},
 			`//mcp:plugin name=audit`,

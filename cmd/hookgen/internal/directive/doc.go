@@ -9,10 +9,11 @@
 //
 // # Grammar
 //
-//	//mcp:tool name=get_weather [title="…"] [description="…"] [readonly] [destructive] [idempotent] [openworld] [scopes=read,write]
+//	//mcp:tool name=get_weather [title="…"] [description="…"] [readonly] [destructive] [idempotent] [openworld] [scopes=read,write] [inputschema=ident] [outputschema=ident]
 //	//mcp:resource uri=test://static-text [name=…] [title=…] [description=…] [mime=text/plain]
 //	//mcp:resource-template uri="test://template/{id}/data" [name=…] [title=…] [description=…] [mime=…]
-//	//mcp:prompt name=review_code [title=…] [description=…]
+//	//mcp:prompt name=review_code [title=…] [description=…] [args=code,language?]
+//	//mcp:arg name=code [title=…] [description=…] [optional]
 //	//mcp:plugin name=audit
 //	//hook:<stage> [flow=<flow-id>] [priority=<int>] [name=<id>]
 //

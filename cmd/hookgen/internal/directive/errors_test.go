@@ -59,7 +59,7 @@ func errorTests() []errorTest {
 		{"near-miss stage in mcp namespace", `//mcp:finaly`,
 			[]string{`file.go:7:7: unknown directive "mcp:finaly" (did you mean "hook:finally"?)`}},
 		{"unknown mcp directive without hint", `//mcp:widget`,
-			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, plugin)`}},
+			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, arg, plugin)`}},
 		{"stage in mcp namespace", `//mcp:beforeExecute`,
 			[]string{`file.go:7:7: unknown directive "mcp:beforeExecute" (did you mean "hook:beforeExecute"?)`}},
 		{"unknown stage with hint", `//hook:beforeExecte`,
@@ -82,7 +82,7 @@ func errorTests() []errorTest {
 		{"unknown key without hint", `//mcp:plugin name=audit color=red`,
 			[]string{`file.go:7:25: unknown key "color" for //mcp:plugin (keys: name)`}},
 		{"unknown key on tool", `//mcp:tool name=x timeout=5s`,
-			[]string{`file.go:7:19: unknown key "timeout" for //mcp:tool (keys: name, title, description, readonly, destructive, idempotent, openworld, scopes)`}},
+			[]string{`file.go:7:19: unknown key "timeout" for //mcp:tool (keys: name, title, description, readonly, destructive, idempotent, openworld, scopes, inputschema, outputschema)`}},
 
 		// Missing required keys: reported at the directive name.
 		{"tool without name", `//mcp:tool readonly`,
@@ -164,6 +164,24 @@ func errorTests() []errorTest {
 			[]string{`file.go:7:37: duplicate element "read" in list for key "scopes"`}},
 		{"bad scope", `//mcp:tool name=x scopes=read,a\b`,
 			[]string{`file.go:7:31: invalid element "a\\b" in list for key "scopes": want printable ASCII without spaces, '"' or '\'`}},
+		{"schema that is not an identifier", `//mcp:tool name=t inputschema=a.b outputschema=9x`,
+			[]string{
+				`file.go:7:31: invalid value "a.b" for key "inputschema": want a Go identifier`,
+				`file.go:7:48: invalid value "9x" for key "outputschema": want a Go identifier`,
+			}},
+		{"arg without name", `//mcp:arg optional=yes`,
+			[]string{
+				`file.go:7:7: missing required key "name" for //mcp:arg`,
+				`file.go:7:20: flag "optional" takes no value`,
+			}},
+		{"prompt arg that is not a word", `//mcp:prompt name=p args=code,lang uage`,
+			[]string{`file.go:7:36: unknown key "uage" for //mcp:prompt (did you mean "name"?)`}},
+		{"prompt arg with a bad character", `//mcp:prompt name=p args=code,la*ng?`,
+			[]string{`file.go:7:31: invalid element "la*ng?" in list for key "args": want a word of A-Z a-z 0-9 _ . -, optionally followed by ?`}},
+		{"prompt arg that is only a question mark", `//mcp:prompt name=p args=?`,
+			[]string{`file.go:7:26: invalid element "?" in list for key "args": want a word of A-Z a-z 0-9 _ . -, optionally followed by ?`}},
+		{"prompt arg given twice, once optional", `//mcp:prompt name=p args=code,code?`,
+			[]string{`file.go:7:31: duplicate element "code?" in list for key "args"`}},
 		{"tool name with space", `//mcp:tool name="get weather"`,
 			[]string{`file.go:7:17: invalid value "get weather" for key "name": want only A-Z a-z 0-9 _ - . /`}},
 		{"tool name with colon", `//mcp:tool name=weather:get`,
@@ -261,7 +279,7 @@ func TestColumnsCountBytes(t *testing.T) {
 	p := token.Position{Filename: "dir/x.go", Line: 3, Column: 2}
 	_, diags := r.ParseComment(`//mcp:tool name=x title=é prioriti=1`, p)
 	// "é" is two bytes: the key starts at byte 27 of the comment.
-	want := []string{`dir/x.go:3:29: unknown key "prioriti" for //mcp:tool (keys: name, title, description, readonly, destructive, idempotent, openworld, scopes)`}
+	want := []string{`dir/x.go:3:29: unknown key "prioriti" for //mcp:tool (keys: name, title, description, readonly, destructive, idempotent, openworld, scopes, inputschema, outputschema)`}
 	if got := render(diags); !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -113,6 +113,7 @@ func FuzzCanonical(f *testing.F) {
 			directive.Tool{Name: "t", Title: title, Description: description},
 			directive.Prompt{Name: "p", Title: title, Description: description},
 			directive.Resource{URI: "test://x", Name: name, Title: title, Description: description},
+			directive.PromptArg{Name: "a", Title: title, Description: description},
 		}
 		if name != "" {
 			values = append(values, directive.Prompt{Name: name})

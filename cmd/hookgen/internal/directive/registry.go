@@ -76,7 +76,8 @@ type Key struct {
 	Help     string   // one lowercase line for -list
 	Excludes []string // keys that must not be given together with this one
 
-	check func(string) error // extra validation of a value (of each element, for a list); nil for none
+	check func(string) error  // extra validation of a value (of each element, for a list); nil for none
+	same  func(string) string // for a list: the identity of an element, for duplicate checks; nil for the element itself
 }
 
 // Def is the typed definition of one directive: its name, keys, targets and
@@ -151,8 +152,8 @@ type Registry struct {
 }
 
 // Default returns a new registry with hookflow's directives: //mcp:tool,
-// //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:plugin and
-// //hook:<stage>.
+// //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:arg,
+// //mcp:plugin and //hook:<stage>.
 func Default() *Registry {
 	r := &Registry{defs: defaultDefs(), mcp: map[string]*Def{}}
 	for i := range r.defs {
@@ -282,6 +283,10 @@ func defaultDefs() []Def {
 				{Name: "idempotent", Kind: KindFlag, Help: "annotation idempotentHint: repeating a call with the same arguments has no further effect"},
 				{Name: "openworld", Kind: KindFlag, Help: "annotation openWorldHint: the tool reaches an open world of external entities"},
 				{Name: "scopes", Kind: KindList, Help: "auth scopes a caller must hold, e.g. read,write", check: checkScope},
+				{Name: "inputschema", Kind: KindWord, Default: "inferred from the input type", check: checkIdent,
+					Help: "a package-level variable whose value is the input schema, sent as is"},
+				{Name: "outputschema", Kind: KindWord, Default: "inferred from the output type", check: checkIdent,
+					Help: "a package-level variable whose value is the output schema, sent as is"},
 			},
 			build: buildTool,
 		},
@@ -311,13 +316,27 @@ func defaultDefs() []Def {
 		},
 		{
 			Namespace: NamespaceMCP, Name: "prompt", Targets: TargetType,
-			Help: "declares the type as an MCP prompt; its get method takes the typed arguments and returns the messages.",
+			Help: "declares the type as an MCP prompt; its Get method returns the messages.",
 			Keys: []Key{
 				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", check: checkNonEmpty},
 				title,
 				description,
+				{Name: "args", Kind: KindList, Help: "the prompt's arguments, each required unless it ends in ?, e.g. code,language?",
+					check: checkPromptArg, same: promptArgName},
 			},
 			build: buildPrompt,
+		},
+		{
+			Namespace: NamespaceMCP, Name: "arg", Targets: TargetType,
+			Help: "declares one argument of the //mcp:prompt type it sits on, with a title or description; " +
+				"//mcp:arg arguments follow those of args=, in source order.",
+			Keys: []Key{
+				{Name: "name", Kind: KindString, Required: true, Help: "argument name", check: checkNonEmpty},
+				title,
+				{Name: "description", Kind: KindString, Help: "what the argument is for"},
+				{Name: "optional", Kind: KindFlag, Help: "the argument may be left out (arguments are required by default)"},
+			},
+			build: buildArg,
 		},
 		{
 			Namespace: NamespaceMCP, Name: "plugin", Targets: TargetType,

@@ -61,7 +61,7 @@ func TestDefs(t *testing.T) {
 	for _, d := range defs {
 		heads = append(heads, d.Head())
 	}
-	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:plugin //hook:<stage>"
+	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:plugin //hook:<stage>"
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("heads = %s, want %s", got, want)
 	}
@@ -83,7 +83,7 @@ func TestDefs(t *testing.T) {
 	if !tool.Allows(directive.TargetType) || tool.Allows(directive.TargetMethod) || tool.Allows(0) {
 		t.Errorf("tool targets = %v", tool.Targets)
 	}
-	hook := r.Defs()[5]
+	hook := r.Defs()[len(defs)-1]
 	if !hook.Stage || !hook.Allows(directive.TargetMethod) || !hook.Allows(directive.TargetFunc) || hook.Allows(directive.TargetType) {
 		t.Errorf("hook def = %+v", hook)
 	}

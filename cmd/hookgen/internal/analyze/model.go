@@ -1,0 +1,164 @@
+// Package analyze turns a type-checked package's //mcp: and //hook:
+// directives into a Package model for the generator, checking everything
+// hookgen can check before the compiler does: that each directive sits on
+// the right declaration, that entity types have the methods their kind needs,
+// that hook methods and functions take the flow's typed context, and that
+// names and hook IDs are unique. Every problem is a directive.Diagnostic at a
+// precise position; Analyze reports them all.
+package analyze
+
+import (
+	"go/token"
+	"go/types"
+
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Import paths the generated code and the signature checks refer to.
+const (
+	PathFlows     = "github.com/hookflow/hookflow/flows"
+	PathFramework = "github.com/hookflow/hookflow/framework"
+	PathScope     = "github.com/hookflow/hookflow/scope"
+	PathStages    = "github.com/hookflow/hookflow/stages"
+	PathMCP       = "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The names of the identifiers hookgen generates.
+const (
+	RegisterFunc = "RegisterHookflow"
+	PluginSuffix = "Plugin"
+)
+
+// Package is what hookgen generates code from: the entities, external hook
+// functions and plugins of one package, in generation order.
+type Package struct {
+	Path string // import path
+	Name string // package name
+	// RuntimePath is the package path reflect reports at run time, which
+	// embedded hook IDs start with: "main" for a command.
+	RuntimePath string
+	Types       *types.Package
+
+	Entities  []*Entity // by kind (tools, resources, templates, prompts), then name
+	Externals []*Hook   // top-level hook functions, in source order
+	Plugins   []*Plugin // by name
+}
+
+// Empty reports whether the package has nothing to generate.
+func (p *Package) Empty() bool {
+	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0
+}
+
+// Kind is an entity kind.
+type Kind uint8
+
+// The entity kinds, in generation order.
+const (
+	KindTool Kind = iota
+	KindResource
+	KindTemplate
+	KindPrompt
+)
+
+// String returns the kind as messages name it, e.g. "resource template".
+func (k Kind) String() string {
+	return [...]string{"tool", "resource", "resource template", "prompt"}[k]
+}
+
+// Flow returns the flow the kind's embedded hooks run in.
+func (k Kind) Flow() flows.ID {
+	return [...]flows.ID{flows.ToolsCallTool, flows.ResourcesReadResource, flows.ResourcesReadResource, flows.PromptsGetPrompt}[k]
+}
+
+// View returns the view the kind's embedded hooks take.
+func (k Kind) View() View {
+	return [...]View{ViewToolCall, ViewResourceRead, ViewResourceRead, ViewPromptGet}[k]
+}
+
+// Method returns the name of the method that does the entity's work.
+func (k Kind) Method() string { return [...]string{"Execute", "Read", "Read", "Get"}[k] }
+
+// Entity is a tool, resource, resource template or prompt type.
+type Entity struct {
+	Kind     Kind
+	TypeName string
+	// Pointer says the entity's type parameter is *T: a wired method has a
+	// pointer receiver or the constructor returns *T.
+	Pointer bool
+	Pos     token.Position // the type's name
+
+	Tool     directive.Tool             // KindTool; Description resolved
+	Resource directive.Resource         // KindResource; Name and Description resolved
+	Template directive.ResourceTemplate // KindTemplate; Name and Description resolved
+	Prompt   directive.Prompt           // KindPrompt; Description resolved
+
+	Ctor     string // the constructor's name, "" for none
+	Complete bool   // the type has a Complete method (prompts and resources)
+	In, Out  types.Type
+	Hooks    []*Hook // embedded hooks, in source order
+}
+
+// Name returns the entity's registration key: a tool's or prompt's name, a
+// resource's URI or a template's URI template.
+func (e *Entity) Name() string {
+	switch e.Kind {
+	case KindTool:
+		return e.Tool.Name
+	case KindResource:
+		return e.Resource.URI
+	case KindTemplate:
+		return e.Template.URITemplate
+	}
+	return e.Prompt.Name
+}
+
+// DisplayName returns the name that orders entities of one kind: the name
+// for tools and prompts, the Name field for resources and templates.
+func (e *Entity) DisplayName() string {
+	switch e.Kind {
+	case KindResource:
+		return e.Resource.Name
+	case KindTemplate:
+		return e.Template.Name
+	}
+	return e.Name()
+}
+
+// View is how a hook function sees the flow: the parameter type it takes.
+type View uint8
+
+// The views.
+const (
+	ViewContext      View = iota // *flows.Context
+	ViewToolCall                 // flows.ToolCall[In, Out] (embedded on a tool)
+	ViewResourceRead             // flows.ResourceRead
+	ViewPromptGet                // flows.PromptGet
+	ViewList                     // flows.List[*mcp.<ListOf>]
+	ViewCompletion               // flows.Completion
+	ViewInitialize               // flows.Initialize
+)
+
+// Hook is one //hook: directive on a method or function.
+type Hook struct {
+	Stage    stages.Stage
+	Flow     flows.ID
+	Priority int
+	Name     string // name= or the method or function name
+	Func     string // the method or function name
+	View     View
+	ListOf   string         // for ViewList: the mcp result type name, e.g. "ListToolsResult"
+	Pos      token.Position // the directive's "//"
+	NamePos  token.Position // the name= value, else the directive's stage name
+	FuncPos  token.Position // the method or function name
+}
+
+// Plugin is an //mcp:plugin type.
+type Plugin struct {
+	Name     string
+	TypeName string
+	FuncName string // the generated constructor, <TypeName>Plugin
+	Pos      token.Position
+	Hooks    []*Hook // in source order
+}

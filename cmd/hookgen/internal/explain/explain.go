@@ -1,0 +1,137 @@
+// Package explain prints the hook plan of one flow, per entity, in the order
+// the runtime will run it (hookgen -explain).
+package explain
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Header writes what -explain assumes about registration order.
+func Header(w io.Writer, flow flows.ID) {
+	fmt.Fprintf(w, `hookgen -explain %s
+Each stage runs its hooks in descending priority; equal priorities keep
+registration order, which hookgen assumes is: (1) the package's hook
+functions, registered by RegisterHookflow in source order; (2) the hooks of
+the package's plugin types, attached at Start (shown in plugin-name order:
+the runtime uses the order of the Use calls); (3) the entity's embedded
+hooks, registered at Start. Hooks of other packages and plugins written in
+code are not shown. %s stands for the server scope's path (the
+server's name); a plugin attached to an app has the path
+%s/app:<name>/plugin:<name>.
+`, flow, analyze.ServerPlaceholder, analyze.ServerPlaceholder)
+}
+
+// planned is one hook in a plan.
+type planned struct {
+	stage    stages.Stage
+	priority int
+	seq      int
+	id       string
+}
+
+// Package writes the plan of flow for the package's entities.
+func Package(w io.Writer, p *analyze.Package, flow flows.ID) {
+	fmt.Fprintf(w, "\npackage %s\n", p.Path)
+	var external []planned
+	seq := 0
+	add := func(list *[]planned, h *analyze.Hook, id string) {
+		if h.Flow != flow {
+			return
+		}
+		*list = append(*list, planned{stage: h.Stage, priority: h.Priority, seq: seq, id: id})
+		seq++
+	}
+	for _, h := range p.Externals {
+		add(&external, h, analyze.ExternalID(analyze.ServerPlaceholder, h))
+	}
+	for _, pl := range p.Plugins {
+		for _, h := range pl.Hooks {
+			add(&external, h, analyze.PluginID(analyze.ServerPlaceholder, pl.Name, h))
+		}
+	}
+	var kinds []analyze.Kind
+	switch flow {
+	case flows.ToolsCallTool:
+		kinds = []analyze.Kind{analyze.KindTool}
+	case flows.ResourcesReadResource:
+		kinds = []analyze.Kind{analyze.KindResource, analyze.KindTemplate}
+	case flows.PromptsGetPrompt:
+		kinds = []analyze.Kind{analyze.KindPrompt}
+	}
+	if len(kinds) == 0 {
+		// No embedded hooks: one plan for every run of the flow.
+		fmt.Fprintf(w, "\n%s (every request: the flow has no embedded hooks)\n", flow)
+		write(w, external)
+		return
+	}
+	n := 0
+	for _, e := range p.Entities {
+		if !slices.Contains(kinds, e.Kind) {
+			continue
+		}
+		n++
+		hooks := slices.Clone(external)
+		s := seq
+		for _, h := range e.Hooks {
+			hooks = append(hooks, planned{stage: h.Stage, priority: h.Priority, seq: s, id: analyze.EmbeddedID(p.RuntimePath, e.TypeName, h)})
+			s++
+		}
+		typ := e.TypeName
+		if e.Pointer {
+			typ = "*" + typ
+		}
+		fmt.Fprintf(w, "\n%s %s (%s)\n", e.Kind, e.Name(), typ)
+		write(w, hooks)
+	}
+	if n == 0 {
+		fmt.Fprintf(w, "\nno %s in this package; every %s runs these external hooks:\n", plural(kinds[0]), kinds[0])
+		write(w, external)
+	}
+}
+
+func plural(k analyze.Kind) string {
+	if k == analyze.KindResource {
+		return "resources or resource templates"
+	}
+	return k.String() + "s"
+}
+
+// write prints hooks per stage in run order.
+func write(w io.Writer, hooks []planned) {
+	if len(hooks) == 0 {
+		fmt.Fprintln(w, "  no hooks")
+		return
+	}
+	slices.SortStableFunc(hooks, func(a, b planned) int {
+		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq, b.seq))
+	})
+	width := 1
+	for _, h := range hooks {
+		width = max(width, len(fmt.Sprint(h.priority)))
+	}
+	var last stages.Stage = 255
+	for _, h := range hooks {
+		if h.stage != last {
+			fmt.Fprintf(w, "  %s\n", h.stage)
+			last = h.stage
+		}
+		fmt.Fprintf(w, "    %*d  %s\n", width, h.priority, h.id)
+	}
+}
+
+// Flows returns the flow IDs, for usage messages.
+func Flows() string {
+	var ids []string
+	for _, f := range flows.All() {
+		ids = append(ids, string(f.ID))
+	}
+	return strings.Join(ids, ", ")
+}
