@@ -9,6 +9,8 @@ import (
 // capabilities.experimental.hooks to the initialize (and, on protocol
 // 2026-07-28, server/discover) result, describing hookflow's flows and
 // stages. Every other capability is kept.
+//
+//hook:afterExecute flow=session:initialize
 func AdvertiseHooks(c flows.Initialize) error {
 	c.AddExperimental("hooks", hooksCapability)
 	return nil

@@ -33,6 +33,8 @@
 // 115/115 on the stateless leg; the script fails on anything else.
 package main
 
+//go:generate go tool hookgen
+
 import (
 	"context"
 	"errors"

@@ -112,6 +112,8 @@ func requestState(req *mcp.CallToolRequest) string {
 }
 
 // MRTRElicitation asks for the caller's name and greets them.
+//
+//mcp:tool name=test_input_required_result_elicitation description="MRTR (SEP-2322): asks for the caller name via an in-band elicitation request"
 type MRTRElicitation struct{}
 
 // Execute asks or greets.
@@ -123,6 +125,8 @@ func (MRTRElicitation) Execute(ctx context.Context, req *mcp.CallToolRequest, _ 
 }
 
 // MRTRSampling asks the client's LLM a question.
+//
+//mcp:tool name=test_input_required_result_sampling description="MRTR (SEP-2322): asks for an LLM completion via an in-band sampling request"
 type MRTRSampling struct{}
 
 // Execute asks or answers.
@@ -134,6 +138,8 @@ func (MRTRSampling) Execute(ctx context.Context, req *mcp.CallToolRequest, _ any
 }
 
 // MRTRListRoots asks for the client's roots.
+//
+//mcp:tool name=test_input_required_result_list_roots description="MRTR (SEP-2322): asks for the client roots via an in-band roots/list request"
 type MRTRListRoots struct{}
 
 // Execute asks or lists.
@@ -152,6 +158,8 @@ func (MRTRListRoots) Execute(ctx context.Context, req *mcp.CallToolRequest, _ an
 
 // MRTRRequestState asks for a confirmation along with a request state,
 // which it checks on the retry.
+//
+//mcp:tool name=test_input_required_result_request_state description="MRTR (SEP-2322): round-trips integrity-protected requestState alongside an elicitation request"
 type MRTRRequestState struct{}
 
 // Execute asks or checks.
@@ -166,6 +174,8 @@ func (MRTRRequestState) Execute(ctx context.Context, req *mcp.CallToolRequest, _
 }
 
 // MRTRMultipleInputs asks for elicitation, sampling and roots in one round.
+//
+//mcp:tool name=test_input_required_result_multiple_inputs description="MRTR (SEP-2322): asks for elicitation, sampling and roots input in a single round"
 type MRTRMultipleInputs struct{}
 
 // Execute asks or answers.
@@ -186,6 +196,8 @@ func (MRTRMultipleInputs) Execute(ctx context.Context, req *mcp.CallToolRequest,
 
 // MRTRMultiRound asks two questions in two rounds, carrying the first answer
 // in the request state ("round=1", then "round=2;name=<name>").
+//
+//mcp:tool name=test_input_required_result_multi_round description="MRTR (SEP-2322): two elicitation rounds with evolving requestState before completing"
 type MRTRMultiRound struct{}
 
 // Execute runs the round the state says.
@@ -213,6 +225,8 @@ func (MRTRMultiRound) Execute(ctx context.Context, req *mcp.CallToolRequest, _ a
 }
 
 // MRTRTamperedState rejects a retry whose request state fails verification.
+//
+//mcp:tool name=test_input_required_result_tampered_state description="MRTR (SEP-2322): rejects retries whose requestState fails integrity verification"
 type MRTRTamperedState struct{}
 
 // Execute asks, rejects or answers.
@@ -229,6 +243,8 @@ func (MRTRTamperedState) Execute(ctx context.Context, req *mcp.CallToolRequest, 
 
 // MRTRCapabilities asks only for the inputs the client's declared
 // capabilities cover.
+//
+//mcp:tool name=test_input_required_result_capabilities description="MRTR (SEP-2322): only requests input kinds the declared client capabilities cover"
 type MRTRCapabilities struct{}
 
 // Execute asks or answers.
@@ -256,6 +272,8 @@ func (MRTRCapabilities) Execute(ctx context.Context, req *mcp.CallToolRequest, _
 
 // MRTRPrompt is the prompts/get counterpart: it asks for context and
 // renders it.
+//
+//mcp:prompt name=test_input_required_result_prompt description="MRTR (SEP-2322): asks for context via an in-band elicitation request"
 type MRTRPrompt struct{}
 
 // Get asks or renders.

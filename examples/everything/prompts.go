@@ -23,6 +23,8 @@ func userText(text string) *mcp.PromptMessage {
 }
 
 // SimplePrompt has no arguments.
+//
+//mcp:prompt name=test_simple_prompt title="Simple Test Prompt" description="A simple prompt without arguments"
 type SimplePrompt struct{}
 
 // Get renders the prompt.
@@ -34,6 +36,10 @@ func (SimplePrompt) Get(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.Ge
 }
 
 // PromptWithArguments renders its two arguments.
+//
+//mcp:prompt name=test_prompt_with_arguments title="Prompt With Arguments" description="A prompt with required arguments"
+//mcp:arg name=arg1 description="First test argument"
+//mcp:arg name=arg2 description="Second test argument"
 type PromptWithArguments struct{}
 
 // Get renders the prompt.
@@ -45,6 +51,9 @@ func (PromptWithArguments) Get(ctx context.Context, req *mcp.GetPromptRequest) (
 }
 
 // PromptWithEmbeddedResource embeds the resource its argument names.
+//
+//mcp:prompt name=test_prompt_with_embedded_resource title="Prompt With Embedded Resource" description="A prompt that includes an embedded resource"
+//mcp:arg name=resourceUri description="URI of the resource to embed"
 type PromptWithEmbeddedResource struct{}
 
 // Get renders the prompt.
@@ -61,6 +70,8 @@ func (PromptWithEmbeddedResource) Get(ctx context.Context, req *mcp.GetPromptReq
 }
 
 // PromptWithImage includes an image.
+//
+//mcp:prompt name=test_prompt_with_image title="Prompt With Image" description="A prompt that includes image content"
 type PromptWithImage struct{}
 
 // Get renders the prompt.

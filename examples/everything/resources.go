@@ -24,6 +24,8 @@ func contents(c *mcp.ResourceContents) *mcp.ReadResourceResult {
 }
 
 // StaticText is a text resource.
+//
+//mcp:resource uri="test://static-text" name="static-text" description="A static text resource for testing" mime="text/plain"
 type StaticText struct{}
 
 // Read returns the text.
@@ -32,6 +34,8 @@ func (StaticText) Read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.
 }
 
 // StaticBinary is a binary resource: a PNG image.
+//
+//mcp:resource uri="test://static-binary" name="static-binary" description="A static binary resource (image) for testing" mime="image/png"
 type StaticBinary struct{}
 
 // Read returns the image.
@@ -41,6 +45,8 @@ func (StaticBinary) Read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 
 // WatchedResource is a resource that subscribers hear about every 3
 // seconds (see updateWatched).
+//
+//mcp:resource uri="test://watched-resource" name="watched-resource" description="A resource that auto-updates every 3 seconds" mime="text/plain"
 type WatchedResource struct{}
 
 // Read returns the content.
@@ -49,6 +55,8 @@ func (WatchedResource) Read(ctx context.Context, req *mcp.ReadResourceRequest) (
 }
 
 // DataTemplate is the template test://template/{id}/data.
+//
+//mcp:resource-template uri="test://template/{id}/data" name="template" description="A resource template with parameter substitution" mime="application/json"
 type DataTemplate struct{}
 
 // Read returns JSON text about the id. The SDK only calls it for URIs that

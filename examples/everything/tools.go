@@ -59,6 +59,8 @@ func sleep(ctx context.Context, d time.Duration) {
 // ---------------------------------------------------------------- content
 
 // SimpleText answers with one text item.
+//
+//mcp:tool name=test_simple_text description="Tests simple text content response"
 type SimpleText struct{}
 
 // Execute answers.
@@ -67,6 +69,8 @@ func (SimpleText) Execute(ctx context.Context, req *mcp.CallToolRequest, _ any) 
 }
 
 // ImageContent answers with a PNG image.
+//
+//mcp:tool name=test_image_content description="Tests image content response"
 type ImageContent struct{}
 
 // Execute answers.
@@ -75,6 +79,8 @@ func (ImageContent) Execute(ctx context.Context, req *mcp.CallToolRequest, _ any
 }
 
 // AudioContent answers with a WAV clip.
+//
+//mcp:tool name=test_audio_content description="Tests audio content response"
 type AudioContent struct{}
 
 // Execute answers.
@@ -83,6 +89,8 @@ func (AudioContent) Execute(ctx context.Context, req *mcp.CallToolRequest, _ any
 }
 
 // EmbeddedResource answers with an embedded text resource.
+//
+//mcp:tool name=test_embedded_resource description="Tests embedded resource content response"
 type EmbeddedResource struct{}
 
 // Execute answers.
@@ -93,6 +101,8 @@ func (EmbeddedResource) Execute(ctx context.Context, req *mcp.CallToolRequest, _
 }
 
 // MultipleContentTypes answers with text, an image and a resource.
+//
+//mcp:tool name=test_multiple_content_types description="Tests response with multiple content types (text, image, resource)"
 type MultipleContentTypes struct{}
 
 // Execute answers.
@@ -111,6 +121,8 @@ func (MultipleContentTypes) Execute(ctx context.Context, req *mcp.CallToolReques
 // ToolWithLogging sends three log messages, 50 ms apart, before answering.
 // The SDK sends them only at the level the client asked for (logging/setLevel
 // or, on 2026-07-28, the request's _meta log level).
+//
+//mcp:tool name=test_tool_with_logging description="Tests tool that emits log messages during execution"
 type ToolWithLogging struct{}
 
 // Execute logs and answers.
@@ -127,6 +139,8 @@ func (ToolWithLogging) Execute(ctx context.Context, req *mcp.CallToolRequest, _ 
 // ToolWithProgress reports progress 0, 50 and 100 of 100, 50 ms apart, and
 // answers with the progress token. Like the reference server it notifies
 // even when the client sent no token.
+//
+//mcp:tool name=test_tool_with_progress description="Tests tool that reports progress notifications"
 type ToolWithProgress struct{}
 
 // Execute reports and answers.
@@ -143,6 +157,8 @@ func (ToolWithProgress) Execute(ctx context.Context, req *mcp.CallToolRequest, _
 
 // ErrorHandling always fails; the failure reaches the client as an isError
 // result.
+//
+//mcp:tool name=test_error_handling description="Tests error response handling"
 type ErrorHandling struct{}
 
 // Execute fails.
@@ -158,6 +174,8 @@ type SamplingIn struct {
 }
 
 // Sampling asks the client's LLM to complete the prompt (sampling/createMessage).
+//
+//mcp:tool name=test_sampling description="Tests server-initiated sampling (LLM completion request)"
 type Sampling struct{}
 
 // Execute samples. Failures are reported with %v, not wrapped: a wrapped
@@ -190,6 +208,8 @@ var usernameSchema = &jsonschema.Schema{
 }
 
 // Elicitation asks the user for a username (elicitation/create).
+//
+//mcp:tool name=test_elicitation description="Tests server-initiated elicitation (user input request)"
 type Elicitation struct{}
 
 // Execute elicits.
@@ -208,6 +228,8 @@ func elicit(ctx context.Context, req *mcp.CallToolRequest, p *mcp.ElicitParams) 
 
 // ElicitationDefaults elicits a form whose primitive fields have defaults
 // (SEP-1034).
+//
+//mcp:tool name=test_elicitation_sep1034_defaults description="Tests elicitation with default values per SEP-1034"
 type ElicitationDefaults struct{}
 
 // Execute elicits.
@@ -228,6 +250,8 @@ func (ElicitationDefaults) Execute(ctx context.Context, req *mcp.CallToolRequest
 }
 
 // ElicitationEnums elicits a form with every enum shape of SEP-1330.
+//
+//mcp:tool name=test_elicitation_sep1330_enums description="Tests elicitation with enum schema improvements per SEP-1330"
 type ElicitationEnums struct{}
 
 // Execute elicits.
@@ -286,6 +310,8 @@ var jsonSchema2020 = json.RawMessage(`{
 }`)
 
 // JSONSchema2020 echoes its validated arguments.
+//
+//mcp:tool name=json_schema_2020_12_tool description="Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613, SEP-2106)" inputschema=jsonSchema2020
 type JSONSchema2020 struct{}
 
 // Execute echoes.
@@ -311,6 +337,8 @@ type XMCPHeaderIn struct {
 }
 
 // XMCPHeader answers with the region it was given.
+//
+//mcp:tool name=test_x_mcp_header description="Tests SEP-2243 Mcp-Param-* server-side validation" inputschema=xMCPHeaderSchema
 type XMCPHeader struct{}
 
 // Execute answers.
@@ -322,6 +350,8 @@ func (XMCPHeader) Execute(ctx context.Context, req *mcp.CallToolRequest, in XMCP
 
 // Reconnection closes its SSE stream mid-call (SEP-1699) and answers after
 // the client reconnects.
+//
+//mcp:tool name=test_reconnection description="Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the stream mid-call and send the result after client reconnects."
 type Reconnection struct{}
 
 // Execute closes the stream, waits and answers.
@@ -337,6 +367,8 @@ func (Reconnection) Execute(ctx context.Context, req *mcp.CallToolRequest, _ any
 
 // MissingCapability needs the client's sampling capability and fails with
 // -32021 without it.
+//
+//mcp:tool name=test_missing_capability description="Requires the sampling client capability; used to verify MissingRequiredClientCapabilityError (-32021) (SEP-2575)"
 type MissingCapability struct{}
 
 // Execute checks the capability.
@@ -359,6 +391,8 @@ func (MissingCapability) Execute(ctx context.Context, req *mcp.CallToolRequest, 
 
 // StreamingElicitation answers at once: its response stream carries the
 // result and no server-to-client request.
+//
+//mcp:tool name=test_streaming_elicitation description="Streams progress notifications while a call is in flight; used to verify response streams carry only notifications, never independent JSON-RPC requests (SEP-2575)"
 type StreamingElicitation struct{}
 
 // Execute answers.
@@ -368,6 +402,8 @@ func (StreamingElicitation) Execute(ctx context.Context, req *mcp.CallToolReques
 
 // LoggingTool tries to log; the SDK drops the message unless the request
 // set a log level.
+//
+//mcp:tool name=test_logging_tool description="Attempts to emit a log message; the framework must drop it when the client did not set _meta.../logLevel (SEP-2575)"
 type LoggingTool struct{}
 
 // Execute logs and answers.
@@ -384,6 +420,8 @@ const (
 
 // TriggerToolChange (re-)registers a transient tool, which makes the SDK
 // send notifications/tools/list_changed.
+//
+//mcp:tool name=test_trigger_tool_change description="Mutates the tool list to trigger a notifications/tools/list_changed on active subscription streams (SEP-2575)"
 type TriggerToolChange struct{ r framework.Registrar }
 
 // NewTriggerToolChange returns the tool; r is where it adds the transient tool.
@@ -403,6 +441,8 @@ func (t *TriggerToolChange) Execute(ctx context.Context, req *mcp.CallToolReques
 
 // TriggerPromptChange (re-)registers a transient prompt, which makes the SDK
 // send notifications/prompts/list_changed.
+//
+//mcp:tool name=test_trigger_prompt_change description="Mutates the prompt list to trigger a notifications/prompts/list_changed on active subscription streams (SEP-2575)"
 type TriggerPromptChange struct{ r framework.Registrar }
 
 // NewTriggerPromptChange returns the tool; r is where it adds the transient prompt.
