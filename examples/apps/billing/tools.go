@@ -1,12 +1,14 @@
 // Package billing is the billing app of examples/apps: invoices and refunds.
 //
-// Its tools are plain Go types; register.go adds them to an app by hand, in
-// the shape hookgen generates, so that it can later be replaced by //mcp: and
-// //hook: directives and a generated hookgen_gen.go.
+// Its tools are plain Go types declared with //mcp: and //hook: directives;
+// go generate writes hookgen_gen.go, whose RegisterHookflow adds them to the
+// billing app.
 //
 // The billing app's answers change as refunds are made, so it gets the audit
 // plugin and no cache: every call executes and every call leaves an event.
 package billing
+
+//go:generate go tool hookgen
 
 import (
 	"context"
@@ -53,6 +55,8 @@ type InvoiceOut struct {
 }
 
 // InvoiceTotal reports what an invoice amounts to, net of refunds.
+//
+//mcp:tool name=invoice_total readonly
 type InvoiceTotal struct{ ledger *Ledger }
 
 // NewInvoiceTotal builds the tool; the ledger comes from the app's container.
@@ -84,6 +88,8 @@ type RefundOut struct {
 }
 
 // Refund refunds part of an invoice.
+//
+//mcp:tool name=refund destructive
 type Refund struct{ ledger *Ledger }
 
 // NewRefund builds the tool; the ledger comes from the app's container.
@@ -110,7 +116,8 @@ const MaxRefundCents = 10000
 
 // CheckAmount is an embedded hook of Refund: it blocks refunds that are not
 // positive or larger than MaxRefundCents before the ledger is touched.
-// (With directives: //hook:beforeExecute.)
+//
+//hook:beforeExecute
 func (t *Refund) CheckAmount(c flows.ToolCall[RefundIn, RefundOut]) error {
 	switch in := c.Input(); {
 	case in.AmountCents <= 0:

@@ -1,14 +1,15 @@
 // Package catalog is the catalog app of examples/apps: product search and
 // prices.
 //
-// Its tools are plain Go types; register.go adds them to an app by hand, in
-// the shape hookgen generates, so that it can later be replaced by //mcp:
-// directives and a generated hookgen_gen.go.
+// Its tools are plain Go types declared with //mcp: directives; go generate
+// writes hookgen_gen.go, whose RegisterHookflow adds them to the catalog app.
 //
 // Searching the catalog is read-only and idempotent, so the catalog app gets
 // the cache plugin: a repeated search is answered early, without executing.
 // Prices move: price has no such annotation, and the cache never answers it.
 package catalog
+
+//go:generate go tool hookgen
 
 import (
 	"context"
@@ -45,6 +46,8 @@ type SearchOut struct {
 }
 
 // Search finds products by name.
+//
+//mcp:tool name=search readonly idempotent
 type Search struct{}
 
 // Execute searches the catalog.
@@ -71,6 +74,8 @@ type PriceOut struct {
 }
 
 // Price quotes a product's current price.
+//
+//mcp:tool name=price
 type Price struct{}
 
 // Execute quotes the price.
