@@ -718,3 +718,32 @@ func TestRunFunc(t *testing.T) {
 		t.Errorf("RunFunc = %v, %v", out, err)
 	}
 }
+
+// A hook that gives up because its request was cancelled (it returns the
+// context's error) cancels the run; it does not decide it.
+func TestRunHookReturnsContextError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sc := scope.New("srv")
+	_, err := sc.Register(false, scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "wait", Fn: func(c *flows.Context) error {
+		cancel()
+		<-c.Context().Done()
+		return c.Context().Err()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := flows.NewRunner(nil)
+	c := r.Acquire()
+	defer r.Release(c)
+	c.Init(ctx, flows.ToolsCallTool, nil, nil, nil)
+	err = r.Run(c, sc.Plan(flows.ToolsCallTool, nil, nil).Load(), nil)
+	if got := flows.CodeOf(err); got != flows.CodeCanceled {
+		t.Errorf("CodeOf(%v) = %v, want canceled", err, got)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run() = %v, want it to wrap context.Canceled", err)
+	}
+	if c.DecidedBy() != "" {
+		t.Errorf("DecidedBy() = %q, want no hook", c.DecidedBy())
+	}
+}

@@ -176,6 +176,10 @@ func (r *Runner) stage(c *Context, hooks []PlannedHook) (responded bool, _ error
 			err = c.abortErr
 		}
 		if err != nil {
+			if ce := canceledDuring(c, h, err); ce != nil {
+				r.observe(c, h.ID, "", "canceled", ce)
+				return false, ce
+			}
 			c.decided = h.ID
 			r.observe(c, h.ID, "", "abort", err)
 			return false, wrap(err, c, h.ID)
@@ -210,6 +214,29 @@ func (r *Runner) panicked(c *Context, v any) error {
 	e.Step = c.step.String()
 	r.observe(c, "", e.Step, "panic", e)
 	return e
+}
+
+// canceledDuring returns the cancellation error of a hook that failed with
+// its request's own context error (it gave up because the client went
+// away): the run was cancelled, not blocked by that hook, so no hook decided
+// it. It returns nil for any other error.
+func canceledDuring(c *Context, h *PlannedHook, err error) error {
+	if c.done == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	if cerr := c.ctx.Err(); cerr == nil || !errors.Is(err, cerr) {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled while hook " + strconv.Quote(h.ID) + " ran", Err: err}
 }
 
 // wrap attaches the flow, stage and hook to a hook's error, unless it is an
