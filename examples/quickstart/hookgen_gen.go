@@ -39,6 +39,15 @@ func RegisterHookflow(r framework.Registrar) error {
 				{Stage: stages.BeforeExecute, Priority: 10, Name: "RejectMoon", Fn: (*GetWeather).RejectMoon},
 			},
 		}),
+		framework.AddTool(r, framework.Tool[SetForecast, ForecastIn, ForecastOut]{
+			Tool: &mcp.Tool{
+				Name:        "set_forecast",
+				Description: "SetForecast overrides the forecast of a city. Only callers whose token\ncarries the weather.admin scope may call it: the auth plugin blocks the\nothers, and hides the tool from their tools/list.",
+				Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)},
+			},
+			Execute: SetForecast.Execute,
+			Scopes:  []string{"weather.admin"},
+		}),
 		framework.AddResource(r, framework.Resource[Motd]{
 			Resource: &mcp.Resource{
 				URI:         "quickstart://motd",
@@ -67,6 +76,7 @@ var _ = [...]any{
 	(*GetWeather).Normalize,
 	(*GetWeather).AnswerFromCache,
 	(*GetWeather).RejectMoon,
+	SetForecast.Execute,
 	Motd.Read,
 	Greet.Get,
 }

@@ -1,5 +1,5 @@
-// Command quickstart is a small hookflow server: two tools, a resource and a
-// prompt with embedded hooks, plus one plugin.
+// Command quickstart is a small hookflow server: three tools, a resource and
+// a prompt with embedded hooks, plus the audit and auth plugins.
 //
 // The tools, resource and prompt are plain Go types in tools.go, declared with
 // //mcp: and //hook: directives; go generate runs hookgen, which writes their
@@ -7,13 +7,20 @@
 //
 //	go run ./examples/quickstart -demo      # call the tools in-process and print each run's hooks
 //	go run ./examples/quickstart            # serve on stdio
-//	go run ./examples/quickstart -http :8080
+//	go run ./examples/quickstart -http 127.0.0.1:8080 -token s3cret
+//
+// Over HTTP with -token, requests need "Authorization: Bearer <token>"; the
+// token carries the weather.admin scope that set_forecast requires. Without
+// -token (and over stdio) nobody has that scope, so the auth plugin hides
+// set_forecast and blocks calls to it. Audit events go to stderr as JSON.
 package main
 
 //go:generate go tool hookgen
 
 import (
+	"bytes"
 	"context"
+	"crypto/subtle"
 	"flag"
 	"fmt"
 	"io"
@@ -22,16 +29,21 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/auth"
 )
 
 func main() {
 	demo := flag.Bool("demo", false, "connect an in-process client, call the tools and print every run's stages and hooks")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (stdio when empty)")
+	token := flag.String("token", "", "with -http: require this bearer token, which grants the weather.admin scope")
 	flag.Parse()
 
 	if *demo {
@@ -40,17 +52,24 @@ func main() {
 		}
 		return
 	}
-	srv, err := newServer(nil, slog.New(slog.NewTextHandler(os.Stderr, nil)), nil)
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token))
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer q.audit.Close()
 	if *addr == "" {
-		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		if err := q.srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	h, err := srv.HTTPHandler(nil)
+	var h http.Handler
+	if *token != "" {
+		h, err = q.auth.Handler(q.srv, nil)
+	} else {
+		h, err = q.srv.HTTPHandler(nil)
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,10 +77,17 @@ func main() {
 	log.Fatal(http.ListenAndServe(*addr, h))
 }
 
+// quickstart is the server and the plugins main and the demo talk to.
+type quickstart struct {
+	srv   *framework.Server
+	audit *audit.Plugin
+	auth  *auth.Plugin
+}
+
 // newServer builds the quickstart server. observer, when set, sees every
-// hook call; report, when set, receives the outcome plugin's reports (else
-// they go to logger).
-func newServer(observer flows.Observer, logger *slog.Logger, report func(string)) (*framework.Server, error) {
+// hook call; auditTo receives the audit events; verify checks bearer tokens
+// on HTTP.
+func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier) (*quickstart, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "quickstart", Version: "0.1.0"}, &framework.Options{
 		Observer: observer,
 		Logger:   logger,
@@ -69,17 +95,36 @@ func newServer(observer flows.Observer, logger *slog.Logger, report func(string)
 	if err := RegisterHookflow(srv); err != nil {
 		return nil, err
 	}
-	if err := srv.Use(&outcomePlugin{report: report}); err != nil {
+	q := &quickstart{
+		srv:   srv,
+		audit: audit.New(audit.Config{Handler: auditTo, Flows: []flows.ID{flows.ToolsCallTool}}),
+		auth:  auth.New(auth.Config{Verifier: verify}),
+	}
+	if err := srv.Use(q.auth, q.audit); err != nil {
 		return nil, err
 	}
-	return srv, srv.Start()
+	return q, srv.Start()
+}
+
+// staticToken accepts one bearer token, which grants weather.admin. An empty
+// token accepts none.
+func staticToken(token string) sdkauth.TokenVerifier {
+	return func(ctx context.Context, got string, req *http.Request) (*sdkauth.TokenInfo, error) {
+		if token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			return nil, fmt.Errorf("unknown token: %w", sdkauth.ErrInvalidToken)
+		}
+		return &sdkauth.TokenInfo{UserID: "admin", Scopes: []string{"weather.admin"}, Expiration: time.Now().Add(time.Hour)}, nil
+	}
 }
 
 // runDemo calls the quickstart's tools from an in-process client and prints
-// the trace of every run.
+// the trace of every run and its audit event.
 func runDemo(ctx context.Context, w io.Writer) error {
 	var trace []string
 	observer := func(ev *flows.Event) {
+		if ev.Flow != flows.ToolsCallTool {
+			return // the list runs auth uses to check a tool is visible
+		}
 		what := ev.Hook
 		if what == "" {
 			what = "(" + ev.Step + ")"
@@ -88,13 +133,21 @@ func runDemo(ctx context.Context, w io.Writer) error {
 		}
 		trace = append(trace, fmt.Sprintf("    %-8s %s", ev.Outcome, what))
 	}
-	report := func(msg string) { trace = append(trace, "  => "+msg) }
-	srv, err := newServer(observer, slog.New(slog.DiscardHandler), report)
+	var events bytes.Buffer
+	auditTo := slog.NewTextHandler(&events, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch a.Key {
+		case "outcome", "decided_by", "error", "args":
+			return a
+		}
+		return slog.Attr{}
+	}})
+	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""))
 	if err != nil {
 		return err
 	}
+	defer q.audit.Close()
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(ctx, st, nil); err != nil {
+	if _, err := q.srv.Connect(ctx, st, nil); err != nil {
 		return err
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-client"}, nil).Connect(ctx, ct, nil)
@@ -113,10 +166,12 @@ func runDemo(ctx context.Context, w io.Writer) error {
 		{"a call blocked by a hook", "get_weather", map[string]any{"city": "Moon"}},
 		{"a call whose tool fails", "get_weather", map[string]any{"city": "Atlantis"}},
 		{"a call with invalid arguments", "add", map[string]any{"a": 1, "b": "two"}},
+		{"a call the auth plugin blocks (no token has weather.admin here)", "set_forecast", map[string]any{"city": "Paris", "description": "snow"}},
 		{"a plain tool", "add", map[string]any{"a": 1, "b": 2}},
 	}
 	for _, call := range calls {
 		trace = trace[:0]
+		events.Reset()
 		fmt.Fprintf(w, "== %s: %s %v\n", call.title, call.tool, call.args)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
 		fmt.Fprintln(w, strings.Join(trace, "\n"))
@@ -128,7 +183,22 @@ func runDemo(ctx context.Context, w io.Writer) error {
 		default:
 			fmt.Fprintf(w, "  result: %s\n", text(res.Content))
 		}
+		if err := q.audit.Flush(ctx); err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(events.String()), "\n") {
+			fmt.Fprintf(w, "  audit: %s\n", line)
+		}
 	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range lt.Tools {
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(w, "== tools/list without a token: %s (auth hides set_forecast)\n", strings.Join(names, ", "))
 	return nil
 }
 

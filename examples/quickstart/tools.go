@@ -88,6 +88,29 @@ func (t *GetWeather) RejectMoon(c flows.ToolCall[WeatherIn, WeatherOut]) error {
 	return nil
 }
 
+// ForecastIn is the input of set_forecast.
+type ForecastIn struct {
+	City        string `json:"city"`
+	Description string `json:"description"`
+}
+
+// ForecastOut is the output of set_forecast.
+type ForecastOut struct {
+	Updated bool `json:"updated"`
+}
+
+// SetForecast overrides the forecast of a city. Only callers whose token
+// carries the weather.admin scope may call it: the auth plugin blocks the
+// others, and hides the tool from their tools/list.
+//
+//mcp:tool name=set_forecast destructive scopes=weather.admin
+type SetForecast struct{}
+
+// Execute records the override (here: pretends to).
+func (SetForecast) Execute(ctx context.Context, req *mcp.CallToolRequest, in ForecastIn) (ForecastOut, error) {
+	return ForecastOut{Updated: true}, nil
+}
+
 // AddIn is the input of add.
 type AddIn struct {
 	A int `json:"a"`
