@@ -3,15 +3,16 @@ module github.com/hookflow/hookflow
 go 1.26.0
 
 require (
+	github.com/dave/jennifer v1.7.1
+	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/redis/go-redis/v9 v9.23.0
 	go.uber.org/dig v1.19.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/dave/jennifer v1.7.1
-	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/redis/go-redis/v9 v9.23.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
@@ -21,7 +22,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.52.0
 )
 
 tool github.com/hookflow/hookflow/cmd/hookgen
