@@ -16,7 +16,6 @@ package plugins_test
 // redis-server from PATH, else skip — or fail when HOOKFLOW_REQUIRE_REDIS=1.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,15 +25,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +40,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
@@ -53,12 +50,8 @@ import (
 // ---------------------------------------------------------------------------
 // Redis for the tests
 
-var testRedis struct {
-	once sync.Once
-	addr string
-	why  string // why there is none
-	cmd  *exec.Cmd
-}
+// redisServer is the Redis the tests use (see internal/redistest).
+var redisServer redistest.Server
 
 // quietRedis drops go-redis's own log lines (the dial failures that the
 // unreachable-Redis test provokes on purpose).
@@ -69,89 +62,13 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 func TestMain(m *testing.M) {
 	redis.SetLogger(quietRedis{})
 	code := m.Run()
-	if c := testRedis.cmd; c != nil {
-		_ = c.Process.Kill()
-		_ = c.Wait()
-	}
+	redisServer.Close()
 	os.Exit(code)
 }
 
 // redisAddr returns the address of a Redis server, or skips the test (fails
 // it when HOOKFLOW_REQUIRE_REDIS=1).
-func redisAddr(t testing.TB) string {
-	t.Helper()
-	testRedis.once.Do(startRedis)
-	if testRedis.addr == "" {
-		msg := "no Redis for this test: " + testRedis.why +
-			"; set HOOKFLOW_REDIS_ADDR=host:port or install redis-server (apt-get install redis-server)"
-		if os.Getenv("HOOKFLOW_REQUIRE_REDIS") == "1" {
-			t.Fatal(msg + " (HOOKFLOW_REQUIRE_REDIS=1: a Redis test may not skip)")
-		}
-		t.Skip("skipped: " + msg)
-	}
-	return testRedis.addr
-}
-
-func pingRedis(addr string) error {
-	c := redis.NewClient(ratelimit.RedisClientOptions(addr, time.Second))
-	defer c.Close()
-	return c.Ping(context.Background()).Err()
-}
-
-func startRedis() {
-	if addr := os.Getenv("HOOKFLOW_REDIS_ADDR"); addr != "" {
-		if err := pingRedis(addr); err != nil {
-			testRedis.why = fmt.Sprintf("HOOKFLOW_REDIS_ADDR=%s does not answer PING: %v", addr, err)
-			return
-		}
-		testRedis.addr = addr
-		return
-	}
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		testRedis.why = "HOOKFLOW_REDIS_ADDR is unset and redis-server is not in PATH"
-		return
-	}
-	for range 3 { // a free port can be taken before redis-server binds it
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			testRedis.why = "no free port: " + err.Error()
-			return
-		}
-		addr := l.Addr().String()
-		l.Close()
-		_, port, _ := net.SplitHostPort(addr)
-		var out bytes.Buffer
-		cmd := exec.Command(path, "--bind", "127.0.0.1", "--port", port,
-			"--save", "", "--appendonly", "no", "--protected-mode", "yes")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		dieWithParent(cmd)
-		if err := cmd.Start(); err != nil {
-			testRedis.why = "starting redis-server: " + err.Error()
-			return
-		}
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if pingRedis(addr) == nil {
-				testRedis.addr, testRedis.cmd = addr, cmd
-				return
-			}
-		}
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		testRedis.why = "redis-server did not answer PING: " + out.String()
-	}
-}
-
-// dieWithParent has Linux kill redis-server when the test binary dies (a
-// timed-out test leaves none behind). SysProcAttr.Pdeathsig exists on Linux
-// only, hence reflection: this file builds everywhere.
-func dieWithParent(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	f := reflect.ValueOf(cmd.SysProcAttr).Elem().FieldByName("Pdeathsig")
-	if sig := reflect.ValueOf(os.Kill); f.IsValid() && f.CanSet() && sig.Type().ConvertibleTo(f.Type()) {
-		f.Set(sig.Convert(f.Type()))
-	}
-}
+func redisAddr(t testing.TB) string { return redisServer.Addr(t) }
 
 var redisPrefixSeq atomic.Int64
 

@@ -1,10 +1,12 @@
-package ratelimit_test
+package redistest
 
 import (
 	"os/exec"
 	"syscall"
 )
 
+// dieWithParent has Linux kill redis-server when the test binary dies, so a
+// timed-out test leaves none behind.
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
