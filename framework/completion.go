@@ -12,7 +12,7 @@ import (
 // referenced prompt or resource is the run's entity, so its app's hooks
 // apply; it answers with the entity's completer, else Options.Complete, else
 // no values.
-func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *mcp.CompleteResult, err error) {
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	var entity *flows.Entity
 	sc := s.scope
 	plan := s.lists.completion
@@ -34,17 +34,15 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 		completer = s.opts.Complete
 	}
 	st := &completeSteps{fn: completer, req: req}
-	s.run(ctx, flows.CompletionComplete, entity, s.requestInfo("completion/complete", req), req.Params, sc, req, plan.Load(), st, func(c *flows.Context, runErr error) {
-		if runErr != nil {
-			err = protocolError(runErr)
-			return
-		}
-		res, _ = c.Output().(*mcp.CompleteResult)
-		if res == nil {
-			res = &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
-		}
-	})
-	return res, err
+	c, err := s.run(ctx, flows.CompletionComplete, entity, s.requestInfo("completion/complete", req), req.Params, sc, req, plan.Load(), st)
+	defer s.runner.Release(c)
+	if err != nil {
+		return nil, protocolError(err)
+	}
+	if res, _ := c.Output().(*mcp.CompleteResult); res != nil {
+		return res, nil
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 type completeSteps struct {

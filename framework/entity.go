@@ -1,8 +1,12 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/scope"
@@ -117,4 +121,80 @@ func registerEmbedded[T, C any](s *Server, flow flows.ID, inst T, hooks []Hook[T
 	}
 	s.hooked[typ] = true
 	return nil
+}
+
+// entityBase is what every registered entity keeps for its requests: its
+// flow, the scope it belongs to, its instance, its flows.Entity and the
+// handle to its compiled plan.
+type entityBase[T any] struct {
+	flow   flows.ID
+	scope  *scope.Scope
+	srv    *Server
+	inst   T
+	entity flows.Entity
+	plan   *scope.PlanRef
+}
+
+// setupEntity builds the instance of T, describes the entity, registers T's
+// embedded hooks on b's flow (seen through view) and gets the entity's plan.
+// plain is the placeholder type of entities added as plain functions, which
+// have no Go type of their own and so no embedded hooks.
+func setupEntity[T, C any](b *entityBase[T], s *Server, name string, newFn any, plain reflect.Type, hooks []Hook[T, C], view func(*flows.Context) C) error {
+	kind := b.flow.Info().Entity
+	inst, err := instance[T](b.scope, kind.String()+" "+name, newFn)
+	if err != nil {
+		return err
+	}
+	typ := reflect.TypeFor[T]()
+	if typ == plain {
+		typ = nil
+	}
+	b.srv, b.inst = s, inst
+	b.entity = flows.Entity{Kind: kind, Name: name, Type: typ, Value: inst}
+	if err := registerEmbedded(s, b.flow, inst, hooks, view); err != nil {
+		return err
+	}
+	b.plan = s.scope.Plan(b.flow, typ, b.scope)
+	return nil
+}
+
+// runEntity runs one flow of b's entity and returns its output, or the
+// protocol error a flow other than tools:call-tool sends.
+func runEntity[T any, R mcp.Result](ctx context.Context, b *entityBase[T], method string, req mcp.Request, input any, steps flows.Steps) (R, error) {
+	s := b.srv
+	c, err := s.run(ctx, b.flow, &b.entity, s.requestInfo(method, req), input, b.scope, req, b.plan.Load(), steps)
+	defer s.runner.Release(c)
+	var zero R
+	if err != nil {
+		return zero, protocolError(err)
+	}
+	out, ok := c.Output().(R)
+	if !ok || isNilResult(out) {
+		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s %q: no result", b.entity.Kind, b.entity.Name)}
+	}
+	return out, nil
+}
+
+// completable is what completion:complete needs of a prompt or resource:
+// the entity and its scope, its completer (nil for none) and the
+// completion plan of its hooks.
+type completable struct {
+	scope      *scope.Scope
+	entity     *flows.Entity
+	complete   func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	completion *scope.PlanRef
+}
+
+// newCompletable describes b's entity for completion requests; complete may
+// be nil.
+func newCompletable[T any](b *entityBase[T], complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)) *completable {
+	e := &completable{scope: b.scope, entity: &b.entity,
+		completion: b.srv.scope.Plan(flows.CompletionComplete, b.entity.Type, b.scope)}
+	if complete != nil {
+		inst := b.inst
+		e.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return complete(inst, ctx, req)
+		}
+	}
+	return e
 }

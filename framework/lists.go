@@ -86,16 +86,13 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		st := &nextSteps{next: next, method: method, req: req}
-		var res mcp.Result
-		var err error
-		s.run(ctx, flow, nil, s.requestInfo(method, req), req.GetParams(), s.scope, req, p, st, func(c *flows.Context, runErr error) {
-			if runErr != nil {
-				err = protocolError(runErr)
-				return
-			}
-			res, _ = c.Output().(mcp.Result)
-		})
-		return res, err
+		c, err := s.run(ctx, flow, nil, s.requestInfo(method, req), req.GetParams(), s.scope, req, p, st)
+		defer s.runner.Release(c)
+		if err != nil {
+			return nil, protocolError(err)
+		}
+		res, _ := c.Output().(mcp.Result)
+		return res, nil
 	}
 }
 
@@ -117,43 +114,35 @@ func (n *nextSteps) Execute(c *flows.Context) error {
 	return nil
 }
 
-// toolVisible reports whether the tools:list-tools hooks keep the tool
-// named name: a tool a list hook hides cannot be called either. Only the
-// list hooks whose owner covers the tool's app take part (the server's and
-// that app's, with their plugins'), so one app's list hooks never run for
-// another app's calls. When there are any, it runs them over a one-tool
-// list; they see
+// toolVisible reports whether the tools:list-tools hooks keep entry's tool:
+// a tool a list hook hides cannot be called either. Only the list hooks
+// whose owner covers the tool's app take part (the server's and that app's,
+// with their plugins'), so one app's list hooks never run for another app's
+// calls. When there are any, it runs them over a one-tool list; they see
 // Request().Method == "tools/call" and can tell this check from a listing.
 // A list hook that fails makes the call fail with that hook's error (as a
 // protocol error), not look like an unknown tool.
-func (l *listPlans) toolVisible(ctx context.Context, s *Server, info *flows.Request, name string) (bool, error) {
-	entry := s.index.Load().tools[name]
-	if entry == nil {
-		return false, nil
-	}
+func (s *Server) toolVisible(ctx context.Context, info *flows.Request, entry *toolEntry) (bool, error) {
 	p := entry.listPlan.Load()
 	if p.Len() == 0 {
 		return true, nil
 	}
 	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
-	visible := false
-	var err error
-	s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st, func(c *flows.Context, runErr error) {
-		if runErr != nil {
-			err = protocolError(runErr)
-			return
+	c, err := s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st)
+	defer s.runner.Release(c)
+	if err != nil {
+		return false, protocolError(err)
+	}
+	res, _ := c.Output().(*mcp.ListToolsResult)
+	if res == nil {
+		return false, nil
+	}
+	for _, t := range res.Tools {
+		if t != nil && t.Name == entry.tool.Name {
+			return true, nil
 		}
-		res, _ := c.Output().(*mcp.ListToolsResult)
-		if res == nil {
-			return
-		}
-		for _, t := range res.Tools {
-			if t != nil && t.Name == name {
-				visible = true
-			}
-		}
-	})
-	return visible, err
+	}
+	return false, nil
 }
 
 // fixedSteps is an execute step that produces a fixed output.

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/scope"
 )
 
 // Prompt defines a prompt whose behaviour lives in a Go type T. hookgen
@@ -38,7 +36,7 @@ func AddPrompt[T any](r Registrar, def Prompt[T]) error {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q: nil Get", def.Prompt.Name)}
 	}
 	_, sc := r.target()
-	return add(r, "prompt "+def.Prompt.Name, &promptDef[T]{def: def, scope: sc})
+	return add(r, "prompt "+def.Prompt.Name, &promptDef[T]{entityBase: entityBase[T]{flow: flows.PromptsGetPrompt, scope: sc}, def: def})
 }
 
 // AddPromptFunc adds a prompt rendered by a plain function.
@@ -50,21 +48,9 @@ func AddPromptFunc(r Registrar, p *mcp.Prompt, get func(context.Context, *mcp.Ge
 
 type funcPrompt struct{}
 
-type promptEntry struct {
-	scope    *scope.Scope
-	complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
-	entity   *flows.Entity
-	// completion is the completion:complete plan for this entity.
-	completion *scope.PlanRef
-}
-
 type promptDef[T any] struct {
-	def    Prompt[T]
-	scope  *scope.Scope
-	inst   T
-	entity flows.Entity
-	plan   *scope.PlanRef
-	srv    *Server
+	entityBase[T]
+	def Prompt[T]
 }
 
 func (d *promptDef[T]) register(s *Server) error {
@@ -72,49 +58,19 @@ func (d *promptDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().prompts[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q is added twice", name)}
 	}
-	inst, err := instance[T](d.scope, "prompt "+name, d.def.New)
-	if err != nil {
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcPrompt](), d.def.Hooks,
+		func(c *flows.Context) flows.PromptGet { return flows.PromptGet{Context: c} }); err != nil {
 		return err
 	}
-	d.inst, d.srv = inst, s
-	typ := reflect.TypeFor[T]()
-	if typ == reflect.TypeFor[funcPrompt]() {
-		typ = nil
-	}
-	d.entity = flows.Entity{Kind: flows.EntityPrompt, Name: name, Type: typ, Value: inst}
-	if err := registerEmbedded(s, flows.PromptsGetPrompt, inst, d.def.Hooks, func(c *flows.Context) flows.PromptGet { return flows.PromptGet{Context: c} }); err != nil {
-		return err
-	}
-	d.plan = s.scope.Plan(flows.PromptsGetPrompt, typ, d.scope)
-	entry := &promptEntry{scope: d.scope, entity: &d.entity, completion: s.scope.Plan(flows.CompletionComplete, typ, d.scope)}
-	if d.def.Complete != nil {
-		complete := d.def.Complete
-		entry.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return complete(inst, ctx, req)
-		}
-	}
+	entry := newCompletable(&d.entityBase, d.def.Complete)
 	s.update(func(ix *entityIndex) { ix.prompts[name] = entry })
 	p := *d.def.Prompt
 	s.sdk.AddPrompt(&p, d.handle)
 	return nil
 }
 
-func (d *promptDef[T]) handle(ctx context.Context, req *mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
-	s := d.srv
-	info := s.requestInfo("prompts/get", req)
-	s.run(ctx, flows.PromptsGetPrompt, &d.entity, info, req.Params, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
-		if runErr != nil {
-			err = protocolError(runErr)
-			return
-		}
-		out, _ := c.Output().(*mcp.GetPromptResult)
-		if out == nil {
-			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %q: no result", d.entity.Name)}
-			return
-		}
-		res = out
-	})
-	return res, err
+func (d *promptDef[T]) handle(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return runEntity[T, *mcp.GetPromptResult](ctx, &d.entityBase, "prompts/get", req, req.Params, d)
 }
 
 // Validate checks that every required argument is present.

@@ -124,16 +124,14 @@ func Log(c *flows.Context, level mcp.LoggingLevel, data any) error {
 	return r.Session.Log(c.Context(), &mcp.LoggingMessageParams{Level: level, Data: data, Logger: "hookflow"})
 }
 
-// run runs one flow: it acquires a context, fills it, runs the plan and
-// hands the finished context to done, which reads the outcome before the
-// context is recycled.
+// run runs one flow: it acquires a Context, fills it, and runs plan and
+// steps. The caller reads the outcome from the returned Context and then
+// gives it back with s.runner.Release.
 func (s *Server) run(ctx context.Context, flow flows.ID, entity *flows.Entity, info *flows.Request, input any,
-	owner any, private any, plan *flows.Plan, steps flows.Steps, done func(c *flows.Context, err error)) {
+	owner any, private any, plan *flows.Plan, steps flows.Steps) (*flows.Context, error) {
 	c := s.runner.Acquire()
 	c.Init(context.WithValue(ctx, runKey{}, c), flow, entity, info, input)
 	c.SetScope(owner)
 	c.SetPrivate(private)
-	err := s.runner.Run(c, plan, steps)
-	done(c, err)
-	s.runner.Release(c)
+	return c, s.runner.Run(c, plan, steps)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/scope"
 )
 
 // Resource defines a resource (Resource set) or a resource template
@@ -40,7 +39,7 @@ func AddResource[T any](r Registrar, def Resource[T]) error {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q: nil Read", def.key())}
 	}
 	_, sc := r.target()
-	return add(r, "resource "+def.key(), &resourceDef[T]{def: def, scope: sc})
+	return add(r, "resource "+def.key(), &resourceDef[T]{entityBase: entityBase[T]{flow: flows.ResourcesReadResource, scope: sc}, def: def})
 }
 
 // AddResourceFunc adds a resource (or template) read by a plain function.
@@ -63,21 +62,9 @@ func (d Resource[T]) key() string {
 	return ""
 }
 
-type resourceEntry struct {
-	scope    *scope.Scope
-	complete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
-	entity   *flows.Entity
-	// completion is the completion:complete plan for this entity.
-	completion *scope.PlanRef
-}
-
 type resourceDef[T any] struct {
-	def    Resource[T]
-	scope  *scope.Scope
-	inst   T
-	entity flows.Entity
-	plan   *scope.PlanRef
-	srv    *Server
+	entityBase[T]
+	def Resource[T]
 }
 
 func (d *resourceDef[T]) register(s *Server) error {
@@ -85,27 +72,11 @@ func (d *resourceDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().resources[key]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q is added twice", key)}
 	}
-	inst, err := instance[T](d.scope, "resource "+key, d.def.New)
-	if err != nil {
+	if err := setupEntity(&d.entityBase, s, key, d.def.New, reflect.TypeFor[funcResource](), d.def.Hooks,
+		func(c *flows.Context) flows.ResourceRead { return flows.ResourceRead{Context: c} }); err != nil {
 		return err
 	}
-	d.inst, d.srv = inst, s
-	typ := reflect.TypeFor[T]()
-	if typ == reflect.TypeFor[funcResource]() {
-		typ = nil
-	}
-	d.entity = flows.Entity{Kind: flows.EntityResource, Name: key, Type: typ, Value: inst}
-	if err := registerEmbedded(s, flows.ResourcesReadResource, inst, d.def.Hooks, func(c *flows.Context) flows.ResourceRead { return flows.ResourceRead{Context: c} }); err != nil {
-		return err
-	}
-	d.plan = s.scope.Plan(flows.ResourcesReadResource, typ, d.scope)
-	entry := &resourceEntry{scope: d.scope, entity: &d.entity, completion: s.scope.Plan(flows.CompletionComplete, typ, d.scope)}
-	if d.def.Complete != nil {
-		complete := d.def.Complete
-		entry.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return complete(inst, ctx, req)
-		}
-	}
+	entry := newCompletable(&d.entityBase, d.def.Complete)
 	s.update(func(ix *entityIndex) { ix.resources[key] = entry })
 	if d.def.Resource != nil {
 		r := *d.def.Resource
@@ -117,22 +88,8 @@ func (d *resourceDef[T]) register(s *Server) error {
 	return nil
 }
 
-func (d *resourceDef[T]) handle(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
-	s := d.srv
-	info := s.requestInfo("resources/read", req)
-	s.run(ctx, flows.ResourcesReadResource, &d.entity, info, req.Params, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
-		if runErr != nil {
-			err = protocolError(runErr)
-			return
-		}
-		out, _ := c.Output().(*mcp.ReadResourceResult)
-		if out == nil {
-			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("resource %q: no result", d.entity.Name)}
-			return
-		}
-		res = out
-	})
-	return res, err
+func (d *resourceDef[T]) handle(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return runEntity[T, *mcp.ReadResourceResult](ctx, &d.entityBase, "resources/read", req, req.Params, d)
 }
 
 // Validate has nothing to check: the SDK matched the URI.

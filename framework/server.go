@@ -235,8 +235,8 @@ func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, err
 // (tools, prompts) or by URI or URI template (resources).
 type entityIndex struct {
 	tools     map[string]*toolEntry
-	prompts   map[string]*promptEntry
-	resources map[string]*resourceEntry
+	prompts   map[string]*completable
+	resources map[string]*completable
 }
 
 // update applies fn to a copy of the index and publishes it. Callers hold mu.
@@ -251,10 +251,10 @@ func (s *Server) update(fn func(ix *entityIndex)) {
 		ix.tools = map[string]*toolEntry{}
 	}
 	if ix.prompts == nil {
-		ix.prompts = map[string]*promptEntry{}
+		ix.prompts = map[string]*completable{}
 	}
 	if ix.resources == nil {
-		ix.resources = map[string]*resourceEntry{}
+		ix.resources = map[string]*completable{}
 	}
 	fn(ix)
 	s.index.Store(ix)

@@ -47,7 +47,7 @@ func AddTool[T, In, Out any](r Registrar, def Tool[T, In, Out]) error {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: nil Execute", def.Tool.Name)}
 	}
 	_, sc := r.target()
-	return add(r, "tool "+def.Tool.Name, &toolDef[T, In, Out]{def: def, scope: sc})
+	return add(r, "tool "+def.Tool.Name, &toolDef[T, In, Out]{entityBase: entityBase[T]{flow: flows.ToolsCallTool, scope: sc}, def: def})
 }
 
 // AddToolFunc adds a tool implemented by a plain function. It has no
@@ -69,23 +69,23 @@ type toolEntry struct {
 	tool   *mcp.Tool
 	scope  *scope.Scope
 	scopes []string
-	typ    reflect.Type
 	// listPlan is the tools:list-tools plan of the hooks that cover the
 	// tool's scope: the ones that decide whether the tool is visible.
 	listPlan *scope.PlanRef
 }
 
 type toolDef[T, In, Out any] struct {
-	def   Tool[T, In, Out]
-	scope *scope.Scope
+	entityBase[T]
+	def Tool[T, In, Out]
 
-	inst           T
-	entity         flows.Entity
-	plan           *scope.PlanRef
-	in             *jsonschema.Resolved
-	out            *jsonschema.Resolved
-	wholeResult    bool
-	srv            *Server
+	entry *toolEntry
+	in    *jsonschema.Resolved
+	out   *jsonschema.Resolved
+	// outIsAny: Out is any and there is no output schema, so a nil output
+	// is an empty result rather than JSON null.
+	outIsAny bool
+	// outPointerZero is the zero value of *Out's element when Out is a
+	// pointer type: a nil output is sent as that zero value, not as null.
 	outPointerZero any
 }
 
@@ -94,52 +94,43 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	if _, dup := s.index.Load().tools[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q is added twice", name)}
 	}
-	inst, err := instance[T](d.scope, "tool "+name, d.def.New)
-	if err != nil {
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcTool](), d.def.Hooks, flows.AsToolCall[In, Out]); err != nil {
 		return err
 	}
-	d.inst, d.srv = inst, s
 	t := *d.def.Tool
-	var inSchema, outSchema *jsonschema.Schema
-	if inSchema, d.in, err = schemaFor[In](t.InputSchema); err != nil {
+	inSchema, in, err := schemaFor[In](t.InputSchema)
+	if err != nil {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input schema", name), Err: err}
 	}
 	if inSchema.Type != "object" {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input type %v must be a struct or map (schema type object)", name, reflect.TypeFor[In]())}
 	}
-	t.InputSchema = inSchema
+	t.InputSchema, d.in = inSchema, in
 	outType := reflect.TypeFor[Out]()
-	d.wholeResult = outType == reflect.TypeFor[*mcp.CallToolResult]()
-	if !d.wholeResult && (t.OutputSchema != nil || outType != reflect.TypeFor[any]()) {
-		if outSchema, d.out, err = schemaFor[Out](t.OutputSchema); err != nil {
+	wholeResult := outType == reflect.TypeFor[*mcp.CallToolResult]()
+	if !wholeResult && (t.OutputSchema != nil || outType != reflect.TypeFor[any]()) {
+		outSchema, out, err := schemaFor[Out](t.OutputSchema)
+		if err != nil {
 			return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: output schema", name), Err: err}
 		}
-		t.OutputSchema = outSchema
+		t.OutputSchema, d.out = outSchema, out
 		if outType.Kind() == reflect.Pointer {
 			d.outPointerZero = reflect.Zero(outType.Elem()).Interface()
 		}
 	}
-	typ := reflect.TypeFor[T]()
-	if typ == reflect.TypeFor[funcTool]() {
-		typ = nil
-	}
-	d.entity = flows.Entity{Kind: flows.EntityTool, Name: name, Type: typ, Value: inst}
-	if err := registerEmbedded(s, flows.ToolsCallTool, inst, d.def.Hooks, flows.AsToolCall[In, Out]); err != nil {
-		return err
-	}
-	d.plan = s.scope.Plan(flows.ToolsCallTool, typ, d.scope)
-	entry := &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, typ: typ,
+	d.outIsAny = d.out == nil && outType == reflect.TypeFor[any]()
+	d.entry = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes,
 		listPlan: s.scope.PlanCovering(flows.ToolsListTools, d.scope)}
-	s.update(func(ix *entityIndex) { ix.tools[name] = entry })
+	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil
 }
 
 // handle is the raw SDK handler: one tools:call-tool run.
-func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s := d.srv
 	info := s.requestInfo("tools/call", req)
-	if visible, err := s.lists.toolVisible(ctx, s, info, d.def.Tool.Name); err != nil {
+	if visible, err := s.toolVisible(ctx, info, d.entry); err != nil {
 		return nil, err
 	} else if !visible {
 		return nil, unknownTool(d.def.Tool.Name)
@@ -148,10 +139,9 @@ func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	s.run(ctx, flows.ToolsCallTool, &d.entity, info, raw, d.scope, req, d.plan.Load(), d, func(c *flows.Context, runErr error) {
-		res, err = d.result(c, runErr)
-	})
-	return res, err
+	c, err := s.run(ctx, flows.ToolsCallTool, &d.entity, info, raw, d.scope, req, d.plan.Load(), d)
+	defer s.runner.Release(c)
+	return d.result(c, err)
 }
 
 func unknownTool(name string) error {
@@ -231,12 +221,13 @@ func internal(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
 
 func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {
 	res := &mcp.CallToolResult{}
-	if d.out == nil && reflect.TypeFor[Out]() == reflect.TypeFor[any]() && any(out) == nil {
+	if d.outIsAny && any(out) == nil {
 		res.Content = []mcp.Content{}
 		return res, nil
 	}
 	var v any = out
-	if d.outPointerZero != nil && reflect.ValueOf(out).IsNil() {
+	var zero Out
+	if d.outPointerZero != nil && any(out) == any(zero) { // a nil pointer
 		v = d.outPointerZero
 	}
 	b, err := json.Marshal(v)
