@@ -53,18 +53,7 @@ import (
 // redisServer is the Redis the tests use (see internal/redistest).
 var redisServer redistest.Server
 
-// quietRedis drops go-redis's own log lines (the dial failures that the
-// unreachable-Redis test provokes on purpose).
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
-
-func TestMain(m *testing.M) {
-	redis.SetLogger(quietRedis{})
-	code := m.Run()
-	redisServer.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(redisServer.Main(m)) }
 
 // redisAddr returns the address of a Redis server, or skips the test (fails
 // it when HOOKFLOW_REQUIRE_REDIS=1).

@@ -7,15 +7,11 @@
 // or fails, when HOOKFLOW_REQUIRE_REDIS=1 (as in CI), so that CI cannot
 // silently skip the Redis tests.
 //
-// A test package keeps one Server and closes it in TestMain:
+// A test package keeps one Server and runs its tests through it:
 //
 //	var redisServer redistest.Server
 //
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		redisServer.Close()
-//		os.Exit(code)
-//	}
+//	func TestMain(m *testing.M) { os.Exit(redisServer.Main(m)) }
 package redistest
 
 import (
@@ -57,6 +53,20 @@ func (s *Server) Addr(t testing.TB) string {
 	}
 	return s.addr
 }
+
+// Main runs the package's tests and then stops the server. It silences
+// go-redis's own log lines, which the unreachable-Redis tests provoke on
+// purpose. It returns m.Run's exit code.
+func (s *Server) Main(m *testing.M) int {
+	redis.SetLogger(quiet{})
+	defer s.Close()
+	return m.Run()
+}
+
+// quiet is a go-redis logger that drops everything.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // Close stops the redis-server that Addr started, if any.
 func (s *Server) Close() {

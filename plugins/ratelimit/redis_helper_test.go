@@ -1,7 +1,6 @@
 package ratelimit_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -19,18 +18,7 @@ import (
 // redisServer is the Redis the tests use (see internal/redistest).
 var redisServer redistest.Server
 
-// quiet drops go-redis's own log lines (dial failures the unreachable-Redis
-// tests provoke on purpose).
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
-
-func TestMain(m *testing.M) {
-	redis.SetLogger(quiet{})
-	code := m.Run()
-	redisServer.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(redisServer.Main(m)) }
 
 // redisAddr returns the address of a Redis server for the test, or skips it.
 func redisAddr(t testing.TB) string { return redisServer.Addr(t) }
