@@ -319,30 +319,51 @@ func (h *Harness) Connect(opts *SessionOptions) *Session {
 	if o.Token == nil {
 		o.Token = h.opts.Token
 	}
+	cs, ss := connect(h.t, h.srv, o.ProtocolVersion, func(ss *mcp.ServerSession) {
+		if o.Token != nil {
+			h.tokens.Store(ss, o.Token)
+		}
+	})
+	h.t.Cleanup(func() { h.tokens.Delete(ss) })
+	return &Session{h: h, cs: cs, ss: ss}
+}
+
+// ConnectServer connects a new in-memory client session to srv (starting it
+// if needed), for tests that build their own server rather than a
+// [Harness]. Both ends close when the test ends.
+func ConnectServer(t testing.TB, srv *framework.Server) *mcp.ClientSession {
+	t.Helper()
+	cs, _ := connect(t, srv, "", nil)
+	return cs
+}
+
+// connect connects srv and a client over in-memory transports. serverSide,
+// when set, sees the server session before the client initializes.
+func connect(t testing.TB, srv *framework.Server, protocolVersion string, serverSide func(*mcp.ServerSession)) (*mcp.ClientSession, *mcp.ServerSession) {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := h.srv.Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
-		h.t.Fatalf("plugintest: connecting the server: %v", err)
+		t.Fatalf("plugintest: connecting the server: %v", err)
 	}
-	if o.Token != nil {
-		h.tokens.Store(ss, o.Token)
+	if serverSide != nil {
+		serverSide(ss)
 	}
 	var so *mcp.ClientSessionOptions
-	if o.ProtocolVersion != "" {
-		so = &mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion}
+	if protocolVersion != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion}
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plugintest-client", Version: "1.0.0"}, nil).Connect(ctx, ct, so)
 	if err != nil {
 		_ = ss.Close()
-		h.t.Fatalf("plugintest: connecting a client: %v", err)
+		t.Fatalf("plugintest: connecting a client: %v", err)
 	}
-	h.t.Cleanup(func() {
+	t.Cleanup(func() {
 		_ = cs.Close()
 		_ = ss.Close()
-		h.tokens.Delete(ss)
 	})
-	return &Session{h: h, cs: cs, ss: ss}
+	return cs, ss
 }
 
 // Session returns the harness's default session, connecting it on first

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -135,20 +136,7 @@ func newServer(t testing.TB, cfg auth.Config, logs *logBuffer) (*framework.Serve
 
 // connectMemory connects an in-memory client (no token).
 func connectMemory(t testing.TB, srv *framework.Server) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return plugintest.ConnectServer(t, srv)
 }
 
 // serveHTTP serves srv through the plugin's Handler on an httptest server.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
@@ -53,20 +54,7 @@ func newServer(t testing.TB, cfg ratelimit.Config) (*framework.Server, *ratelimi
 }
 
 func connect(t testing.TB, srv *framework.Server) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return plugintest.ConnectServer(t, srv)
 }
 
 // call calls tool and returns "ok", "isError: <text>", or the error.
