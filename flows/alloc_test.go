@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // The hot path allocates nothing: a whole run (plan load, Context acquire,
@@ -57,15 +58,19 @@ func TestStateAllocations(t *testing.T) {
 		t.Skip("sync.Pool drops items under -race; allocation counts are meaningless")
 	}
 	r := flows.NewRunner(nil)
-	run := func() {
-		c := r.Acquire()
-		c.Init(context.Background(), flows.ToolsCallTool, nil, nil, nil)
+	plan := &flows.Plan{Flow: flows.ToolsCallTool, Stages: [stages.Count][]flows.PlanEntry{stages.BeforeExecute: {{ID: "state", Fn: func(c *flows.Context) error {
 		counterKey.Set(c, 1)
 		if v, ok := counterKey.Get(c); !ok || v != 1 {
 			t.Fatal("Get after Set failed")
 		}
 		counterKey.Delete(c)
-		r.Release(c)
+		return nil
+	}}}}}
+	ctx := context.Background()
+	run := func() {
+		if _, err := r.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Plan: plan}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	run()
 	if allocs := testing.AllocsPerRun(1000, run); allocs != 0 {

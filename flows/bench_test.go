@@ -2,6 +2,7 @@ package flows_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"testing"
@@ -25,24 +26,24 @@ func nop(*flows.Context) error { return nil }
 // lives for the whole benchmark (as a real flow's Steps does).
 type nopSteps struct{}
 
-func (nopSteps) Validate(*flows.Context) error { return nil }
-func (nopSteps) Execute(*flows.Context) error  { return nil }
+func (nopSteps) Validate(c *flows.Context) (any, json.RawMessage, error) { return c.Input(), nil, nil }
+func (nopSteps) Execute(*flows.Context) (any, error)                     { return nil, nil }
 
 // benchPlan returns a scope-built plan handle for tools:call-tool with n
 // trivial external hooks registered on the root scope.
 func benchPlan(tb testing.TB, n int) *scope.PlanRef {
 	tb.Helper()
 	s := scope.New("bench")
-	hooks := make([]scope.Hook, n)
+	hooks := make([]flows.Hook, n)
 	for i := range hooks {
-		hooks[i] = scope.Hook{
+		hooks[i] = flows.Hook{
 			Flow:  flows.ToolsCallTool,
 			Stage: benchStages[i%len(benchStages)],
 			Name:  fmt.Sprintf("h%d", i),
 			Fn:    nop,
 		}
 	}
-	if _, err := s.Register(false, hooks...); err != nil {
+	if _, err := s.Register(hooks...); err != nil {
 		tb.Fatal(err)
 	}
 	ref := s.Plan(flows.ToolsCallTool, nil, nil)
@@ -52,13 +53,10 @@ func benchPlan(tb testing.TB, n int) *scope.PlanRef {
 	return ref
 }
 
-// runOnce is one request's worth of runner work: load the compiled plan,
-// take a Context, run the flow, give the Context back.
+// runOnce is one request's worth of runner work: load the compiled plan
+// and run the flow (the runner takes and recycles the Context).
 func runOnce(r *flows.Runner, ref *scope.PlanRef, ctx context.Context, steps flows.Steps) error {
-	c := r.Acquire()
-	c.Init(ctx, flows.ToolsCallTool, nil, nil, nil)
-	err := r.Run(c, ref.Load(), steps)
-	r.Release(c)
+	_, err := r.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Plan: ref.Load(), Steps: steps})
 	return err
 }
 

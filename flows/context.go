@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 
 	"github.com/hookflow/hookflow/stages"
@@ -14,18 +15,20 @@ import (
 // used by two goroutines at once; a hook that starts goroutines must not let
 // them touch the Context after it returns.
 type Context struct {
-	ctx     context.Context
-	done    <-chan struct{}
-	flow    ID
-	stage   stages.Stage
-	entity  *Entity
-	input   any
-	output  any
-	err     error
-	req     *Request
-	scope   any
-	logger  *slog.Logger
-	private any
+	// parent is the request's Go context; ctx is parent carrying the run
+	// (for FromContext), made on the first call of Context().
+	parent context.Context
+	ctx    context.Context
+	done   <-chan struct{}
+	flow   ID
+	stage  stages.Stage
+	entity *Entity
+	input  any
+	output any
+	err    error
+	req    *Request
+	args   json.RawMessage
+	logger *slog.Logger
 
 	state []stateEntry
 
@@ -39,7 +42,7 @@ type Context struct {
 
 	// hook and step say what is running, for the runner's panic recovery;
 	// ev is the event the runner reports to its observer.
-	hook *PlannedHook
+	hook *PlanEntry
 	step stepKind
 	ev   Event
 }
@@ -53,9 +56,15 @@ const (
 	ctlRespond
 )
 
-// Context returns the request's Go context. It is cancelled when the client
-// cancels the request or the connection closes.
-func (c *Context) Context() context.Context { return c.ctx }
+// Context returns the request's Go context, which also leads back to the
+// run ([FromContext]). It is cancelled when the client cancels the request
+// or the connection closes.
+func (c *Context) Context() context.Context {
+	if c.ctx == nil {
+		c.ctx = context.WithValue(c.parent, runKey{}, c)
+	}
+	return c.ctx
+}
 
 // Flow returns the flow this run belongs to.
 func (c *Context) Flow() ID { return c.flow }
@@ -86,6 +95,14 @@ func (c *Context) Output() any { return c.output }
 // In finally it has no lasting effect: finally cannot change the outcome.
 func (c *Context) SetOutput(v any) { c.output = v }
 
+// Arguments returns the request's arguments as JSON: for tools/call, the
+// raw arguments before validation and, from afterValidation on, the
+// validated arguments with schema defaults applied, in canonical form
+// (compact, object keys sorted), so that hooks can key on them without
+// encoding the typed input again. A hook that changes the typed input does
+// not change them. nil for flows whose input is not JSON arguments.
+func (c *Context) Arguments() json.RawMessage { return c.args }
+
 // Err returns the flow's error: nil while all is well, the failure in onError,
 // and the final outcome in finally.
 func (c *Context) Err() error { return c.err }
@@ -96,16 +113,8 @@ func (c *Context) Request() *Request { return c.req }
 // Session returns the MCP session, or nil when the run has none.
 func (c *Context) Session() *mcp.ServerSession { return c.req.Session }
 
-// Scope returns the scope that runs the flow (a *scope.Scope for flows run by
-// hookflow's server).
-func (c *Context) Scope() any { return c.scope }
-
 // Logger returns the server's logger. It is never nil.
 func (c *Context) Logger() *slog.Logger { return c.logger }
-
-// Private returns the framework's own per-run data. It is for hookflow's
-// framework package, which stores the SDK request there.
-func (c *Context) Private() any { return c.private }
 
 // Skip ends the current stage: the remaining hooks of this stage do not run
 // and the flow goes on with its next step.
@@ -142,25 +151,6 @@ func (c *Context) DecidedBy() string { return c.decided }
 // FinallyErrors returns the errors that finally hooks returned or panicked
 // with. They are logged and do not change the outcome.
 func (c *Context) FinallyErrors() []error { return c.finallyErr }
-
-// Init prepares c for a new run. The framework calls it before [Runner.Run];
-// tests that drive the runner directly call it too.
-func (c *Context) Init(ctx context.Context, flow ID, entity *Entity, req *Request, input any) {
-	c.ctx = ctx
-	c.flow = flow
-	c.entity = entity
-	if req == nil {
-		req = &emptyRequest
-	}
-	c.req = req
-	c.input = input
-}
-
-// SetScope records the scope running the flow (see [Context.Scope]).
-func (c *Context) SetScope(s any) { c.scope = s }
-
-// SetPrivate records the framework's per-run data (see [Context.Private]).
-func (c *Context) SetPrivate(v any) { c.private = v }
 
 // emptyRequest is the shared, read-only Request of runs that have none.
 var emptyRequest Request

@@ -2,6 +2,7 @@ package flows_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
@@ -98,12 +99,12 @@ func newContractRun(t *testing.T, at string, a act, cancel context.CancelFunc) *
 	t.Helper()
 	cr := &contractRun{ids: map[string]string{}}
 	s := scope.New("srv")
-	var hooks []scope.Hook
+	var hooks []flows.Hook
 	var names []string
 	for st := range stages.Count {
 		for i, prio := range []int{10, 0} {
 			name := shortNames[st] + string(rune('1'+i))
-			hooks = append(hooks, scope.Hook{
+			hooks = append(hooks, flows.Hook{
 				Flow: flows.ToolsCallTool, Stage: stages.Stage(st), Priority: prio, Name: name,
 				Fn: func(c *flows.Context) error {
 					if c.Stage() != stages.Stage(st) {
@@ -119,7 +120,7 @@ func newContractRun(t *testing.T, at string, a act, cancel context.CancelFunc) *
 			names = append(names, name)
 		}
 	}
-	hooks = append(hooks, scope.Hook{
+	hooks = append(hooks, flows.Hook{
 		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: math.MaxInt, Name: "sentinel",
 		Fn: func(c *flows.Context) error {
 			cr.finallyRuns++
@@ -127,7 +128,7 @@ func newContractRun(t *testing.T, at string, a act, cancel context.CancelFunc) *
 			return nil
 		},
 	})
-	ids, err := s.Register(false, hooks...)
+	ids, err := s.Register(hooks...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,24 +186,26 @@ func contractCells() []cell {
 			cell{at: h1, act: actAbort, trace: failed, errIs: errHook, code: flows.CodeAborted, errHook: h1, out: m.failOut, decided: h1},
 			cell{at: h1, act: actAbortNil, trace: failed, errIs: flows.ErrAborted, code: flows.CodeAborted, errHook: h1, out: m.failOut, decided: h1},
 			cell{at: h1, act: actRespond, trace: m.respond, out: m.finalOut, decided: h1, responded: true},
-			cell{at: h1, act: actPanic, trace: failed, errIs: errHook, code: flows.CodePanic, errHook: h1, out: m.failOut, decided: h1},
+			// A panic is logged with its value and stack (clients never see them).
+			cell{at: h1, act: actPanic, trace: failed, errIs: errHook, code: flows.CodePanic, errHook: h1, out: m.failOut, decided: h1, errorLogs: 1},
 			// The cancellation is seen before the next hook, which does not run.
 			cell{at: h1, act: actCancel, trace: failed, errIs: context.Canceled, code: flows.CodeCanceled, errHook: h2, out: m.failOut},
 		)
 	}
 
-	// onError: execute fails, so onError runs with errExec.
+	// onError: execute fails, so onError runs with errExec, wrapped in an
+	// *Error naming the execute step (CodeFailed).
 	const failed = "bv1 bv2 validate av1 av2 be1 be2 execute oe1"
 	cells = append(cells,
-		cell{at: "oe1", act: actNil, execErr: true, trace: failed + " oe2 f1 f2", errIs: errExec, code: flows.CodeUnknown},
-		cell{at: "oe1", act: actSkip, execErr: true, trace: failed + " f1 f2", errIs: errExec, code: flows.CodeUnknown},
+		cell{at: "oe1", act: actNil, execErr: true, trace: failed + " oe2 f1 f2", errIs: errExec, code: flows.CodeFailed},
+		cell{at: "oe1", act: actSkip, execErr: true, trace: failed + " f1 f2", errIs: errExec, code: flows.CodeFailed},
 		cell{at: "oe1", act: actReturn, execErr: true, trace: failed + " oe2 f1 f2", errIs: errHook, notIs: errExec, code: flows.CodeAborted, errHook: "oe1", decided: "oe1"},
 		cell{at: "oe1", act: actAbort, execErr: true, trace: failed + " oe2 f1 f2", errIs: errHook, notIs: errExec, code: flows.CodeAborted, errHook: "oe1", decided: "oe1"},
 		cell{at: "oe1", act: actAbortNil, execErr: true, trace: failed + " oe2 f1 f2", errIs: flows.ErrAborted, notIs: errExec, code: flows.CodeAborted, errHook: "oe1", decided: "oe1"},
 		cell{at: "oe1", act: actRespond, execErr: true, trace: failed + " f1 f2", out: "early", decided: "oe1", responded: true},
-		cell{at: "oe1", act: actPanic, execErr: true, trace: failed + " oe2 f1 f2", errIs: errHook, notIs: errExec, code: flows.CodePanic, errHook: "oe1", decided: "oe1"},
+		cell{at: "oe1", act: actPanic, execErr: true, trace: failed + " oe2 f1 f2", errIs: errHook, notIs: errExec, code: flows.CodePanic, errHook: "oe1", decided: "oe1", errorLogs: 1},
 		// onError does not check the context: the next onError hook runs.
-		cell{at: "oe1", act: actCancel, execErr: true, trace: failed + " oe2 f1 f2", errIs: errExec, code: flows.CodeUnknown},
+		cell{at: "oe1", act: actCancel, execErr: true, trace: failed + " oe2 f1 f2", errIs: errExec, code: flows.CodeFailed},
 	)
 
 	// finally: nothing a finally hook does changes the outcome.
@@ -379,12 +382,12 @@ func TestRunStepFailures(t *testing.T) {
 		trace string
 		errIs error
 		code  flows.Code
-		step  string // the Step a *PanicError's *Error names
+		step  string // the Step the *Error names, "" when the step's own *Error is kept
 	}{
-		{"validate error", testSteps{validateErr: errValid}, "bv1 bv2 validate oe1 oe2 f1 f2", errValid, flows.CodeUnknown, ""},
+		{"validate error", testSteps{validateErr: errValid}, "bv1 bv2 validate oe1 oe2 f1 f2", errValid, flows.CodeInvalidInput, "validate"},
 		{"validate *Error", testSteps{validateErr: invalidInput}, "bv1 bv2 validate oe1 oe2 f1 f2", errValid, flows.CodeInvalidInput, ""},
 		{"validate panic", testSteps{validatePanic: errValid}, "bv1 bv2 validate oe1 oe2 f1 f2", errValid, flows.CodePanic, "validate"},
-		{"execute error", testSteps{executeErr: errExec}, "bv1 bv2 validate av1 av2 be1 be2 execute oe1 oe2 f1 f2", errExec, flows.CodeUnknown, ""},
+		{"execute error", testSteps{executeErr: errExec}, "bv1 bv2 validate av1 av2 be1 be2 execute oe1 oe2 f1 f2", errExec, flows.CodeFailed, "execute"},
 		{"execute panic", testSteps{executePanic: errExec}, "bv1 bv2 validate av1 av2 be1 be2 execute oe1 oe2 f1 f2", errExec, flows.CodePanic, "execute"},
 	}
 	for _, tt := range tests {
@@ -401,9 +404,17 @@ func TestRunStepFailures(t *testing.T) {
 			}
 			if tt.step != "" {
 				var e *flows.Error
+				if !errors.As(res.err, &e) || e.Step != tt.step || e.Hook != "" || e.Code != tt.code {
+					t.Errorf("Run() = %#v, want a %v *Error naming step %q", res.err, tt.code, tt.step)
+				}
+				if strings.Contains(res.err.Error(), "Validation:") || strings.Contains(res.err.Error(), "Execute:") {
+					t.Errorf("Error() = %q names a stage: a step runs between stages", res.err.Error())
+				}
+			}
+			if tt.code == flows.CodePanic {
 				var p *flows.PanicError
-				if !errors.As(res.err, &e) || e.Step != tt.step || e.Hook != "" || !errors.As(res.err, &p) || len(p.Stack) == 0 {
-					t.Errorf("Run() = %#v, want a CodePanic *Error naming step %q with a stack", res.err, tt.step)
+				if !errors.As(res.err, &p) || len(p.Stack) == 0 {
+					t.Errorf("Run() = %#v, want a *PanicError with a stack", res.err)
 				}
 				if !strings.Contains(res.err.Error(), tt.step+" panicked") {
 					t.Errorf("Error() = %q", res.err.Error())
@@ -434,10 +445,10 @@ func TestOnErrorChain(t *testing.T) {
 			s := scope.New("srv")
 			var seen []error
 			var finallySaw error
-			hook := func(name string, prio int, fn flows.HookFunc) scope.Hook {
-				return scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: name, Priority: prio, Fn: fn}
+			hook := func(name string, prio int, fn flows.HookFunc) flows.Hook {
+				return flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: name, Priority: prio, Fn: fn}
 			}
-			ids, err := s.Register(false,
+			ids, err := s.Register(
 				hook("a", 30, func(c *flows.Context) error { seen = append(seen, c.Err()); return errA }),
 				hook("b", 20, func(c *flows.Context) error { seen = append(seen, c.Err()); return c.Abort(errB) }),
 				hook("c", 10, func(c *flows.Context) error {
@@ -447,7 +458,7 @@ func TestOnErrorChain(t *testing.T) {
 					}
 					return nil
 				}),
-				scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "f", Fn: func(c *flows.Context) error {
+				flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "f", Fn: func(c *flows.Context) error {
 					finallySaw = c.Err()
 					return nil
 				}},
@@ -459,7 +470,7 @@ func TestOnErrorChain(t *testing.T) {
 			plan := s.Plan(flows.ToolsCallTool, nil, nil).Load()
 			res := runOne(t, flows.NewRunner(nil), context.Background(), plan, testSteps{rec: &recorder{}, executeErr: errExec})
 
-			if len(seen) != 3 || seen[0] != errExec || !errors.Is(seen[1], errA) || !errors.Is(seen[2], errB) {
+			if len(seen) != 3 || !errors.Is(seen[0], errExec) || flows.CodeOf(seen[0]) != flows.CodeFailed || !errors.Is(seen[1], errA) || !errors.Is(seen[2], errB) {
 				t.Errorf("onError hooks saw %v; want execute's error, then a's, then b's", seen)
 			}
 			if tt.wantIs == nil {
@@ -512,9 +523,9 @@ func TestFinallyCannotChangeOutcome(t *testing.T) {
 			t.Run(path.name+"/"+a.name, func(t *testing.T) {
 				s := scope.New("srv")
 				var laterSaw []any
-				_, err := s.Register(false,
-					scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "bad", Priority: 1, Fn: a.fn},
-					scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "later", Fn: func(c *flows.Context) error {
+				_, err := s.Register(
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "bad", Priority: 1, Fn: a.fn},
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "later", Fn: func(c *flows.Context) error {
 						laterSaw = append(laterSaw, c.Output(), c.Err())
 						return nil
 					}},
@@ -527,10 +538,10 @@ func TestFinallyCannotChangeOutcome(t *testing.T) {
 				steps := path.steps
 				steps.rec = &recorder{}
 				res := runOne(t, r, context.Background(), s.Plan(flows.ToolsCallTool, nil, nil).Load(), steps)
-				if res.err != path.wantErr || res.out != path.wantOut {
+				if !sameErr(res.err, path.wantErr) || res.out != path.wantOut {
 					t.Errorf("outcome = (%v, %v), want (%v, %v)", res.out, res.err, path.wantOut, path.wantErr)
 				}
-				if len(laterSaw) != 2 || laterSaw[0] != path.wantOut || laterSaw[1] != path.wantErr {
+				if len(laterSaw) != 2 || laterSaw[0] != path.wantOut || !sameErr(asErr(laterSaw[1]), path.wantErr) {
 					t.Errorf("the next finally hook saw (output, err) = %v; want the unchanged outcome", laterSaw)
 				}
 				if got := logs.count(slog.LevelError); got != a.errorLogs {
@@ -558,7 +569,7 @@ func TestFinallyCannotChangeOutcome(t *testing.T) {
 func TestHookErrorPassedOnUnchanged(t *testing.T) {
 	mine := &flows.Error{Code: flows.CodeInvalidInput, Msg: "city must not be empty"}
 	s := scope.New("srv")
-	if _, err := s.Register(false, scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "check",
+	if _, err := s.Register(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "check",
 		Fn: func(c *flows.Context) error { return mine }}); err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +598,7 @@ func TestPanicValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := scope.New("srv")
-			ids, err := s.Register(false, scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "p", Fn: tt.fn})
+			ids, err := s.Register(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "p", Fn: tt.fn})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -605,7 +616,8 @@ func TestPanicValues(t *testing.T) {
 }
 
 // Hooks see the run's context: flow, entity, input (raw, rewritten, typed),
-// request info, logger, scope and the Go context.
+// arguments (raw, then canonical), request info, logger and the Go context,
+// which leads back to the run.
 func TestContextAccessors(t *testing.T) {
 	type key struct{}
 	ctx := context.WithValue(context.Background(), key{}, "v")
@@ -618,26 +630,27 @@ func TestContextAccessors(t *testing.T) {
 			problems = append(problems, what)
 		}
 	}
-	_, err := s.Register(false,
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "bv", Fn: func(c *flows.Context) error {
+	_, err := s.Register(
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "bv", Fn: func(c *flows.Context) error {
 			check(c.Flow() == flows.ToolsCallTool, "Flow")
 			check(c.Entity() == entity, "Entity")
 			check(c.Input() == "raw", "raw Input")
 			check(c.Request() == req && c.Request().ID == "req-1", "Request")
 			check(c.Session() == nil, "Session")
 			check(c.Logger() != nil, "Logger")
-			check(c.Scope() == s, "Scope")
-			check(c.Private() == "private", "Private")
+			check(string(c.Arguments()) == `{"b":1, "a":2}`, "raw Arguments")
 			check(c.Context().Value(key{}) == "v", "Context")
+			check(flows.FromContext(c.Context()) == c, "FromContext")
 			check(c.Output() == nil && c.Err() == nil && c.DecidedBy() == "" && !c.Responded(), "initial outcome")
 			c.SetInput("rewritten")
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "av", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "av", Fn: func(c *flows.Context) error {
 			check(c.Input() == "typed", "typed Input")
+			check(string(c.Arguments()) == `{"a":2,"b":1}`, "canonical Arguments")
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "ae", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "ae", Fn: func(c *flows.Context) error {
 			check(c.Output() == "out:typed", "Output")
 			c.SetOutput("rewritten output")
 			return nil
@@ -647,49 +660,47 @@ func TestContextAccessors(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := flows.NewRunner(nil)
-	c := r.Acquire()
-	c.Init(ctx, flows.ToolsCallTool, entity, req, "raw")
-	c.SetScope(s)
-	c.SetPrivate("private")
-	err = r.Run(c, s.Plan(flows.ToolsCallTool, nil, nil).Load(), stepFuncs{
-		validate: func(c *flows.Context) error {
-			check(c.Input() == "rewritten", "Input seen by validate")
-			c.SetInput("typed")
-			return nil
-		},
-		execute: func(c *flows.Context) error {
-			c.SetOutput("out:" + c.Input().(string))
-			return nil
-		},
-	})
-	if err != nil || c.Output() != "rewritten output" {
-		t.Errorf("Run() = %v, output %v", err, c.Output())
+	out, err := r.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Entity: entity, Request: req, Input: "raw",
+		Arguments: json.RawMessage(`{"b":1, "a":2}`), Plan: s.Plan(flows.ToolsCallTool, nil, nil).Load(), Steps: stepFuncs{
+			validate: func(c *flows.Context) (any, json.RawMessage, error) {
+				check(c.Input() == "rewritten", "Input seen by validate")
+				return "typed", json.RawMessage(`{"a":2,"b":1}`), nil
+			},
+			execute: func(c *flows.Context) (any, error) {
+				return "out:" + c.Input().(string), nil
+			},
+		}})
+	if err != nil || out != "rewritten output" {
+		t.Errorf("Run() = %v, output %v", err, out)
 	}
-	r.Release(c)
 	for _, p := range problems {
 		t.Error(p)
 	}
 
 	// Without a Request the Context has an empty, non-nil one.
-	c = r.Acquire()
-	c.Init(context.Background(), flows.ToolsListTools, nil, nil, nil)
-	if c.Request() == nil || c.Request().ID != "" || c.Request().Principal() != "" || c.Entity() != nil {
-		t.Errorf("Request() = %+v, Entity() = %v", c.Request(), c.Entity())
-	}
-	r.Release(c)
+	_, _ = r.Run(context.Background(), flows.Run{Flow: flows.ToolsListTools, Plan: &flows.Plan{Flow: flows.ToolsListTools,
+		Stages: [stages.Count][]flows.PlanEntry{stages.BeforeExecute: {{ID: "check", Fn: func(c *flows.Context) error {
+			if c.Request() == nil || c.Request().ID != "" || c.Request().Principal() != "" || c.Entity() != nil || c.Arguments() != nil {
+				t.Errorf("Request() = %+v, Entity() = %v", c.Request(), c.Entity())
+			}
+			return nil
+		}}}}}})
 }
 
-type stepFuncs struct{ validate, execute flows.HookFunc }
+type stepFuncs struct {
+	validate func(*flows.Context) (any, json.RawMessage, error)
+	execute  func(*flows.Context) (any, error)
+}
 
-func (s stepFuncs) Validate(c *flows.Context) error { return s.validate(c) }
-func (s stepFuncs) Execute(c *flows.Context) error  { return s.execute(c) }
+func (s stepFuncs) Validate(c *flows.Context) (any, json.RawMessage, error) { return s.validate(c) }
+func (s stepFuncs) Execute(c *flows.Context) (any, error)                   { return s.execute(c) }
 
 // A nil plan and nil steps are a run with nothing to do.
 func TestRunNilPlanAndSteps(t *testing.T) {
 	r := flows.NewRunner(nil)
-	out, err := r.RunFunc(context.Background(), flows.ToolsCallTool, nil, nil, "in")
+	out, err := r.Run(context.Background(), flows.Run{Flow: flows.ToolsCallTool, Input: "in"})
 	if out != nil || err != nil {
-		t.Errorf("RunFunc = %v, %v", out, err)
+		t.Errorf("Run = %v, %v", out, err)
 	}
 	var p *flows.Plan
 	if p.Len() != 0 || p.Hooks(stages.BeforeExecute) != nil {
@@ -700,10 +711,10 @@ func TestRunNilPlanAndSteps(t *testing.T) {
 	}
 }
 
-// RunFunc runs a flow on a fresh Context and returns its output.
-func TestRunFunc(t *testing.T) {
+// Run returns the run's output.
+func TestRunOutput(t *testing.T) {
 	s := scope.New("srv")
-	if _, err := s.Register(false, scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "upper", Fn: func(c *flows.Context) error {
+	if _, err := s.Register(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "upper", Fn: func(c *flows.Context) error {
 		c.SetOutput(strings.ToUpper(c.Output().(string)))
 		return nil
 	}}); err != nil {
@@ -713,9 +724,9 @@ func TestRunFunc(t *testing.T) {
 	if plan.Len() != 1 || plan.Flow != flows.ToolsCallTool {
 		t.Fatalf("plan = %+v", plan)
 	}
-	out, err := flows.NewRunner(nil).RunFunc(context.Background(), flows.ToolsCallTool, plan, testSteps{rec: &recorder{}}, nil)
+	out, err := flows.NewRunner(nil).Run(context.Background(), flows.Run{Flow: flows.ToolsCallTool, Plan: plan, Steps: testSteps{rec: &recorder{}}})
 	if out != "RESULT" || err != nil {
-		t.Errorf("RunFunc = %v, %v", out, err)
+		t.Errorf("Run = %v, %v", out, err)
 	}
 }
 
@@ -724,7 +735,7 @@ func TestRunFunc(t *testing.T) {
 func TestRunHookReturnsContextError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sc := scope.New("srv")
-	_, err := sc.Register(false, scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "wait", Fn: func(c *flows.Context) error {
+	_, err := sc.Register(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "wait", Fn: func(c *flows.Context) error {
 		cancel()
 		<-c.Context().Done()
 		return c.Context().Err()
@@ -733,17 +744,30 @@ func TestRunHookReturnsContextError(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := flows.NewRunner(nil)
-	c := r.Acquire()
-	defer r.Release(c)
-	c.Init(ctx, flows.ToolsCallTool, nil, nil, nil)
-	err = r.Run(c, sc.Plan(flows.ToolsCallTool, nil, nil).Load(), nil)
+	decided := "unset"
+	_, err = r.RunInspect(ctx, flows.Run{Flow: flows.ToolsCallTool, Plan: sc.Plan(flows.ToolsCallTool, nil, nil).Load()},
+		func(c *flows.Context) { decided = c.DecidedBy() })
 	if got := flows.CodeOf(err); got != flows.CodeCanceled {
 		t.Errorf("CodeOf(%v) = %v, want canceled", err, got)
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run() = %v, want it to wrap context.Canceled", err)
 	}
-	if c.DecidedBy() != "" {
-		t.Errorf("DecidedBy() = %q, want no hook", c.DecidedBy())
+	if decided != "" {
+		t.Errorf("DecidedBy() = %q, want no hook", decided)
 	}
+}
+
+// sameErr reports whether got is want, or an *Error the runner wrapped
+// around want (a step's error is wrapped, naming the step).
+func sameErr(got, want error) bool {
+	if want == nil || got == nil {
+		return got == want
+	}
+	return errors.Is(got, want)
+}
+
+func asErr(v any) error {
+	err, _ := v.(error)
+	return err
 }

@@ -35,9 +35,12 @@ const (
 	// CodeRefused: a hook asked for something its stage does not allow, such
 	// as [Context.Respond] in finally. Refusals are logged, not returned.
 	CodeRefused
+	// CodeFailed: the flow's execute step (the tool, resource or prompt
+	// itself) returned an error; the cause is that error.
+	CodeFailed
 )
 
-var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused"}
+var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed"}
 
 // String returns the code's snake_case name, e.g. "aborted".
 func (c Code) String() string {
@@ -72,7 +75,7 @@ func (e *Error) Error() string {
 	b = append(b, "hookflow: "...)
 	if e.Flow != "" {
 		b = append(b, e.Flow...)
-		if e.Hook != "" || e.Step != "" {
+		if e.Hook != "" {
 			b = append(b, ' ')
 			b = append(b, e.Stage.String()...)
 		}
@@ -118,8 +121,13 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Reason returns the human-readable cause without hookflow's location prefix:
 // the message of the wrapped error, or Msg. hookflow shows it to MCP clients
-// (for a tool, as the text of an isError result).
+// (for a tool, as the text of an isError result). A panic's value may hold
+// secrets, so the reason of a CodePanic error is only "internal error"; the
+// value and stack stay on the error ([PanicError]) and in the server's log.
 func (e *Error) Reason() string {
+	if e.Code == CodePanic {
+		return "internal error"
+	}
 	if e.Err != nil {
 		var inner *Error
 		if errors.As(e.Err, &inner) && inner != e {

@@ -29,9 +29,11 @@ func TestErrorText(t *testing.T) {
 		{"hook failed", &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Stage: stages.Finally, Hook: "h", Msg: "already registered"},
 			`hookflow: tools:call-tool finally: hook "h" failed: already registered`},
 		{"step rejected input", &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Step: "validate", Err: errors.New("city is required")},
-			`hookflow: tools:call-tool beforeValidation: validate rejected the input: city is required`},
+			`hookflow: tools:call-tool: validate rejected the input: city is required`},
+		{"step failed", &flows.Error{Code: flows.CodeFailed, Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Step: "execute", Err: errors.New("upstream down")},
+			`hookflow: tools:call-tool: execute failed: upstream down`},
 		{"step panicked", &flows.Error{Code: flows.CodePanic, Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Step: "execute", Err: &flows.PanicError{Value: 42}},
-			`hookflow: tools:call-tool beforeExecute: execute panicked: panic: 42`},
+			`hookflow: tools:call-tool: execute panicked: panic: 42`},
 		{"flow without hook or step", &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsListTools, Msg: "bad option"},
 			`hookflow: tools:list-tools: invalid: bad option`},
 		{"no flow", &flows.Error{Code: flows.CodeNotFound, Hook: "x", Msg: "no hook with this ID is registered"},
@@ -66,11 +68,14 @@ func TestErrorUnwrapCodeReason(t *testing.T) {
 		{"plain", cause, flows.CodeUnknown, "quota exceeded", cause},
 		{"*Error", inner, flows.CodeAborted, "quota exceeded", cause},
 		{"wrapped *Error", fmt.Errorf("serving: %w", inner), flows.CodeAborted, "quota exceeded", cause},
-		{"*Error in *Error", &flows.Error{Code: flows.CodePanic, Err: inner}, flows.CodePanic, "quota exceeded", cause},
+		{"*Error in *Error", &flows.Error{Code: flows.CodeFailed, Err: inner}, flows.CodeFailed, "quota exceeded", cause},
+		// A panic's value may hold secrets: clients read only "internal error".
+		{"panic around *Error", &flows.Error{Code: flows.CodePanic, Err: inner}, flows.CodePanic, "internal error", cause},
 		{"Msg only", &flows.Error{Code: flows.CodeInvalid, Msg: "nil hook function"}, flows.CodeInvalid, "nil hook function", nil},
 		{"code only", &flows.Error{Code: flows.CodeCanceled}, flows.CodeCanceled, "canceled", nil},
-		{"panic with error", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: cause}}, flows.CodePanic, "panic: quota exceeded", cause},
-		{"panic with string", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: "boom"}}, flows.CodePanic, "panic: boom", nil},
+		{"panic with error", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: cause}}, flows.CodePanic, "internal error", cause},
+		{"panic with string", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: "boom"}}, flows.CodePanic, "internal error", nil},
+		{"panic with a secret", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: "dsn=postgres://u:pw@h"}}, flows.CodePanic, "internal error", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package flows_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -26,24 +28,23 @@ type testSteps struct {
 	executePanic  any
 }
 
-func (s testSteps) Validate(c *flows.Context) error {
+func (s testSteps) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	s.rec.add("validate")
 	if s.validatePanic != nil {
 		panic(s.validatePanic)
 	}
-	return s.validateErr
+	return c.Input(), nil, s.validateErr
 }
 
-func (s testSteps) Execute(c *flows.Context) error {
+func (s testSteps) Execute(c *flows.Context) (any, error) {
 	s.rec.add("execute")
 	if s.executePanic != nil {
 		panic(s.executePanic)
 	}
 	if s.executeErr != nil {
-		return s.executeErr
+		return nil, s.executeErr
 	}
-	c.SetOutput("result")
-	return nil
+	return "result", nil
 }
 
 // logRecorder is a slog.Handler that keeps every record, so tests can check
@@ -103,18 +104,20 @@ type runResult struct {
 // runOne runs plan once on a Context from r and collects the outcome.
 func runOne(t testing.TB, r *flows.Runner, ctx context.Context, plan *flows.Plan, steps flows.Steps) runResult {
 	t.Helper()
-	c := r.Acquire()
-	defer r.Release(c)
-	c.Init(ctx, plan.Flow, nil, nil, "raw input")
-	err := r.Run(c, plan, steps)
-	if c.Err() != err {
-		t.Errorf("Run returned %v but Context.Err() is %v", err, c.Err())
+	var res runResult
+	out, err := r.RunInspect(ctx, flows.Run{Flow: plan.Flow, Input: "raw input", Plan: plan, Steps: steps}, func(c *flows.Context) {
+		if c.Err() != res.err {
+			res.err = c.Err()
+		}
+		res.decided = c.DecidedBy()
+		res.responded = c.Responded()
+		res.finallyErrs = append([]error(nil), c.FinallyErrors()...)
+	})
+	if res.err != err {
+		t.Errorf("Run returned %v but Context.Err() is %v", err, res.err)
 	}
-	return runResult{
-		out:         c.Output(),
-		err:         err,
-		decided:     c.DecidedBy(),
-		responded:   c.Responded(),
-		finallyErrs: append([]error(nil), c.FinallyErrors()...),
-	}
+	res.out, res.err = out, err
+	return res
 }
+
+func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }

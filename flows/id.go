@@ -7,24 +7,9 @@ import (
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
-// ID names a flow, "namespace:name", e.g. "tools:call-tool".
+// ID names a flow, "namespace:name", e.g. "tools:call-tool". The constants
+// (one per flow, in table_gen.go) are generated from the flow table.
 type ID string
-
-// The flows hookflow runs, one per MCP method it serves.
-const (
-	ToolsCallTool                  ID = "tools:call-tool"
-	ToolsListTools                 ID = "tools:list-tools"
-	ResourcesReadResource          ID = "resources:read-resource"
-	ResourcesListResources         ID = "resources:list-resources"
-	ResourcesListResourceTemplates ID = "resources:list-resource-templates"
-	PromptsGetPrompt               ID = "prompts:get-prompt"
-	PromptsListPrompts             ID = "prompts:list-prompts"
-	CompletionComplete             ID = "completion:complete"
-	SessionInitialize              ID = "session:initialize"
-)
-
-// Count is the number of flows. Arrays indexed by [ID.Index] have this length.
-const Count = 9
 
 // EntityKind says what kind of entity a flow resolves before its first stage.
 type EntityKind uint8
@@ -49,57 +34,65 @@ func (k EntityKind) String() string {
 	return fmt.Sprintf("EntityKind(%d)", uint8(k))
 }
 
-// Info describes one flow: its ID, the MCP method that starts it and the kind
-// of entity it resolves.
+// ViewKind names the typed view a flow's hooks may take instead of a plain
+// *[Context].
+type ViewKind uint8
+
+// The view kinds.
+const (
+	// ViewContext: the flow has no typed view; hooks take *Context.
+	ViewContext ViewKind = iota
+	// ViewToolCall: [ToolCall][In, Out], typed by the tool's input and output.
+	ViewToolCall
+	// ViewResourceRead: [ResourceRead].
+	ViewResourceRead
+	// ViewPromptGet: [PromptGet].
+	ViewPromptGet
+	// ViewList: [List][R], where R is *mcp.<Info.Result>.
+	ViewList
+	// ViewCompletion: [Completion].
+	ViewCompletion
+	// ViewInitialize: [Initialize].
+	ViewInitialize
+)
+
+var viewKindNames = [...]string{"Context", "ToolCall", "ResourceRead", "PromptGet", "List", "Completion", "Initialize"}
+
+// String returns the name of the view's type in this package, e.g.
+// "ToolCall".
+func (k ViewKind) String() string {
+	if int(k) < len(viewKindNames) {
+		return viewKindNames[k]
+	}
+	return fmt.Sprintf("ViewKind(%d)", uint8(k))
+}
+
+// Info describes one flow: one row of the flow table.
 type Info struct {
-	ID     ID
+	// ID is the flow's ID, e.g. "tools:call-tool".
+	ID ID
+	// Const is the name of the ID's constant in this package, e.g.
+	// "ToolsCallTool".
+	Const string
+	// Method is the MCP method that starts the flow, e.g. "tools/call".
 	Method string
+	// Alias is another MCP method that starts the same flow, or "".
+	Alias string
+	// Entity is the kind of entity the flow resolves before its first stage.
 	Entity EntityKind
+	// View is the typed view the flow's hooks may take.
+	View ViewKind
+	// Result is the name of the flow's result type in the MCP SDK's mcp
+	// package, e.g. "CallToolResult"; for ViewList it is the R of List[R].
+	Result string
 }
 
-var table = [Count]Info{
-	{ToolsCallTool, "tools/call", EntityTool},
-	{ToolsListTools, "tools/list", EntityNone},
-	{ResourcesReadResource, "resources/read", EntityResource},
-	{ResourcesListResources, "resources/list", EntityNone},
-	{ResourcesListResourceTemplates, "resources/templates/list", EntityNone},
-	{PromptsGetPrompt, "prompts/get", EntityPrompt},
-	{PromptsListPrompts, "prompts/list", EntityNone},
-	{CompletionComplete, "completion/complete", EntityCompletion},
-	{SessionInitialize, "initialize", EntityNone},
-}
-
-// All returns the description of every flow, in a fixed order.
+// All returns the description of every flow, in a fixed order: the order of
+// [ID.Index].
 func All() []Info {
 	out := make([]Info, Count)
 	copy(out, table[:])
 	return out
-}
-
-// Index returns the flow's position in [All], or -1 for an unknown ID.
-// It is allocation-free and costs the same whatever the registry's size.
-func (id ID) Index() int {
-	switch id {
-	case ToolsCallTool:
-		return 0
-	case ToolsListTools:
-		return 1
-	case ResourcesReadResource:
-		return 2
-	case ResourcesListResources:
-		return 3
-	case ResourcesListResourceTemplates:
-		return 4
-	case PromptsGetPrompt:
-		return 5
-	case PromptsListPrompts:
-		return 6
-	case CompletionComplete:
-		return 7
-	case SessionInitialize:
-		return 8
-	}
-	return -1
 }
 
 // Valid reports whether id names one of hookflow's flows.
@@ -155,12 +148,13 @@ func Suggest(s string) (ID, bool) {
 }
 
 // ForMethod returns the flow an MCP method starts, e.g. "tools/call" →
-// [ToolsCallTool].
+// [ToolsCallTool], "server/discover" → [SessionInitialize]. It is
+// allocation-free and reads no map, so the framework dispatches with it on
+// every request.
 func ForMethod(method string) (ID, bool) {
-	for _, f := range table {
-		if f.Method == method {
-			return f.ID, true
-		}
+	i := methodIndex(method)
+	if i < 0 {
+		return "", false
 	}
-	return "", false
+	return table[i].ID, true
 }

@@ -15,16 +15,20 @@ func TestIDs(t *testing.T) {
 		name      string
 		method    string
 		entity    flows.EntityKind
+		view      flows.ViewKind
+		result    string
+		constName string
+		alias     string
 	}{
-		{flows.ToolsCallTool, 0, "tools", "call-tool", "tools/call", flows.EntityTool},
-		{flows.ToolsListTools, 1, "tools", "list-tools", "tools/list", flows.EntityNone},
-		{flows.ResourcesReadResource, 2, "resources", "read-resource", "resources/read", flows.EntityResource},
-		{flows.ResourcesListResources, 3, "resources", "list-resources", "resources/list", flows.EntityNone},
-		{flows.ResourcesListResourceTemplates, 4, "resources", "list-resource-templates", "resources/templates/list", flows.EntityNone},
-		{flows.PromptsGetPrompt, 5, "prompts", "get-prompt", "prompts/get", flows.EntityPrompt},
-		{flows.PromptsListPrompts, 6, "prompts", "list-prompts", "prompts/list", flows.EntityNone},
-		{flows.CompletionComplete, 7, "completion", "complete", "completion/complete", flows.EntityCompletion},
-		{flows.SessionInitialize, 8, "session", "initialize", "initialize", flows.EntityNone},
+		{flows.ToolsCallTool, 0, "tools", "call-tool", "tools/call", flows.EntityTool, flows.ViewToolCall, "CallToolResult", "ToolsCallTool", ""},
+		{flows.ToolsListTools, 1, "tools", "list-tools", "tools/list", flows.EntityNone, flows.ViewList, "ListToolsResult", "ToolsListTools", ""},
+		{flows.ResourcesReadResource, 2, "resources", "read-resource", "resources/read", flows.EntityResource, flows.ViewResourceRead, "ReadResourceResult", "ResourcesReadResource", ""},
+		{flows.ResourcesListResources, 3, "resources", "list-resources", "resources/list", flows.EntityNone, flows.ViewList, "ListResourcesResult", "ResourcesListResources", ""},
+		{flows.ResourcesListResourceTemplates, 4, "resources", "list-resource-templates", "resources/templates/list", flows.EntityNone, flows.ViewList, "ListResourceTemplatesResult", "ResourcesListResourceTemplates", ""},
+		{flows.PromptsGetPrompt, 5, "prompts", "get-prompt", "prompts/get", flows.EntityPrompt, flows.ViewPromptGet, "GetPromptResult", "PromptsGetPrompt", ""},
+		{flows.PromptsListPrompts, 6, "prompts", "list-prompts", "prompts/list", flows.EntityNone, flows.ViewList, "ListPromptsResult", "PromptsListPrompts", ""},
+		{flows.CompletionComplete, 7, "completion", "complete", "completion/complete", flows.EntityCompletion, flows.ViewCompletion, "CompleteResult", "CompletionComplete", ""},
+		{flows.SessionInitialize, 8, "session", "initialize", "initialize", flows.EntityNone, flows.ViewInitialize, "InitializeResult", "SessionInitialize", "server/discover"},
 	}
 	if len(tests) != flows.Count {
 		t.Fatalf("table has %d flows, flows.Count is %d", len(tests), flows.Count)
@@ -51,7 +55,7 @@ func TestIDs(t *testing.T) {
 			if got := id.String(); got != tt.namespace+":"+tt.name {
 				t.Errorf("String() = %q", got)
 			}
-			want := flows.Info{ID: id, Method: tt.method, Entity: tt.entity}
+			want := flows.Info{ID: id, Const: tt.constName, Method: tt.method, Alias: tt.alias, Entity: tt.entity, View: tt.view, Result: tt.result}
 			if got := id.Info(); got != want {
 				t.Errorf("Info() = %+v, want %+v", got, want)
 			}
@@ -66,6 +70,11 @@ func TestIDs(t *testing.T) {
 			}
 			if got, ok := flows.ForMethod(tt.method); !ok || got != id {
 				t.Errorf("ForMethod(%q) = %q, %v", tt.method, got, ok)
+			}
+			if tt.alias != "" {
+				if got, ok := flows.ForMethod(tt.alias); !ok || got != id {
+					t.Errorf("ForMethod(%q) = %q, %v", tt.alias, got, ok)
+				}
 			}
 		})
 	}

@@ -40,20 +40,20 @@ func (l *eventLog) String() string {
 }
 
 func TestObserverEvents(t *testing.T) {
-	h := func(st stages.Stage, name string, prio int, fn flows.HookFunc) scope.Hook {
-		return scope.Hook{Flow: flows.ToolsCallTool, Stage: st, Name: name, Priority: prio, Fn: fn}
+	h := func(st stages.Stage, name string, prio int, fn flows.HookFunc) flows.Hook {
+		return flows.Hook{Flow: flows.ToolsCallTool, Stage: st, Name: name, Priority: prio, Fn: fn}
 	}
 	ok := func(*flows.Context) error { return nil }
 	tests := []struct {
 		name     string
-		hooks    []scope.Hook
+		hooks    []flows.Hook
 		steps    testSteps
 		canceled bool
 		want     string
 	}{
 		{
 			name: "success",
-			hooks: []scope.Hook{
+			hooks: []flows.Hook{
 				h(stages.BeforeValidation, "a", 0, ok),
 				h(stages.AfterExecute, "b", 0, ok),
 				h(stages.Finally, "c", 0, ok),
@@ -62,7 +62,7 @@ func TestObserverEvents(t *testing.T) {
 		},
 		{
 			name: "skip, abort, recover, finally error and refusal",
-			hooks: []scope.Hook{
+			hooks: []flows.Hook{
 				h(stages.BeforeValidation, "a", 2, ok),
 				h(stages.BeforeValidation, "skip", 1, func(c *flows.Context) error { c.Skip(); return nil }),
 				h(stages.BeforeValidation, "skipped", 0, ok),
@@ -77,7 +77,7 @@ func TestObserverEvents(t *testing.T) {
 		},
 		{
 			name: "respond early",
-			hooks: []scope.Hook{
+			hooks: []flows.Hook{
 				h(stages.BeforeExecute, "cache", 0, func(c *flows.Context) error { c.Respond("cached"); return nil }),
 				h(stages.AfterExecute, "after", 0, ok),
 			},
@@ -85,7 +85,7 @@ func TestObserverEvents(t *testing.T) {
 		},
 		{
 			name: "hook panics",
-			hooks: []scope.Hook{
+			hooks: []flows.Hook{
 				h(stages.BeforeExecute, "boom", 0, func(c *flows.Context) error { panic("boom") }),
 				h(stages.OnError, "oe", 0, func(c *flows.Context) error { panic("again") }),
 				h(stages.Finally, "f", 0, func(c *flows.Context) error { panic("and again") }),
@@ -94,19 +94,19 @@ func TestObserverEvents(t *testing.T) {
 		},
 		{
 			name:  "execute fails",
-			hooks: []scope.Hook{h(stages.OnError, "oe", 0, func(c *flows.Context) error { return errors.New("replaced") })},
+			hooks: []flows.Hook{h(stages.OnError, "oe", 0, func(c *flows.Context) error { return errors.New("replaced") })},
 			steps: testSteps{executeErr: errExec},
 			want:  "beforeValidation:validate:ok beforeExecute:execute:error! onError:oe:abort!",
 		},
 		{
 			name:  "validate panics",
-			hooks: []scope.Hook{h(stages.AfterValidation, "av", 0, ok)},
+			hooks: []flows.Hook{h(stages.AfterValidation, "av", 0, ok)},
 			steps: testSteps{validatePanic: "bad"},
 			want:  "beforeValidation:validate:panic!",
 		},
 		{
 			name:     "canceled",
-			hooks:    []scope.Hook{h(stages.BeforeValidation, "bv", 0, ok), h(stages.Finally, "f", 0, ok)},
+			hooks:    []flows.Hook{h(stages.BeforeValidation, "bv", 0, ok), h(stages.Finally, "f", 0, ok)},
 			canceled: true,
 			want:     "beforeValidation:bv:canceled! finally:f:ok",
 		},
@@ -114,7 +114,7 @@ func TestObserverEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := scope.New("srv")
-			if _, err := s.Register(false, tt.hooks...); err != nil {
+			if _, err := s.Register(tt.hooks...); err != nil {
 				t.Fatal(err)
 			}
 			log := &eventLog{}

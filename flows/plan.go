@@ -1,22 +1,21 @@
 package flows
 
 import (
+	"encoding/json"
 	"reflect"
 
 	"github.com/hookflow/hookflow/stages"
 )
 
-// HookFunc is the signature of every hook: it runs at one stage of one flow
-// and gets the run's [Context]. Returning a non-nil error aborts the flow (see
-// the run contract in the package doc).
-type HookFunc func(c *Context) error
-
-// PlannedHook is one hook as the runner calls it: its ID (reported when it
+// PlanEntry is one hook as the runner calls it: its ID (reported when it
 // aborts, answers early or panics), its priority, and its function.
-type PlannedHook struct {
+type PlanEntry struct {
 	ID       string
 	Priority int
 	Fn       HookFunc
+	// Check is the error of a typed hook that does not fit the plan's
+	// entity ([Hook.Check]); its Fn then fails the run with it.
+	Check error
 }
 
 // Plan is the compiled hook list of one flow for one entity: for every stage,
@@ -25,12 +24,12 @@ type PlannedHook struct {
 // concurrent runs; the runner never sorts or filters it.
 type Plan struct {
 	Flow   ID
-	Stages [stages.Count][]PlannedHook
+	Stages [stages.Count][]PlanEntry
 }
 
 // Hooks returns the hooks of stage s in run order. The slice must not be
 // modified.
-func (p *Plan) Hooks(s stages.Stage) []PlannedHook {
+func (p *Plan) Hooks(s stages.Stage) []PlanEntry {
 	if p == nil || !s.Valid() {
 		return nil
 	}
@@ -49,22 +48,35 @@ func (p *Plan) Len() int {
 	return n
 }
 
-// Steps is a flow's own work between its stages. Validate turns the raw input
-// into typed input (and may reject it); Execute produces the output. Both get
-// the run's Context and report through it ([Context.SetInput],
-// [Context.SetOutput]). A Steps value is long-lived and shared by concurrent
-// runs, so that a run allocates nothing for it.
+// Steps is a flow's own work between its stages. A Steps value is
+// long-lived and shared by concurrent runs, so that a run allocates nothing
+// for it.
+//
+// Validate turns the raw input ([Context.Input]) into the typed input that
+// afterValidation sees, or rejects it. When the input is JSON arguments it
+// also returns their canonical form for [Context.Arguments] (nil keeps the
+// raw arguments).
+//
+// Execute produces the flow's output from the (typed) input.
+//
+// An error from either is wrapped in an *[Error] naming the step, unless it
+// is one already.
 type Steps interface {
-	Validate(c *Context) error
-	Execute(c *Context) error
+	Validate(c *Context) (input any, args json.RawMessage, err error)
+	Execute(c *Context) (output any, err error)
 }
 
 // Entity is what a flow resolved before its first stage: a tool, resource,
-// resource template or prompt. Type is the Go type that declares the entity
-// (the key of its embedded hooks); Value is the instance the framework calls.
+// resource template or prompt.
 type Entity struct {
-	Kind  EntityKind
-	Name  string
-	Type  reflect.Type
+	Kind EntityKind
+	// Name is the tool's or prompt's name, or the resource's URI (template).
+	Name string
+	// Type is the Go type that declares the entity (the key of its embedded
+	// hooks); nil for entities added as plain functions.
+	Type reflect.Type
+	// Value is the instance the framework calls.
 	Value any
+	// In and Out are a tool's input and output types; nil for other kinds.
+	In, Out reflect.Type
 }

@@ -35,6 +35,9 @@ type Request struct {
 	TokenInfo *auth.TokenInfo
 	// Header holds the HTTP request headers over HTTP transports, else nil.
 	Header http.Header
+	// SDK is the MCP SDK's own request, e.g. a *mcp.CallToolRequest for
+	// tools/call; nil in runs without one (tests that run a flow directly).
+	SDK mcp.Request
 }
 
 // Principal returns the authenticated user's ID from the bearer token, or ""

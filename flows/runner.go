@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"runtime/debug"
@@ -63,40 +64,85 @@ func NewRunner(opts *RunnerOptions) *Runner {
 	return r
 }
 
-// Acquire returns a fresh Context for one run. Call [Context.Init] on it, run
-// it with [Runner.Run], read its outcome, then give it back with
-// [Runner.Release]. Acquire does not allocate in the steady state.
-func (r *Runner) Acquire() *Context {
+// Run describes one run for [Runner.Run]: the flow, what it resolved, the
+// request and its input, the compiled hooks and the flow's own steps.
+type Run struct {
+	// Flow is the flow to run.
+	Flow ID
+	// Entity is the resolved tool, resource or prompt; nil for flows that
+	// resolve none.
+	Entity *Entity
+	// Request describes the MCP request; nil means an empty one.
+	Request *Request
+	// Input is the raw input the first stage sees ([Context.Input]).
+	Input any
+	// Arguments is the raw JSON arguments, when the input has them
+	// ([Context.Arguments]).
+	Arguments json.RawMessage
+	// Plan lists the hooks to call; nil runs none.
+	Plan *Plan
+	// Steps validates and executes; nil steps do nothing.
+	Steps Steps
+}
+
+// Run executes one run: beforeValidation, Validate, afterValidation,
+// beforeExecute, Execute, afterExecute; then onError if anything failed;
+// then finally, exactly once, on every path (see the package doc for the
+// whole contract). It returns the run's output and error: nil error on
+// success, including a run an onError hook recovered. An error is an
+// *[Error] naming the flow, stage, and hook or step, or an *Error a hook
+// returned as it was.
+//
+// The hooks receive a *[Context] that the runner recycles once Run returns.
+// In the steady state Run allocates nothing of its own.
+func (r *Runner) Run(ctx context.Context, run Run) (output any, err error) {
+	return r.run(ctx, run, nil)
+}
+
+// run is Run; inspect, when non-nil, sees the Context after the run and
+// before it is recycled (tests use it to read the whole outcome).
+func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (output any, err error) {
 	c := r.pool.Get().(*Context)
 	c.logger = r.logger
-	return c
-}
-
-// Release returns c to the runner for reuse. c must not be used afterwards.
-func (r *Runner) Release(c *Context) {
-	c.reset()
-	r.pool.Put(c)
-}
-
-// Run executes one run of c's flow with the hooks of plan and the flow's own
-// steps, and returns the run's error (nil on success, including a run
-// recovered in onError). The outcome stays readable on c: [Context.Output],
-// [Context.Err], [Context.DecidedBy].
-//
-// The order is: beforeValidation, Validate, afterValidation, beforeExecute,
-// Execute, afterExecute; then onError if anything failed; then finally,
-// exactly once, on every path. See the package doc for the full contract.
-func (r *Runner) Run(c *Context, plan *Plan, steps Steps) error {
+	c.parent = ctx
+	c.done = ctx.Done()
+	c.flow = run.Flow
+	c.entity = run.Entity
+	c.req = run.Request
+	if c.req == nil {
+		c.req = &emptyRequest
+	}
+	c.input = run.Input
+	c.args = run.Arguments
+	plan := run.Plan
 	if plan == nil {
 		plan = &emptyPlan
 	}
-	c.done = c.ctx.Done()
-	if err := r.main(c, plan, steps); err != nil {
+	if err := r.main(c, plan, run.Steps); err != nil {
 		c.err = err
 		r.onError(c, plan)
 	}
 	r.finally(c, plan)
-	return c.err
+	output, err = c.output, c.err
+	if inspect != nil {
+		inspect(c)
+	}
+	c.reset()
+	r.pool.Put(c)
+	return output, err
+}
+
+// runKey is the Go context key under which a run's Context travels.
+type runKey struct{}
+
+// FromContext returns the run that ctx belongs to: inside a flow's execute
+// step (a tool's Execute, a resource's Read, a prompt's Get, a completer),
+// the ctx it was given leads to the run's Context, which gives the request
+// info ([Context.Request]). It returns nil outside a run. Like every
+// Context, the result is valid only until the step returns.
+func FromContext(ctx context.Context) *Context {
+	c, _ := ctx.Value(runKey{}).(*Context)
+	return c
 }
 
 // main runs the four main stages and the two steps. One deferred recover
@@ -151,13 +197,13 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 // stage runs hooks, the hooks of c's current stage, one of the four main
 // stages. It reports whether a hook answered early, and the error that stops
 // the flow. Panics are recovered by main.
-func (r *Runner) stage(c *Context, hooks []PlannedHook) (responded bool, _ error) {
+func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) {
 	for i := range hooks {
 		h := &hooks[i]
 		if c.done != nil {
 			select {
 			case <-c.done:
-				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: c.ctx.Err()}
+				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: c.parent.Err()}
 				r.observe(c, h.ID, "", "canceled", err)
 				return false, err
 			default:
@@ -205,6 +251,7 @@ var emptyPlan Plan
 // hook or step that panicked.
 func (r *Runner) panicked(c *Context, v any) error {
 	e := &Error{Code: CodePanic, Flow: c.flow, Stage: c.stage, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+	defer r.logPanic(c, e)
 	if h := c.hook; h != nil {
 		e.Hook = h.ID
 		c.decided = h.ID
@@ -216,11 +263,27 @@ func (r *Runner) panicked(c *Context, v any) error {
 	return e
 }
 
+// logPanic logs a recovered panic with its value and stack: clients read
+// only "internal error" and the request ID (see [Error.Reason]).
+func (r *Runner) logPanic(c *Context, e *Error) {
+	attrs := []slog.Attr{slog.String("flow", string(c.flow)), slog.String("stage", c.stage.String()),
+		slog.String("request", c.req.ID)}
+	if e.Hook != "" {
+		attrs = append(attrs, slog.String("hook", e.Hook))
+	} else {
+		attrs = append(attrs, slog.String("step", e.Step))
+	}
+	if p, ok := e.Err.(*PanicError); ok {
+		attrs = append(attrs, slog.Any("panic", p.Value), slog.String("stack", string(p.Stack)))
+	}
+	r.logger.LogAttrs(c.parent, slog.LevelError, "hookflow: panic recovered", attrs...)
+}
+
 // canceledDuring returns the cancellation error of a hook that failed with
 // its request's own context error (it gave up because the client went
 // away): the run was cancelled, not blocked by that hook, so no hook decided
 // it. It returns nil for any other error.
-func canceledDuring(c *Context, h *PlannedHook, err error) error {
+func canceledDuring(c *Context, h *PlanEntry, err error) error {
 	if c.done == nil {
 		return nil
 	}
@@ -229,7 +292,7 @@ func canceledDuring(c *Context, h *PlannedHook, err error) error {
 	default:
 		return nil
 	}
-	if cerr := c.ctx.Err(); cerr == nil || !errors.Is(err, cerr) {
+	if cerr := c.parent.Err(); cerr == nil || !errors.Is(err, cerr) {
 		return nil
 	}
 	var e *Error
@@ -263,18 +326,34 @@ func (k stepKind) String() string {
 	return "execute"
 }
 
-// step runs the flow's validate or execute step. Panics are recovered by main.
+// step runs the flow's validate or execute step and records its result.
+// A failure becomes an *Error naming the step (CodeInvalidInput for
+// validate, CodeFailed for execute, CodeCanceled when the step gave up
+// because the request was cancelled); an *Error the step returned is kept
+// as it is. Panics are recovered by main.
 func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
 	c.hook, c.step = nil, k
+	if steps == nil {
+		return nil
+	}
 	var err error
-	if steps != nil {
-		if k == stepValidate {
-			err = steps.Validate(c)
-		} else {
-			err = steps.Execute(c)
+	if k == stepValidate {
+		var in any
+		var args json.RawMessage
+		if in, args, err = steps.Validate(c); err == nil {
+			c.input = in
+			if args != nil {
+				c.args = args
+			}
+		}
+	} else {
+		var out any
+		if out, err = steps.Execute(c); err == nil {
+			c.output = out
 		}
 	}
 	if err != nil {
+		err = r.stepError(c, k, err)
 		r.observe(c, "", k.String(), "error", err)
 		return err
 	}
@@ -282,6 +361,22 @@ func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
 		r.emit(c, "", k.String(), "ok", nil)
 	}
 	return nil
+}
+
+// stepError wraps the error of a step as an *Error, unless it is one.
+func (r *Runner) stepError(c *Context, k stepKind, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	code := CodeFailed
+	if k == stepValidate {
+		code = CodeInvalidInput
+	}
+	if cerr := c.parent.Err(); cerr != nil && errors.Is(err, cerr) {
+		code = CodeCanceled
+	}
+	return &Error{Code: code, Flow: c.flow, Stage: c.stage, Step: k.String(), Err: err}
 }
 
 // onError runs the onError hooks with the flow's error in c.err. A hook's
@@ -297,12 +392,14 @@ func (r *Runner) onError(c *Context, plan *Plan) {
 
 // onErrorFrom runs hooks[i:] and returns where to go on: len(hooks) when the
 // stage is over, the index after a hook that panicked.
-func (r *Runner) onErrorFrom(c *Context, hooks []PlannedHook, i int) (next int) {
+func (r *Runner) onErrorFrom(c *Context, hooks []PlanEntry, i int) (next int) {
 	defer func() {
 		if v := recover(); v != nil {
 			h := &hooks[i]
 			c.decided = h.ID
-			c.err = &Error{Code: CodePanic, Flow: c.flow, Stage: stages.OnError, Hook: h.ID, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+			e := &Error{Code: CodePanic, Flow: c.flow, Stage: stages.OnError, Hook: h.ID, Err: &PanicError{Value: v, Stack: debug.Stack()}}
+			r.logPanic(c, e)
+			c.err = e
 			r.observe(c, h.ID, "", "panic", c.err)
 			next = i + 1
 		}
@@ -352,7 +449,7 @@ func (r *Runner) finally(c *Context, plan *Plan) {
 }
 
 // finallyFrom runs hooks[i:] and returns where to go on, as onErrorFrom.
-func (r *Runner) finallyFrom(c *Context, hooks []PlannedHook, i int, out any) (next int) {
+func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (next int) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.output = out
@@ -383,7 +480,7 @@ func (r *Runner) finallyFrom(c *Context, hooks []PlannedHook, i int, out any) (n
 			r.observe(c, h.ID, "", "skip", nil)
 			return len(hooks)
 		case ctlRespond:
-			r.logger.LogAttrs(c.ctx, slog.LevelWarn, "hookflow: Respond refused in finally",
+			r.logger.LogAttrs(c.parent, slog.LevelWarn, "hookflow: Respond refused in finally",
 				slog.String("flow", string(c.flow)), slog.String("hook", h.ID))
 			r.observe(c, h.ID, "", "refused", nil)
 		}
@@ -392,10 +489,10 @@ func (r *Runner) finallyFrom(c *Context, hooks []PlannedHook, i int, out any) (n
 }
 
 // finallyFailed records and logs the error or panic of a finally hook.
-func (r *Runner) finallyFailed(c *Context, h *PlannedHook, code Code, err error) {
+func (r *Runner) finallyFailed(c *Context, h *PlanEntry, code Code, err error) {
 	e := &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
 	c.finallyErr = append(c.finallyErr, e)
-	r.logger.LogAttrs(c.ctx, slog.LevelError, "hookflow: finally hook failed",
+	r.logger.LogAttrs(c.parent, slog.LevelError, "hookflow: finally hook failed",
 		slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
 	r.observe(c, h.ID, "", "error", e)
 }
@@ -412,14 +509,4 @@ func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
 func (r *Runner) emit(c *Context, hook, step, outcome string, err error) {
 	c.ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err}
 	r.observer(&c.ev)
-}
-
-// RunFunc is a convenience for tests and examples: it runs flow once with
-// plan and steps on a fresh Context and returns the output and error.
-func (r *Runner) RunFunc(ctx context.Context, flow ID, plan *Plan, steps Steps, input any) (any, error) {
-	c := r.Acquire()
-	defer r.Release(c)
-	c.Init(ctx, flow, nil, nil, input)
-	err := r.Run(c, plan, steps)
-	return c.Output(), err
 }

@@ -39,9 +39,9 @@ func TestStateSharedAcrossStages(t *testing.T) {
 	}
 	s := scope.New("srv")
 	var problems []string
-	hooks := make([]scope.Hook, len(steps))
+	hooks := make([]flows.Hook, len(steps))
 	for i, st := range steps {
-		hooks[i] = scope.Hook{Flow: flows.ToolsCallTool, Stage: st.stage, Name: string(rune('a' + i)), Fn: func(c *flows.Context) error {
+		hooks[i] = flows.Hook{Flow: flows.ToolsCallTool, Stage: st.stage, Name: string(rune('a' + i)), Fn: func(c *flows.Context) error {
 			st.do(c)
 			got, ok := counterKey.Get(c)
 			if got != st.want || ok != st.wantOK {
@@ -59,10 +59,10 @@ func TestStateSharedAcrossStages(t *testing.T) {
 			return nil
 		}}
 	}
-	if _, err := s.Register(false, hooks...); err != nil {
+	if _, err := s.Register(hooks...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flows.NewRunner(nil).RunFunc(context.Background(), flows.ToolsCallTool, s.Plan(flows.ToolsCallTool, nil, nil).Load(), nil, nil); err != nil {
+	if _, err := flows.NewRunner(nil).Run(context.Background(), flows.Run{Flow: flows.ToolsCallTool, Plan: s.Plan(flows.ToolsCallTool, nil, nil).Load()}); err != nil {
 		t.Fatal(err)
 	}
 	if counterKey.String() != "test.counter" {
@@ -75,8 +75,8 @@ func TestStateSharedAcrossStages(t *testing.T) {
 func TestStateDoesNotLeakBetweenRuns(t *testing.T) {
 	s := scope.New("srv")
 	leaks := make(chan string, 100)
-	_, err := s.Register(false,
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "first", Fn: func(c *flows.Context) error {
+	_, err := s.Register(
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "first", Fn: func(c *flows.Context) error {
 			if v, ok := counterKey.Get(c); ok {
 				leaks <- "counter leaked into a new run"
 				_ = v
@@ -92,7 +92,7 @@ func TestStateDoesNotLeakBetweenRuns(t *testing.T) {
 			startedKey.Set(c, time.Unix(int64(id), 0))
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "check", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "check", Fn: func(c *flows.Context) error {
 			if v, _ := counterKey.Get(c); v != c.Input().(int) {
 				leaks <- "another run's state is visible"
 			}
@@ -100,7 +100,7 @@ func TestStateDoesNotLeakBetweenRuns(t *testing.T) {
 			c.Respond(c.Input())
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "fail", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "fail", Fn: func(c *flows.Context) error {
 			return errHook // recorded in FinallyErrors, which must not leak either
 		}},
 	)
@@ -114,7 +114,7 @@ func TestStateDoesNotLeakBetweenRuns(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				id := g*1000 + i + 1
-				out, err := r.RunFunc(context.Background(), flows.ToolsCallTool, plan, nil, id)
+				out, err := r.Run(context.Background(), flows.Run{Flow: flows.ToolsCallTool, Plan: plan, Input: id})
 				if err != nil || out != id {
 					leaks <- "wrong outcome"
 				}

@@ -2,13 +2,14 @@ package flows
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ToolCall is the typed view of a [ToolsCallTool] run for a tool with input
 // type In and output type Out. It is what a tool's embedded hooks receive;
-// an external hook can make one with [AsToolCall] when it knows the tool's
+// an external hook takes one through [On] when it knows the tool's
 // types. All [Context] methods are available on it.
 //
 // The input is the raw JSON arguments until validation ([ToolCall.Args]),
@@ -16,8 +17,9 @@ import (
 // *mcp.CallToolResult when a hook answered with a whole result.
 type ToolCall[In, Out any] struct{ *Context }
 
-// AsToolCall returns the typed view of c.
-func AsToolCall[In, Out any](c *Context) ToolCall[In, Out] { return ToolCall[In, Out]{c} }
+func (ToolCall[In, Out]) spec() viewSpec {
+	return viewSpec{kind: ViewToolCall, flow: ToolsCallTool, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
+}
 
 // Name returns the called tool's name.
 func (c ToolCall[In, Out]) Name() string { return c.entity.Name }
@@ -67,6 +69,10 @@ func (c ToolCall[In, Out]) Result() *mcp.CallToolResult {
 // is the read's parameters (the URI); its output a *mcp.ReadResourceResult.
 type ResourceRead struct{ *Context }
 
+func (ResourceRead) spec() viewSpec {
+	return viewSpec{kind: ViewResourceRead, flow: ResourcesReadResource}
+}
+
 // URI returns the requested URI.
 func (c ResourceRead) URI() string {
 	if p, ok := c.input.(*mcp.ReadResourceParams); ok {
@@ -94,6 +100,8 @@ func (c ResourceRead) Respond(res *mcp.ReadResourceResult) { c.Context.Respond(r
 // PromptGet is the typed view of a [PromptsGetPrompt] run. Its input is the
 // request parameters (name and arguments); its output a *mcp.GetPromptResult.
 type PromptGet struct{ *Context }
+
+func (PromptGet) spec() viewSpec { return viewSpec{kind: ViewPromptGet, flow: PromptsGetPrompt} }
 
 // Params returns the request parameters; hooks may change the arguments
 // before execute.
@@ -126,8 +134,10 @@ func (c PromptGet) Respond(res *mcp.GetPromptResult) { c.Context.Respond(res) }
 // rewrite the result the client sees.
 type List[R any] struct{ *Context }
 
-// AsList returns the typed view of c.
-func AsList[R any](c *Context) List[R] { return List[R]{c} }
+func (List[R]) spec() viewSpec {
+	t := reflect.TypeFor[R]()
+	return viewSpec{kind: ViewList, flow: listFlow(t), in: t}
+}
 
 // Result returns the list result, or the zero R before execute.
 func (c List[R]) Result() R {
@@ -141,6 +151,8 @@ func (c List[R]) Respond(res R) { c.Context.Respond(res) }
 // Completion is the typed view of a [CompletionComplete] run. Its input is
 // the request parameters; its output a *mcp.CompleteResult.
 type Completion struct{ *Context }
+
+func (Completion) spec() viewSpec { return viewSpec{kind: ViewCompletion, flow: CompletionComplete} }
 
 // Params returns the completion request's parameters.
 func (c Completion) Params() *mcp.CompleteParams {
@@ -163,6 +175,8 @@ func (c Completion) Respond(res *mcp.CompleteResult) { c.Context.Respond(res) }
 // 2026-07-28 do not initialize: they send server/discover, which runs the
 // same flow with *mcp.DiscoverParams in and *mcp.DiscoverResult out.
 type Initialize struct{ *Context }
+
+func (Initialize) spec() viewSpec { return viewSpec{kind: ViewInitialize, flow: SessionInitialize} }
 
 // Params returns the client's initialize parameters.
 func (c Initialize) Params() *mcp.InitializeParams {

@@ -50,10 +50,7 @@ func (a *App) Provide(constructor any) error { return a.scope.Provide(constructo
 
 // Hook registers external hooks owned by the app: they run for the app's
 // entities only (and for flows without an entity, like every hook).
-func (a *App) Hook(hooks ...scope.Hook) error {
-	_, err := a.scope.Register(false, hooks...)
-	return err
-}
+func (a *App) Hook(hooks ...flows.Hook) error { return a.srv.hook(a.scope, hooks) }
 
 // Use attaches plugins to the app: their hooks run for the app's entities
 // only.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -36,10 +35,10 @@ func (p *recordingPlugin) Attach(pc *framework.PluginContext) error {
 
 // labelHooks returns hooks on the beforeExecute stage of tools:call-tool,
 // prompts:get-prompt and completion:complete that record label.
-func labelHooks(rec *recorder, label string) []scope.Hook {
-	var hooks []scope.Hook
+func labelHooks(rec *recorder, label string) []flows.Hook {
+	var hooks []flows.Hook
 	for _, f := range []flows.ID{flows.ToolsCallTool, flows.PromptsGetPrompt, flows.CompletionComplete, flows.ToolsListTools} {
-		hooks = append(hooks, scope.Hook{Flow: f, Stage: stages.BeforeExecute, Name: "label", Fn: func(c *flows.Context) error {
+		hooks = append(hooks, flows.Hook{Flow: f, Stage: stages.BeforeExecute, Name: "label", Fn: func(c *flows.Context) error {
 			if c.Request().Method == "tools/call" && c.Flow() == flows.ToolsListTools {
 				return nil // the visibility check of a call
 			}
@@ -342,7 +341,7 @@ func TestAddAfterStart(t *testing.T) {
 	err := errors.Join(
 		framework.AddToolFunc(srv, &mcp.Tool{Name: "late"}, late("late")),
 		// A hook added after Start applies from the next request on.
-		srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "late", Fn: func(c *flows.Context) error {
+		srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "late", Fn: func(c *flows.Context) error {
 			rec.add("late hook %s", c.Entity().Name)
 			return nil
 		}}),

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -50,8 +49,8 @@ func newBadInputServer(t testing.TB) *framework.Server {
 			return echoOut{}, &jsonrpc.Error{Code: -32043, Message: "tool says no"}
 		}),
 		srv.Hook(
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "guard", Fn: func(c *flows.Context) error {
-				in := flows.AsToolCall[guardIn, echoOut](c).Input()
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "guard", Fn: func(c *flows.Context) error {
+				in := flows.As[flows.ToolCall[guardIn, echoOut]](c).Input()
 				if in == nil {
 					return nil // another tool
 				}
@@ -69,13 +68,13 @@ func newBadInputServer(t testing.TB) *framework.Server {
 				}
 				return nil
 			}},
-			scope.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.BeforeExecute, Name: "panicky", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.BeforeExecute, Name: "panicky", Fn: func(c *flows.Context) error {
 				if (flows.PromptGet{Context: c}).Arguments()["name"] == "panic" {
 					panic("prompt hook panicked on purpose")
 				}
 				return nil
 			}},
-			scope.Hook{Flow: flows.ResourcesReadResource, Stage: stages.BeforeExecute, Name: "deny", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ResourcesReadResource, Stage: stages.BeforeExecute, Name: "deny", Fn: func(c *flows.Context) error {
 				if (flows.ResourceRead{Context: c}).URI() == "test://items/denied" {
 					return errors.New("denied by hook")
 				}
@@ -121,6 +120,7 @@ func TestBadInput(t *testing.T) {
 		protocolCode int64  // a protocol error with this code…
 		errorText    string // …whose message contains this; or an isError result with this text
 		okText       string // or a successful result with this text
+		hidden       string // text the client must never read (a panic's value)
 	}{
 		{name: "unknown tool", do: call("nope", nil), protocolCode: -32602, errorText: `unknown tool "nope"`},
 		{name: "unknown prompt", do: getPrompt("nope", nil), protocolCode: -32602, errorText: `unknown prompt "nope"`},
@@ -136,13 +136,16 @@ func TestBadInput(t *testing.T) {
 		{name: "hook abort", do: call("guarded", map[string]any{"mode": "abort"}), errorText: "aborted: not today"},
 		{name: "hook returns *jsonrpc.Error", do: call("guarded", map[string]any{"mode": "rpc"}), protocolCode: -32042, errorText: "hook says no"},
 		{name: "hook returns a wrapped *jsonrpc.Error", do: call("guarded", map[string]any{"mode": "wrapped-rpc"}), protocolCode: -32602, errorText: "bad mode"},
-		{name: "hook panics", do: call("guarded", map[string]any{"mode": "panic"}), errorText: "panic: hook panicked on purpose"},
+		// A panic's value may hold secrets: the client reads a fixed text and
+		// the request ID; the value and stack go to the log.
+		{name: "hook panics", do: call("guarded", map[string]any{"mode": "panic"}), errorText: "internal error (request ", hidden: "panicked on purpose"},
 		{name: "tool fails", do: call("echo", map[string]any{"text": "fail"}), errorText: "echo failed on purpose"},
-		{name: "tool panics", do: call("echo", map[string]any{"text": "panic"}), errorText: "panic: echo panicked on purpose"},
+		{name: "tool panics", do: call("echo", map[string]any{"text": "panic"}), errorText: "internal error (request ", hidden: "panicked on purpose"},
 		{name: "tool returns *jsonrpc.Error", do: call("rpc", nil), protocolCode: -32043, errorText: "tool says no"},
 		{name: "missing required prompt argument", do: getPrompt("greet", nil), protocolCode: -32602, errorText: `missing required argument "name"`},
-		{name: "prompt hook panics", do: getPrompt("greet", map[string]string{"name": "panic"}), protocolCode: -32603, errorText: "panic: prompt hook panicked on purpose"},
-		{name: "resource hook error", do: read("test://items/denied"), protocolCode: -32603, errorText: "denied by hook"},
+		{name: "prompt hook panics", do: getPrompt("greet", map[string]string{"name": "panic"}), protocolCode: -32603, errorText: "internal error (request ", hidden: "panicked on purpose"},
+		// A hook's refusal is not an internal error.
+		{name: "resource hook error", do: read("test://items/denied"), protocolCode: framework.CodeRefused, errorText: "denied by hook"},
 	}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
@@ -151,6 +154,14 @@ func TestBadInput(t *testing.T) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					got := c.do(ctx, cs)
+					if c.hidden != "" {
+						if got.err != nil && strings.Contains(got.err.Error(), c.hidden) {
+							t.Errorf("the client read %q", got.err)
+						}
+						if got.tool != nil && strings.Contains(textOf(t, got.tool), c.hidden) {
+							t.Errorf("the client read %q", textOf(t, got.tool))
+						}
+					}
 					switch {
 					case c.protocolCode != 0:
 						wantProtocolError(t, got.err, c.protocolCode, c.errorText)

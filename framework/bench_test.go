@@ -9,7 +9,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -56,7 +55,7 @@ func benchHookflow(b *testing.B, n int) *mcp.ClientSession {
 	spread := []stages.Stage{stages.BeforeValidation, stages.AfterValidation, stages.BeforeExecute, stages.AfterExecute, stages.Finally}
 	var sink int
 	for i := range n {
-		if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: spread[i%len(spread)], Name: "h" + strconv.Itoa(i), Fn: func(c *flows.Context) error {
+		if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: spread[i%len(spread)], Name: "h" + strconv.Itoa(i), Fn: func(c *flows.Context) error {
 			sink++ // one call at a time: no race
 			return nil
 		}}); err != nil {

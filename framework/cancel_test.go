@@ -10,7 +10,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -30,7 +29,7 @@ func TestCancellation(t *testing.T) {
 		code   flows.Code
 	}{
 		// The tool returns ctx.Err(): the flow fails in execute.
-		{where: "tool", stages: []string{"beforeValidation", "afterValidation", "beforeExecute", "onError", "finally"}, code: flows.CodeUnknown},
+		{where: "tool", stages: []string{"beforeValidation", "afterValidation", "beforeExecute", "onError", "finally"}, code: flows.CodeCanceled},
 		// A beforeValidation hook waits for the cancellation and returns
 		// nil: the runner checks the context before the next hook (the
 		// recording one, of lower priority) and aborts with CodeCanceled;
@@ -60,15 +59,15 @@ func TestCancellation(t *testing.T) {
 						return echoOut{Echo: "not cancelled"}, nil
 					}),
 					srv.Hook(
-						scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "block", Fn: func(c *flows.Context) error {
-							if c.Entity().Name == "block" && string(flows.AsToolCall[blockIn, echoOut](c).Args()) == `{"where":"hook"}` {
+						flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "block", Fn: func(c *flows.Context) error {
+							if c.Entity().Name == "block" && string(flows.As[flows.ToolCall[blockIn, echoOut]](c).Args()) == `{"where":"hook"}` {
 								started <- struct{}{}
 								<-c.Context().Done()
 								sawCancel <- c.Context().Err()
 							}
 							return nil
 						}},
-						scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(c *flows.Context) error {
+						flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(c *flows.Context) error {
 							if c.Entity().Name == "block" {
 								finallyRuns.Add(1)
 								finished <- c.Err()
@@ -81,7 +80,7 @@ func TestCancellation(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, st := range stages.All() {
-					if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: st, Name: "rec", Priority: -1, Fn: func(c *flows.Context) error {
+					if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: st, Name: "rec", Priority: -1, Fn: func(c *flows.Context) error {
 						if c.Entity().Name == "block" {
 							rec.add("%s %s", c.Flow(), c.Stage())
 						}

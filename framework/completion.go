@@ -2,6 +2,10 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,53 +18,59 @@ import (
 // no values.
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	var entity *flows.Entity
-	sc := s.scope
 	plan := s.lists.completion
 	var completer func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	ix := s.index.Load()
 	if p := req.Params; p != nil && p.Ref != nil {
 		switch p.Ref.Type {
 		case "ref/prompt":
-			if e := ix.prompts[p.Ref.Name]; e != nil {
-				entity, sc, completer, plan = e.entity, e.scope, e.complete, e.completion
+			e := ix.prompts[p.Ref.Name]
+			if e == nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", p.Ref.Name)}
 			}
+			entity, completer, plan = e.entity, e.complete, e.completion
 		case "ref/resource":
-			if e := ix.resources[p.Ref.URI]; e != nil {
-				entity, sc, completer, plan = e.entity, e.scope, e.complete, e.completion
+			e := ix.resources[p.Ref.URI]
+			if e == nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q", p.Ref.URI)}
 			}
+			entity, completer, plan = e.entity, e.complete, e.completion
 		}
 	}
 	if completer == nil {
 		completer = s.opts.Complete
 	}
-	st := &completeSteps{fn: completer, req: req}
-	c, err := s.run(ctx, flows.CompletionComplete, entity, s.requestInfo("completion/complete", req), req.Params, sc, req, plan.Load(), st)
-	defer s.runner.Release(c)
+	info := s.requestInfo("completion/complete", req)
+	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.CompletionComplete, Entity: entity, Request: info,
+		Input: req.Params, Plan: plan.Load(), Steps: completeSteps{fn: completer}})
 	if err != nil {
-		return nil, protocolError(err)
+		return nil, protocolError(err, info)
 	}
-	if res, _ := c.Output().(*mcp.CompleteResult); res != nil {
+	if res, _ := out.(*mcp.CompleteResult); res != nil {
 		return res, nil
 	}
 	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
+// completeSteps is the completion flow's steps: fn answers (nil: no values).
 type completeSteps struct {
-	fn  func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
-	req *mcp.CompleteRequest
+	fn func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 }
 
-func (c *completeSteps) Validate(*flows.Context) error { return nil }
+func (completeSteps) Validate(c *flows.Context) (any, json.RawMessage, error) {
+	return c.Input(), nil, nil
+}
 
-func (c *completeSteps) Execute(fc *flows.Context) error {
-	if c.fn == nil {
-		fc.SetOutput(&mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}})
-		return nil
+// Execute asks the completer, with the parameters as hooks left them.
+func (st completeSteps) Execute(c *flows.Context) (any, error) {
+	if st.fn == nil {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
-	res, err := c.fn(fc.Context(), c.req)
-	if err != nil {
-		return err
+	req, _ := c.Request().SDK.(*mcp.CompleteRequest)
+	if p, ok := c.Input().(*mcp.CompleteParams); ok && p != nil && req != nil && p != req.Params {
+		r := *req
+		r.Params = p
+		req = &r
 	}
-	fc.SetOutput(res)
-	return nil
+	return st.fn(c.Context(), req)
 }

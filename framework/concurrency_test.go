@@ -12,7 +12,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -27,10 +26,10 @@ func TestConcurrentCalls(t *testing.T) {
 	var finals [flows.Count]atomic.Int64
 	var stateMismatch atomic.Int64
 	runID := flows.NewKey[string]("test.run-id")
-	var hooks []scope.Hook
+	var hooks []flows.Hook
 	for _, f := range flows.All() {
 		for _, st := range stages.All() {
-			hooks = append(hooks, scope.Hook{Flow: f.ID, Stage: st, Name: "count", Fn: func(c *flows.Context) error {
+			hooks = append(hooks, flows.Hook{Flow: f.ID, Stage: st, Name: "count", Fn: func(c *flows.Context) error {
 				switch c.Stage() {
 				case stages.BeforeValidation:
 					if _, ok := runID.Get(c); ok {

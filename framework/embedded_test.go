@@ -12,7 +12,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -100,7 +99,7 @@ func TestEmbeddedHooksAreTyped(t *testing.T) {
 				return inst
 			},
 			Execute: (*shout).Execute,
-			Hooks: []framework.Hook[*shout, shoutCall]{
+			Hooks: []framework.EntityHook[*shout, shoutCall]{
 				{Stage: stages.BeforeValidation, Name: "Legacy", Fn: (*shout).Legacy},
 				{Stage: stages.AfterValidation, Name: "Trim", Fn: (*shout).Trim},
 				{Stage: stages.BeforeExecute, Name: "Cache", Fn: (*shout).Cache},
@@ -109,9 +108,9 @@ func TestEmbeddedHooksAreTyped(t *testing.T) {
 		}),
 		// An external hook that answers with a whole result, as a plugin
 		// that does not know the tool's types would.
-		srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: 10, Name: "maintenance", Fn: func(c *flows.Context) error {
-			if in := flows.AsToolCall[shoutIn, shoutOut](c).Input(); in != nil && in.Text == "maintenance" {
-				flows.AsToolCall[shoutIn, shoutOut](c).RespondResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "down for maintenance"}}})
+		srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: 10, Name: "maintenance", Fn: func(c *flows.Context) error {
+			if in := flows.As[flows.ToolCall[shoutIn, shoutOut]](c).Input(); in != nil && in.Text == "maintenance" {
+				flows.As[flows.ToolCall[shoutIn, shoutOut]](c).RespondResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "down for maintenance"}}})
 			}
 			return nil
 		}}),
@@ -172,7 +171,7 @@ func TestEmbeddedHooksOfOtherFlows(t *testing.T) {
 			Read: func(_ doc, ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "read " + req.Params.URI}}}, nil
 			},
-			Hooks: []framework.Hook[doc, flows.ResourceRead]{
+			Hooks: []framework.EntityHook[doc, flows.ResourceRead]{
 				{Stage: stages.BeforeExecute, Name: "Alias", Fn: func(_ doc, c flows.ResourceRead) error {
 					if c.URI() == "docs://latest" {
 						p := *c.Params()
@@ -194,7 +193,7 @@ func TestEmbeddedHooksOfOtherFlows(t *testing.T) {
 			Get: func(_ prompt, ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["name"]}}}}, nil
 			},
-			Hooks: []framework.Hook[prompt, flows.PromptGet]{
+			Hooks: []framework.EntityHook[prompt, flows.PromptGet]{
 				{Stage: stages.AfterValidation, Name: "Default", Fn: func(_ prompt, c flows.PromptGet) error {
 					if c.Arguments()["name"] == "" {
 						p := *c.Params()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,11 +14,11 @@ import (
 	"github.com/hookflow/hookflow/stages"
 )
 
-// Hook is an embedded hook of an entity of Go type T: a function (usually a
-// method expression such as (*Weather).CheckCity) that receives the entity
-// instance and the flow's typed context C. hookgen generates these from
-// //hook: directives.
-type Hook[T, C any] struct {
+// EntityHook is an embedded hook of an entity of Go type T: a function
+// (usually a method expression such as (*Weather).CheckCity) that receives
+// the entity instance the run resolved and the flow's typed view C.
+// hookgen generates these from //hook: directives on methods.
+type EntityHook[T any, C flows.View] struct {
 	Stage    stages.Stage
 	Priority int
 	// Name identifies the hook within its type and stage; hookgen uses the
@@ -26,9 +27,13 @@ type Hook[T, C any] struct {
 	Fn   func(T, C) error
 }
 
-// Registrar is where entities are added: a *Server (entities visible to the
-// server scope's hooks) or an *App (also to the app's hooks).
+// Registrar is where entities and external hooks are added: a *Server
+// (entities visible to the server scope's hooks; hooks that run for every
+// entity) or an *App (the app's own). hookgen's generated registration
+// function takes one.
 type Registrar interface {
+	// Hook registers external hooks owned by the server or app.
+	Hook(hooks ...flows.Hook) error
 	target() (*Server, *scope.Scope)
 }
 
@@ -98,29 +103,67 @@ func instance[T any](sc *scope.Scope, what string, newFn any) (T, error) {
 	return out, nil
 }
 
-// registerEmbedded registers the embedded hooks of T for flow once per Go
-// type, adapting each to the flow's typed context with wrap.
-func registerEmbedded[T, C any](s *Server, flow flows.ID, inst T, hooks []Hook[T, C], wrap func(*flows.Context) C) error {
+// registerEmbedded registers the embedded hooks of T on flow, once per Go
+// type and flow: every entity of type T shares them, and each run passes the
+// hook the instance of the entity it resolved (so two tools of one type, or
+// a tool replaced after Start, each see their own instance). A second
+// entity of type T must declare the same hooks; one that declares others
+// is an error rather than hooks silently dropped.
+func registerEmbedded[T any, C flows.View](s *Server, flow flows.ID, hooks []EntityHook[T, C]) error {
 	typ := reflect.TypeFor[T]()
-	if len(hooks) == 0 || s.hooked[typ] {
+	key := embeddedKey{typ: typ, flow: flow}
+	sig := hookSignature(hooks)
+	if prev, ok := s.hooked[key]; ok {
+		if prev != sig {
+			return &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: fmt.Sprintf(
+				"%v declares embedded hooks %s, but another entity of the same type registered %s; one Go type has one set of hooks", typ, sig, prev)}
+		}
 		return nil
 	}
-	regs := make([]scope.Hook, len(hooks))
+	if len(hooks) == 0 {
+		s.hooked[key] = sig
+		return nil
+	}
+	regs := make([]flows.Hook, len(hooks))
 	for i, h := range hooks {
 		fn := h.Fn
 		if fn == nil {
 			return &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: fmt.Sprintf("embedded hook %q of %v has a nil function", h.Name, typ)}
 		}
-		regs[i] = scope.Hook{
-			Flow: flow, Stage: h.Stage, Priority: h.Priority, Name: h.Name, Type: typ,
-			Fn: func(c *flows.Context) error { return fn(inst, wrap(c)) },
-		}
+		regs[i] = flows.On(h.Stage, func(c C) error {
+			inst, _ := struct{ *flows.Context }(c).Entity().Value.(T)
+			return fn(inst, c)
+		})
+		regs[i].Priority, regs[i].Name = h.Priority, h.Name
 	}
-	if _, err := s.scope.Register(true, regs...); err != nil {
+	if _, err := s.scope.RegisterEmbedded(typ, regs...); err != nil {
 		return err
 	}
-	s.hooked[typ] = true
+	s.hooked[key] = sig
 	return nil
+}
+
+// embeddedKey says whose embedded hooks are registered: a Go type's, on
+// one flow.
+type embeddedKey struct {
+	typ  reflect.Type
+	flow flows.ID
+}
+
+// hookSignature describes hooks by stage, priority and name, to tell two
+// declarations of one type's hooks apart.
+func hookSignature[T any, C flows.View](hooks []EntityHook[T, C]) string {
+	if len(hooks) == 0 {
+		return "(none)"
+	}
+	var b strings.Builder
+	for i, h := range hooks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s:%s@%d", h.Stage, h.Name, h.Priority)
+	}
+	return b.String()
 }
 
 // entityBase is what every registered entity keeps for its requests: its
@@ -135,11 +178,13 @@ type entityBase[T any] struct {
 	plan   *scope.PlanRef
 }
 
-// setupEntity builds the instance of T, describes the entity, registers T's
-// embedded hooks on b's flow (seen through view) and gets the entity's plan.
-// plain is the placeholder type of entities added as plain functions, which
-// have no Go type of their own and so no embedded hooks.
-func setupEntity[T, C any](b *entityBase[T], s *Server, name string, newFn any, plain reflect.Type, hooks []Hook[T, C], view func(*flows.Context) C) error {
+// setupEntity builds the instance of T, describes the entity (in and out
+// are a tool's input and output types), registers T's embedded hooks on b's
+// flow and gets the entity's plan, checking that every typed hook that
+// covers it fits it. plain is the placeholder type of entities added as
+// plain functions, which have no Go type of their own and so no embedded
+// hooks.
+func setupEntity[T any, C flows.View](b *entityBase[T], s *Server, name string, newFn any, plain reflect.Type, hooks []EntityHook[T, C], in, out reflect.Type) error {
 	kind := b.flow.Info().Entity
 	inst, err := instance[T](b.scope, kind.String()+" "+name, newFn)
 	if err != nil {
@@ -150,25 +195,27 @@ func setupEntity[T, C any](b *entityBase[T], s *Server, name string, newFn any, 
 		typ = nil
 	}
 	b.srv, b.inst = s, inst
-	b.entity = flows.Entity{Kind: kind, Name: name, Type: typ, Value: inst}
-	if err := registerEmbedded(s, b.flow, inst, hooks, view); err != nil {
-		return err
+	b.entity = flows.Entity{Kind: kind, Name: name, Type: typ, Value: inst, In: in, Out: out}
+	if typ != nil {
+		if err := registerEmbedded(s, b.flow, hooks); err != nil {
+			return err
+		}
 	}
-	b.plan = s.scope.Plan(b.flow, typ, b.scope)
-	return nil
+	b.plan = s.scope.Plan(b.flow, &b.entity, b.scope)
+	return b.plan.Check()
 }
 
 // runEntity runs one flow of b's entity and returns its output, or the
 // protocol error a flow other than tools:call-tool sends.
 func runEntity[T any, R mcp.Result](ctx context.Context, b *entityBase[T], method string, req mcp.Request, input any, steps flows.Steps) (R, error) {
 	s := b.srv
-	c, err := s.run(ctx, b.flow, &b.entity, s.requestInfo(method, req), input, b.scope, req, b.plan.Load(), steps)
-	defer s.runner.Release(c)
+	info := s.requestInfo(method, req)
+	output, err := s.runner.Run(ctx, flows.Run{Flow: b.flow, Entity: &b.entity, Request: info, Input: input, Plan: b.plan.Load(), Steps: steps})
 	var zero R
 	if err != nil {
-		return zero, protocolError(err)
+		return zero, protocolError(err, info)
 	}
-	out, ok := c.Output().(R)
+	out, ok := output.(R)
 	if !ok || isNilResult(out) {
 		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s %q: no result", b.entity.Kind, b.entity.Name)}
 	}
@@ -189,7 +236,7 @@ type completable struct {
 // be nil.
 func newCompletable[T any](b *entityBase[T], complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)) *completable {
 	e := &completable{scope: b.scope, entity: &b.entity,
-		completion: b.srv.scope.Plan(flows.CompletionComplete, b.entity.Type, b.scope)}
+		completion: b.srv.scope.Plan(flows.CompletionComplete, &b.entity, b.scope)}
 	if complete != nil {
 		inst := b.inst
 		e.complete = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -76,7 +75,7 @@ func ExampleAddTool() {
 	err := framework.AddTool(srv, framework.Tool[Forecast, ForecastIn, ForecastOut]{
 		Tool:    &mcp.Tool{Name: "forecast", Description: "Forecast the weather."},
 		Execute: Forecast.Execute,
-		Hooks: []framework.Hook[Forecast, flows.ToolCall[ForecastIn, ForecastOut]]{
+		Hooks: []framework.EntityHook[Forecast, flows.ToolCall[ForecastIn, ForecastOut]]{
 			{Stage: stages.BeforeExecute, Name: "EarthOnly", Fn: Forecast.EarthOnly},
 		},
 	})
@@ -102,7 +101,7 @@ func ExampleAddTool() {
 // that says how it ended and which hook decided.
 func ExampleServer_Use() {
 	audit := framework.NewPlugin("audit", func(p *framework.PluginContext) error {
-		return p.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "log", Fn: func(c *flows.Context) error {
+		return p.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "log", Fn: func(c *flows.Context) error {
 			switch {
 			case c.Err() != nil:
 				fmt.Printf("audit: %s failed (decided by %s): %s\n", c.Entity().Name, c.DecidedBy(), flows.Reason(c.Err()))
@@ -118,7 +117,7 @@ func ExampleServer_Use() {
 		framework.AddTool(srv, framework.Tool[Forecast, ForecastIn, ForecastOut]{
 			Tool:    &mcp.Tool{Name: "forecast"},
 			Execute: Forecast.Execute,
-			Hooks: []framework.Hook[Forecast, flows.ToolCall[ForecastIn, ForecastOut]]{
+			Hooks: []framework.EntityHook[Forecast, flows.ToolCall[ForecastIn, ForecastOut]]{
 				{Stage: stages.BeforeExecute, Name: "EarthOnly", Fn: Forecast.EarthOnly},
 			},
 		}),
@@ -151,8 +150,8 @@ func ExampleServer_Hook() {
 		framework.AddToolFunc(srv, &mcp.Tool{Name: "forecast"}, execute),
 		framework.AddToolFunc(srv, &mcp.Tool{Name: "admin_reset"}, execute),
 		srv.Hook(
-			scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide-admin", Fn: func(c *flows.Context) error {
-				list := flows.AsList[*mcp.ListToolsResult](c)
+			flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide-admin", Fn: func(c *flows.Context) error {
+				list := flows.As[flows.List[*mcp.ListToolsResult]](c)
 				res := *list.Result() // copy: the SDK's tools are shared
 				res.Tools = nil
 				for _, t := range list.Result().Tools {
@@ -163,7 +162,7 @@ func ExampleServer_Hook() {
 				list.Respond(&res)
 				return nil
 			}},
-			scope.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "declare", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "declare", Fn: func(c *flows.Context) error {
 				flows.Initialize{Context: c}.AddExperimental("hooks", map[string]any{"events": []string{"tools/call"}})
 				return nil
 			}},

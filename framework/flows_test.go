@@ -8,7 +8,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -17,8 +16,8 @@ import (
 var hooksCapability = map[string]any{"version": "1"}
 
 // initializeHook adds capabilities.experimental["hooks"] in afterExecute.
-func initializeHook() scope.Hook {
-	return scope.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "declare-hooks", Fn: func(c *flows.Context) error {
+func initializeHook() flows.Hook {
+	return flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "declare-hooks", Fn: func(c *flows.Context) error {
 		flows.Initialize{Context: c}.AddExperimental("hooks", hooksCapability)
 		return nil
 	}}
@@ -30,7 +29,7 @@ func newRecordingServer(t testing.TB, rec *recorder) *framework.Server {
 	t.Helper()
 	srv := framework.NewServer(&mcp.Implementation{Name: "test-server", Version: "1.0.0"}, nil)
 	addEntities(t, srv)
-	methods := scope.Hook{Flow: flows.SessionInitialize, Stage: stages.Finally, Name: "method", Fn: func(c *flows.Context) error {
+	methods := flows.Hook{Flow: flows.SessionInitialize, Stage: stages.Finally, Name: "method", Fn: func(c *flows.Context) error {
 		rec.add("method %s", c.Request().Method)
 		return nil
 	}}
@@ -192,7 +191,7 @@ func TestFailedRunStages(t *testing.T) {
 	ctx := context.Background()
 	rec := &recorder{}
 	srv := newRecordingServer(t, rec)
-	if err := srv.Hook(scope.Hook{Flow: flows.PromptsListPrompts, Stage: stages.BeforeExecute, Name: "deny", Fn: func(c *flows.Context) error {
+	if err := srv.Hook(flows.Hook{Flow: flows.PromptsListPrompts, Stage: stages.BeforeExecute, Name: "deny", Fn: func(c *flows.Context) error {
 		return c.Abort(nil)
 	}}); err != nil {
 		t.Fatal(err)
@@ -218,7 +217,7 @@ func TestFailedRunStages(t *testing.T) {
 	}
 
 	_, err = cs.ListPrompts(ctx, nil)
-	wantProtocolError(t, err, -32603, "aborted by hook")
+	wantProtocolError(t, err, framework.CodeRefused, "aborted by hook")
 	if got := stagesOf(rec.take(), flows.PromptsListPrompts); !equal(got, want) {
 		t.Errorf("denied list stages = %v, want %v", got, want)
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -63,11 +62,11 @@ func stagesOf(evs []string, flow flows.ID) []string {
 
 // recordingHooks returns one hook per stage of every flow, recording
 // "flow stage" into rec.
-func recordingHooks(rec *recorder) []scope.Hook {
-	var hooks []scope.Hook
+func recordingHooks(rec *recorder) []flows.Hook {
+	var hooks []flows.Hook
 	for _, f := range flows.All() {
 		for _, st := range stages.All() {
-			hooks = append(hooks, scope.Hook{Flow: f.ID, Stage: st, Name: "rec", Fn: func(c *flows.Context) error {
+			hooks = append(hooks, flows.Hook{Flow: f.ID, Stage: st, Name: "rec", Fn: func(c *flows.Context) error {
 				rec.add("%s %s", c.Flow(), c.Stage())
 				return nil
 			}})

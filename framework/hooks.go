@@ -1,18 +1,41 @@
 package framework
 
 import (
+	"errors"
+
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/scope"
 )
 
-// AddHooks registers external hooks owned by r: the server's scope (they run
-// for every entity) or an app's (they run for that app's entities). hookgen's
-// generated registration function uses it for //hook: directives on
-// top-level functions.
-func AddHooks(r Registrar, hooks ...scope.Hook) error {
-	_, sc := r.target()
-	_, err := sc.Register(false, hooks...)
-	return err
+// hook registers external hooks owned by sc, all or none. A typed hook
+// ([flows.On]) that covers a registered tool whose types it does not fit is
+// refused here, when entities exist already; entities added later check
+// the hooks that cover them.
+func (s *Server) hook(sc *scope.Scope, hooks []flows.Hook) error {
+	ids, err := sc.Register(hooks...)
+	if err != nil {
+		return err
+	}
+	typed := false
+	for _, h := range hooks {
+		typed = typed || h.Typed()
+	}
+	if !typed {
+		return nil
+	}
+	var errs []error
+	for _, e := range s.index.Load().tools {
+		if err := e.plan.Check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		_ = sc.Unregister(id)
+	}
+	return errors.Join(errs...)
 }
 
 // NewPlugin returns a Plugin named name whose Attach is attach. hookgen uses
@@ -33,15 +56,4 @@ func (f *funcPlugin) Attach(p *PluginContext) error {
 		return nil
 	}
 	return f.attach(p)
-}
-
-// HookFunc adapts a typed hook function to a flows.HookFunc, for external
-// hooks written against a flow's typed view (e.g. flows.ResourceRead):
-//
-//	scope.Hook{Flow: flows.ResourcesReadResource, Stage: stages.BeforeExecute,
-//		Fn: framework.HookFunc(func(c flows.ResourceRead) error { … }, wrapResourceRead)}
-//
-// hookgen generates the equivalent closures itself.
-func HookFunc[C any](fn func(C) error, view func(*flows.Context) C) flows.HookFunc {
-	return func(c *flows.Context) error { return fn(view(c)) }
 }

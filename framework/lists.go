@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -85,33 +86,26 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if p.Len() == 0 && s.opts.Observer == nil {
 			return next(ctx, method, req)
 		}
-		st := &nextSteps{next: next, method: method, req: req}
-		c, err := s.run(ctx, flow, nil, s.requestInfo(method, req), req.GetParams(), s.scope, req, p, st)
-		defer s.runner.Release(c)
+		info := s.requestInfo(method, req)
+		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: nextSteps{next}})
 		if err != nil {
-			return nil, protocolError(err)
+			return nil, protocolError(err, info)
 		}
-		res, _ := c.Output().(mcp.Result)
+		res, _ := out.(mcp.Result)
 		return res, nil
 	}
 }
 
 // nextSteps is the execute step of a middleware flow: the SDK's handler.
-type nextSteps struct {
-	next   mcp.MethodHandler
-	method string
-	req    mcp.Request
+type nextSteps struct{ next mcp.MethodHandler }
+
+func (nextSteps) Validate(c *flows.Context) (any, json.RawMessage, error) {
+	return c.Input(), nil, nil
 }
 
-func (n *nextSteps) Validate(*flows.Context) error { return nil }
-
-func (n *nextSteps) Execute(c *flows.Context) error {
-	res, err := n.next(c.Context(), n.method, n.req)
-	if err != nil {
-		return err
-	}
-	c.SetOutput(res)
-	return nil
+func (n nextSteps) Execute(c *flows.Context) (any, error) {
+	r := c.Request()
+	return n.next(c.Context(), r.Method, r.SDK)
 }
 
 // toolVisible reports whether the tools:list-tools hooks keep entry's tool:
@@ -128,12 +122,11 @@ func (s *Server) toolVisible(ctx context.Context, info *flows.Request, entry *to
 		return true, nil
 	}
 	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
-	c, err := s.run(ctx, flows.ToolsListTools, nil, info, &mcp.ListToolsParams{}, s.scope, nil, p, st)
-	defer s.runner.Release(c)
+	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.ToolsListTools, Request: info, Input: &mcp.ListToolsParams{}, Plan: p, Steps: st})
 	if err != nil {
-		return false, protocolError(err)
+		return false, protocolError(err, info)
 	}
-	res, _ := c.Output().(*mcp.ListToolsResult)
+	res, _ := out.(*mcp.ListToolsResult)
 	if res == nil {
 		return false, nil
 	}
@@ -148,9 +141,8 @@ func (s *Server) toolVisible(ctx context.Context, info *flows.Request, entry *to
 // fixedSteps is an execute step that produces a fixed output.
 type fixedSteps struct{ out any }
 
-func (f *fixedSteps) Validate(*flows.Context) error { return nil }
-
-func (f *fixedSteps) Execute(c *flows.Context) error {
-	c.SetOutput(f.out)
-	return nil
+func (f *fixedSteps) Validate(c *flows.Context) (any, json.RawMessage, error) {
+	return c.Input(), nil, nil
 }
+
+func (f *fixedSteps) Execute(*flows.Context) (any, error) { return f.out, nil }

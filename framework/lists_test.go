@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -30,32 +29,32 @@ func without[T any](list []T, hidden func(T) bool) []T {
 
 // filteringHooks hide everything whose name or URI contains "secret" from
 // the four lists.
-func filteringHooks() []scope.Hook {
+func filteringHooks() []flows.Hook {
 	secret := func(s string) bool { return strings.Contains(s, "secret") }
-	return []scope.Hook{
+	return []flows.Hook{
 		{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.AsList[*mcp.ListToolsResult](c)
+			l := flows.As[flows.List[*mcp.ListToolsResult]](c)
 			res := *l.Result()
 			res.Tools = without(res.Tools, func(t *mcp.Tool) bool { return secret(t.Name) })
 			l.Respond(&res)
 			return nil
 		}},
 		{Flow: flows.PromptsListPrompts, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.AsList[*mcp.ListPromptsResult](c)
+			l := flows.As[flows.List[*mcp.ListPromptsResult]](c)
 			res := *l.Result()
 			res.Prompts = without(res.Prompts, func(p *mcp.Prompt) bool { return secret(p.Name) })
 			l.Respond(&res)
 			return nil
 		}},
 		{Flow: flows.ResourcesListResources, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.AsList[*mcp.ListResourcesResult](c)
+			l := flows.As[flows.List[*mcp.ListResourcesResult]](c)
 			res := *l.Result()
 			res.Resources = without(res.Resources, func(r *mcp.Resource) bool { return secret(r.URI) })
 			l.Respond(&res)
 			return nil
 		}},
 		{Flow: flows.ResourcesListResourceTemplates, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.AsList[*mcp.ListResourceTemplatesResult](c)
+			l := flows.As[flows.List[*mcp.ListResourceTemplatesResult]](c)
 			res := *l.Result()
 			res.ResourceTemplates = without(res.ResourceTemplates, func(r *mcp.ResourceTemplate) bool { return secret(r.URITemplate) })
 			l.Respond(&res)
@@ -144,8 +143,8 @@ func TestListHookSeesVisibilityCheck(t *testing.T) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "lists", Version: "1"}, nil)
 	addEntities(t, srv)
 	rec := &recorder{}
-	if err := srv.Hook(scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "see", Fn: func(c *flows.Context) error {
-		res := flows.AsList[*mcp.ListToolsResult](c).Result()
+	if err := srv.Hook(flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "see", Fn: func(c *flows.Context) error {
+		res := flows.As[flows.List[*mcp.ListToolsResult]](c).Result()
 		rec.add("%s %d", c.Request().Method, len(res.Tools))
 		return nil
 	}}); err != nil {

@@ -33,11 +33,9 @@ type PluginContext struct {
 	App *App
 }
 
-// Hook registers external hooks owned by the plugin.
-func (p *PluginContext) Hook(hooks ...scope.Hook) error {
-	_, err := p.Scope.Register(false, hooks...)
-	return err
-}
+// Hook registers external hooks owned by the plugin: they run where the
+// plugin is attached.
+func (p *PluginContext) Hook(hooks ...flows.Hook) error { return p.Server.hook(p.Scope, hooks) }
 
 // Provide adds a constructor whose result every scope of the server can
 // depend on (it is exported from the plugin's scope).

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -31,7 +30,7 @@ func TestProgress(t *testing.T) {
 			addEntities(t, srv)
 			err := errors.Join(
 				framework.AddToolFunc(srv, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (echoOut, error) {
-					c := framework.FromContext(ctx)
+					c := flows.FromContext(ctx)
 					if c == nil {
 						return echoOut{}, errors.New("FromContext: no run in the tool's context")
 					}
@@ -43,7 +42,7 @@ func TestProgress(t *testing.T) {
 					}
 					return echoOut{Echo: "slow done"}, nil
 				}),
-				srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "progress", Fn: func(c *flows.Context) error {
+				srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "progress", Fn: func(c *flows.Context) error {
 					if c.Entity().Name != "slow" {
 						return nil
 					}
@@ -92,7 +91,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestFromContextOutsideARun(t *testing.T) {
-	if c := framework.FromContext(context.Background()); c != nil {
+	if c := flows.FromContext(context.Background()); c != nil {
 		t.Fatalf("FromContext(background) = %v, want nil", c)
 	}
 	if err := framework.Progress(nil, 1, 2, "x"); err != nil {
@@ -110,7 +109,7 @@ func TestLogToClient(t *testing.T) {
 	ctx := context.Background()
 	srv := framework.NewServer(&mcp.Implementation{Name: "log", Version: "1"}, nil)
 	addEntities(t, srv)
-	if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "log", Fn: func(c *flows.Context) error {
+	if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "log", Fn: func(c *flows.Context) error {
 		return framework.Log(c, "info", map[string]any{"tool": c.Entity().Name, "request": c.Request().ID})
 	}}); err != nil {
 		t.Fatal(err)

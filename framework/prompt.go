@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -24,7 +25,7 @@ type Prompt[T any] struct {
 	// arguments.
 	Complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	// Hooks are the type's embedded hooks on prompts:get-prompt.
-	Hooks []Hook[T, flows.PromptGet]
+	Hooks []EntityHook[T, flows.PromptGet]
 }
 
 // AddPrompt adds a prompt to r.
@@ -58,8 +59,7 @@ func (d *promptDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().prompts[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q is added twice", name)}
 	}
-	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcPrompt](), d.def.Hooks,
-		func(c *flows.Context) flows.PromptGet { return flows.PromptGet{Context: c} }); err != nil {
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcPrompt](), d.def.Hooks, nil, nil); err != nil {
 		return err
 	}
 	entry := newCompletable(&d.entityBase, d.def.Complete)
@@ -74,20 +74,20 @@ func (d *promptDef[T]) handle(ctx context.Context, req *mcp.GetPromptRequest) (*
 }
 
 // Validate checks that every required argument is present.
-func (d *promptDef[T]) Validate(c *flows.Context) error {
+func (d *promptDef[T]) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	p, _ := c.Input().(*mcp.GetPromptParams)
 	for _, a := range d.def.Prompt.Arguments {
 		if !a.Required {
 			continue
 		}
 		if p == nil || p.Arguments == nil {
-			return missingArg(c, a.Name)
+			return nil, nil, missingArg(c, a.Name)
 		}
 		if _, ok := p.Arguments[a.Name]; !ok {
-			return missingArg(c, a.Name)
+			return nil, nil, missingArg(c, a.Name)
 		}
 	}
-	return nil
+	return c.Input(), nil, nil
 }
 
 func missingArg(c *flows.Context, name string) error {
@@ -95,18 +95,13 @@ func missingArg(c *flows.Context, name string) error {
 		Msg: fmt.Sprintf("missing required argument %q", name)}
 }
 
-// Execute renders the prompt.
-func (d *promptDef[T]) Execute(c *flows.Context) error {
-	req, _ := c.Private().(*mcp.GetPromptRequest)
+// Execute renders the prompt, with the arguments as hooks left them.
+func (d *promptDef[T]) Execute(c *flows.Context) (any, error) {
+	req, _ := c.Request().SDK.(*mcp.GetPromptRequest)
 	if p, ok := c.Input().(*mcp.GetPromptParams); ok && p != nil && req != nil && p != req.Params {
 		r := *req
 		r.Params = p
 		req = &r
 	}
-	out, err := d.def.Get(d.inst, c.Context(), req)
-	if err != nil {
-		return err
-	}
-	c.SetOutput(out)
-	return nil
+	return d.def.Get(c.Entity().Value.(T), c.Context(), req)
 }

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"reflect"
@@ -31,6 +30,7 @@ func (s *Server) requestInfo(method string, req mcp.Request) *flows.Request {
 	if req == nil {
 		return r
 	}
+	r.SDK = req
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		r.Session = ss
 		r.SessionID = ss.ID()
@@ -79,21 +79,6 @@ func progressToken(p mcp.Params) any {
 	return nil
 }
 
-// runKey is the context key under which a run's *flows.Context travels in
-// its Go context.
-type runKey struct{}
-
-// FromContext returns the hookflow run that ctx belongs to: inside an
-// entity's execute function (a tool's Execute, a resource's Read, a prompt's
-// Get, a completer), the ctx it was given leads to the run's Context, which
-// gives the request info ([flows.Context.Request]) and works with [Progress]
-// and [Log]. It returns nil outside a run. Like every Context, the result is
-// valid only until the execute function returns.
-func FromContext(ctx context.Context) *flows.Context {
-	c, _ := ctx.Value(runKey{}).(*flows.Context)
-	return c
-}
-
 // Progress reports progress on the request c runs for, when the client asked
 // for it with a progress token; otherwise (or when c is nil) it does
 // nothing. total may be 0 when unknown.
@@ -122,16 +107,4 @@ func Log(c *flows.Context, level mcp.LoggingLevel, data any) error {
 		return nil
 	}
 	return r.Session.Log(c.Context(), &mcp.LoggingMessageParams{Level: level, Data: data, Logger: "hookflow"})
-}
-
-// run runs one flow: it acquires a Context, fills it, and runs plan and
-// steps. The caller reads the outcome from the returned Context and then
-// gives it back with s.runner.Release.
-func (s *Server) run(ctx context.Context, flow flows.ID, entity *flows.Entity, info *flows.Request, input any,
-	owner any, private any, plan *flows.Plan, steps flows.Steps) (*flows.Context, error) {
-	c := s.runner.Acquire()
-	c.Init(context.WithValue(ctx, runKey{}, c), flow, entity, info, input)
-	c.SetScope(owner)
-	c.SetPrivate(private)
-	return c, s.runner.Run(c, plan, steps)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -51,16 +50,16 @@ func TestRequestInfo(t *testing.T) {
 			addEntities(t, srv)
 			err := errors.Join(
 				framework.AddToolFunc(srv, &mcp.Tool{Name: "who"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (echoOut, error) {
-					c := framework.FromContext(ctx)
+					c := flows.FromContext(ctx)
 					record(see("execute", c.Request()))
 					return echoOut{Echo: c.Request().ID}, nil
 				}),
 				srv.Hook(
-					scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "see", Fn: func(c *flows.Context) error {
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "see", Fn: func(c *flows.Context) error {
 						record(see("hook", c.Request()))
 						return nil
 					}},
-					scope.Hook{Flow: flows.PromptsListPrompts, Stage: stages.BeforeValidation, Name: "see", Fn: func(c *flows.Context) error {
+					flows.Hook{Flow: flows.PromptsListPrompts, Stage: stages.BeforeValidation, Name: "see", Fn: func(c *flows.Context) error {
 						record(see("list hook", c.Request()))
 						return nil
 					}},
@@ -150,7 +149,7 @@ func TestRequestIDsUniqueAcrossSessions(t *testing.T) {
 	ids := map[string]int{}
 	srv := framework.NewServer(&mcp.Implementation{Name: "ids", Version: "1"}, nil)
 	addEntities(t, srv)
-	if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "id", Fn: func(c *flows.Context) error {
+	if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "id", Fn: func(c *flows.Context) error {
 		mu.Lock()
 		ids[c.Request().ID]++
 		mu.Unlock()
@@ -190,7 +189,7 @@ func TestClientInfoPerClient(t *testing.T) {
 	var seen []string
 	srv := framework.NewServer(&mcp.Implementation{Name: "clients", Version: "1"}, nil)
 	addEntities(t, srv)
-	if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "who", Fn: func(c *flows.Context) error {
+	if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "who", Fn: func(c *flows.Context) error {
 		r := c.Request()
 		mu.Lock()
 		defer mu.Unlock()

@@ -2,11 +2,10 @@ package framework
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
@@ -27,7 +26,7 @@ type Resource[T any] struct {
 	// variables.
 	Complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	// Hooks are the type's embedded hooks on resources:read-resource.
-	Hooks []Hook[T, flows.ResourceRead]
+	Hooks []EntityHook[T, flows.ResourceRead]
 }
 
 // AddResource adds a resource or resource template to r.
@@ -72,8 +71,7 @@ func (d *resourceDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().resources[key]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q is added twice", key)}
 	}
-	if err := setupEntity(&d.entityBase, s, key, d.def.New, reflect.TypeFor[funcResource](), d.def.Hooks,
-		func(c *flows.Context) flows.ResourceRead { return flows.ResourceRead{Context: c} }); err != nil {
+	if err := setupEntity(&d.entityBase, s, key, d.def.New, reflect.TypeFor[funcResource](), d.def.Hooks, nil, nil); err != nil {
 		return err
 	}
 	entry := newCompletable(&d.entityBase, d.def.Complete)
@@ -93,36 +91,17 @@ func (d *resourceDef[T]) handle(ctx context.Context, req *mcp.ReadResourceReques
 }
 
 // Validate has nothing to check: the SDK matched the URI.
-func (d *resourceDef[T]) Validate(*flows.Context) error { return nil }
+func (d *resourceDef[T]) Validate(c *flows.Context) (any, json.RawMessage, error) {
+	return c.Input(), nil, nil
+}
 
-// Execute reads the resource.
-func (d *resourceDef[T]) Execute(c *flows.Context) error {
-	req, _ := c.Private().(*mcp.ReadResourceRequest)
+// Execute reads the resource, with the parameters as hooks left them.
+func (d *resourceDef[T]) Execute(c *flows.Context) (any, error) {
+	req, _ := c.Request().SDK.(*mcp.ReadResourceRequest)
 	if p, ok := c.Input().(*mcp.ReadResourceParams); ok && p != nil && req != nil && p != req.Params {
 		r := *req
 		r.Params = p
 		req = &r
 	}
-	out, err := d.def.Read(d.inst, c.Context(), req)
-	if err != nil {
-		return err
-	}
-	c.SetOutput(out)
-	return nil
-}
-
-// protocolError returns the error a non-tool flow sends: a *jsonrpc.Error
-// found in err's chain as it is, anything else as an internal error carrying
-// the reason.
-func protocolError(err error) error {
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
-		return wire
-	}
-	code := int64(jsonrpc.CodeInternalError)
-	switch flows.CodeOf(err) {
-	case flows.CodeInvalidInput:
-		code = jsonrpc.CodeInvalidParams
-	}
-	return &jsonrpc.Error{Code: code, Message: flows.Reason(err)}
+	return d.def.Read(c.Entity().Value.(T), c.Context(), req)
 }

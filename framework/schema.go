@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // schemaFor infers the JSON schema of T the way the SDK's typed AddTool
@@ -111,4 +112,13 @@ func isObjectJSON(data []byte) bool {
 		return false
 	}
 	return false
+}
+
+// decodeArgs decodes validated tool arguments into v the way the SDK does:
+// object keys match struct field names (or their json tags) exactly, not
+// case-insensitively as encoding/json would.
+func decodeArgs(data []byte, v any) error {
+	dec := segjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
 }

@@ -38,7 +38,7 @@ type Server struct {
 	pending  []pendingEntity
 	plugins  []attachedPlugin
 	apps     map[string]*App
-	hooked   map[any]bool // Go types whose embedded hooks are registered
+	hooked   map[embeddedKey]string // whose embedded hooks are registered: their signature
 	// index maps names to entities. It is copied on write (under mu) and
 	// read lock-free by requests.
 	index atomic.Pointer[entityIndex]
@@ -80,7 +80,7 @@ type Options struct {
 func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	s := &Server{
 		apps:   map[string]*App{},
-		hooked: map[any]bool{},
+		hooked: map[embeddedKey]string{},
 	}
 	s.index.Store(&entityIndex{})
 	if opts != nil {
@@ -155,10 +155,7 @@ func (s *Server) Provide(constructor any) error { return s.scope.Provide(constru
 
 // Hook registers external hooks owned by the server: they run for every
 // entity. It may be called before or after Start.
-func (s *Server) Hook(hooks ...scope.Hook) error {
-	_, err := s.scope.Register(false, hooks...)
-	return err
-}
+func (s *Server) Hook(hooks ...flows.Hook) error { return s.hook(s.scope, hooks) }
 
 // Start resolves entities and plugins through the dig container, registers
 // everything on the SDK and compiles the hook plans. It is idempotent and is

@@ -33,7 +33,7 @@ type Tool[T, In, Out any] struct {
 	// Execute does the tool's work; hookgen uses the type's Execute method.
 	Execute func(T, context.Context, *mcp.CallToolRequest, In) (Out, error)
 	// Hooks are the tool type's embedded hooks on tools:call-tool.
-	Hooks []Hook[T, flows.ToolCall[In, Out]]
+	Hooks []EntityHook[T, flows.ToolCall[In, Out]]
 	// Scopes are the OAuth scopes a caller needs (read by the auth plugin).
 	Scopes []string
 }
@@ -72,6 +72,8 @@ type toolEntry struct {
 	// listPlan is the tools:list-tools plan of the hooks that cover the
 	// tool's scope: the ones that decide whether the tool is visible.
 	listPlan *scope.PlanRef
+	// plan is the tool's tools:call-tool plan.
+	plan *scope.PlanRef
 }
 
 type toolDef[T, In, Out any] struct {
@@ -94,7 +96,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	if _, dup := s.index.Load().tools[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q is added twice", name)}
 	}
-	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcTool](), d.def.Hooks, flows.AsToolCall[In, Out]); err != nil {
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcTool](), d.def.Hooks, reflect.TypeFor[In](), reflect.TypeFor[Out]()); err != nil {
 		return err
 	}
 	t := *d.def.Tool
@@ -119,7 +121,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		}
 	}
 	d.outIsAny = d.out == nil && outType == reflect.TypeFor[any]()
-	d.entry = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes,
+	d.entry = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, plan: d.plan,
 		listPlan: s.scope.PlanCovering(flows.ToolsListTools, d.scope)}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
@@ -139,9 +141,9 @@ func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	c, err := s.run(ctx, flows.ToolsCallTool, &d.entity, info, raw, d.scope, req, d.plan.Load(), d)
-	defer s.runner.Release(c)
-	return d.result(c, err)
+	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Entity: &d.entity, Request: info,
+		Input: raw, Arguments: raw, Plan: d.plan.Load(), Steps: d})
+	return d.result(info, out, err)
 }
 
 func unknownTool(name string) error {
@@ -149,52 +151,48 @@ func unknownTool(name string) error {
 }
 
 // Validate applies defaults, validates the arguments and decodes them into
-// a *In.
-func (d *toolDef[T, In, Out]) Validate(c *flows.Context) error {
+// a *In, matching field names exactly as the SDK does. It returns the
+// validated arguments in canonical JSON for [flows.Context.Arguments].
+func (d *toolDef[T, In, Out]) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	raw, _ := c.Input().(json.RawMessage)
 	data, err := applyInput(raw, d.in)
 	if err != nil {
-		return &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: fmt.Errorf("validating \"arguments\": %w", err)}
+		return nil, nil, &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: fmt.Errorf("validating \"arguments\": %w", err)}
 	}
 	in := new(In)
 	if len(data) > 0 {
-		if err := json.Unmarshal(data, in); err != nil {
-			return &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: err}
+		if err := decodeArgs(data, in); err != nil {
+			return nil, nil, &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: err}
 		}
 	}
-	c.SetInput(in)
-	return nil
+	return in, data, nil
 }
 
-// Execute calls the tool.
-func (d *toolDef[T, In, Out]) Execute(c *flows.Context) error {
+// Execute calls the tool with the instance of the entity the run resolved.
+func (d *toolDef[T, In, Out]) Execute(c *flows.Context) (any, error) {
 	in, _ := c.Input().(*In)
 	if in == nil {
 		in = new(In)
 	}
-	req, _ := c.Private().(*mcp.CallToolRequest)
-	out, err := d.def.Execute(d.inst, c.Context(), req, *in)
-	if err != nil {
-		return err
-	}
-	c.SetOutput(out)
-	return nil
+	req, _ := c.Request().SDK.(*mcp.CallToolRequest)
+	inst, _ := c.Entity().Value.(T)
+	return d.def.Execute(inst, c.Context(), req, *in)
 }
 
 // result turns a finished run into what the SDK sends: a protocol error for
 // a *jsonrpc.Error, an isError result for any other failure, else the
 // output as the SDK's typed AddTool would send it.
-func (d *toolDef[T, In, Out]) result(c *flows.Context, err error) (*mcp.CallToolResult, error) {
+func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
 			return nil, wire
 		}
 		res := &mcp.CallToolResult{}
-		res.SetError(errors.New(flows.Reason(err)))
+		res.SetError(errors.New(clientReason(err, info)))
 		return res, nil
 	}
-	switch out := c.Output().(type) {
+	switch out := output.(type) {
 	case *mcp.CallToolResult:
 		if out == nil {
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -40,9 +39,9 @@ func TestListHooksOfOneAppDoNotRunForAnother(t *testing.T) {
 	tool(a, "a_secret")
 	tool(b, "b_tool")
 	var aListRuns atomic.Int64
-	if err := a.Hook(scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
+	if err := a.Hook(flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
 		aListRuns.Add(1)
-		res := flows.AsList[*mcp.ListToolsResult](c).Result()
+		res := flows.As[flows.List[*mcp.ListToolsResult]](c).Result()
 		kept := res.Tools[:0]
 		for _, tl := range res.Tools {
 			if tl.Name != "a_secret" {

@@ -15,7 +15,7 @@ func TestRegistryReadAllocations(t *testing.T) {
 	}
 	for _, n := range []int{0, 10, 10000} {
 		s := populated(t, n)
-		ref := s.Plan(flows.ToolsCallTool, typeA, nil)
+		ref := s.Plan(flows.ToolsCallTool, ent(typeA), nil)
 		ref.Load() // compile once
 		tests := []struct {
 			name string
@@ -46,9 +46,9 @@ func TestPlanLoadAfterChange(t *testing.T) {
 		t.Skip("allocation counts are meaningless under -race")
 	}
 	s := populated(t, 100)
-	ref := s.Plan(flows.ToolsCallTool, typeA, nil)
+	ref := s.Plan(flows.ToolsCallTool, ent(typeA), nil)
 	first := ref.Load()
-	must[[]string](t)(s.Register(false, ext(flows.ToolsCallTool, stages.Finally, "late", 100)))
+	must[[]string](t)(s.Register(ext(flows.ToolsCallTool, stages.Finally, "late", 100)))
 	second := ref.Load()
 	if second == first || second.Len() != first.Len()+1 {
 		t.Fatalf("plan not recompiled: %d then %d hooks", first.Len(), second.Len())

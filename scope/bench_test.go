@@ -2,6 +2,7 @@ package scope_test
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -22,28 +23,27 @@ func populated(tb testing.TB, n int) *scope.Scope {
 	owners := []*scope.Scope{s, a, b}
 	all := flows.All()
 	type batch struct {
-		owner    *scope.Scope
-		embedded bool
+		owner *scope.Scope
+		typ   reflect.Type
 	}
-	batches := map[batch][]scope.Hook{}
+	batches := map[batch][]flows.Hook{}
 	for i := range n {
 		f := all[i%len(all)]
-		h := scope.Hook{
+		h := flows.Hook{
 			Flow:     f.ID,
 			Stage:    stages.Stage((i / len(all)) % stages.Count),
 			Priority: i % 7,
 			Name:     fmt.Sprintf("h%d", i),
 			Fn:       nop,
 		}
-		key := batch{owners[i%len(owners)], false}
+		key := batch{owners[i%len(owners)], nil}
 		if f.Entity != flows.EntityNone && i%2 == 0 {
-			h.Type = typeA
-			key.embedded = true
+			key.typ = typeA
 		}
 		batches[key] = append(batches[key], h)
 	}
 	for k, hs := range batches {
-		must[[]string](tb)(k.owner.Register(k.embedded, hs...))
+		must[[]string](tb)(register(k.owner, k.typ, hs...))
 	}
 	if got := len(s.Hooks()); got != n {
 		tb.Fatalf("registered %d hooks, want %d", got, n)
@@ -51,7 +51,7 @@ func populated(tb testing.TB, n int) *scope.Scope {
 	return s
 }
 
-var sinkHooks []scope.Hook
+var sinkHooks []scope.Registration
 
 // BenchmarkFlowStageHooks measures the registry's flow+stage lookup, which
 // must cost the same and allocate nothing whatever the registry's size.

@@ -55,12 +55,12 @@ func TestConcurrentRegisterUnregisterLoadRun(t *testing.T) {
 	appA := must[*scope.Scope](t)(s.Child(scope.KindApp, "a"))
 	appB := must[*scope.Scope](t)(s.Child(scope.KindApp, "b"))
 	owners := []*scope.Scope{s, appA, appB, must[*scope.Scope](t)(appA.Child(scope.KindPlugin, "p"))}
-	stable := must[[]string](t)(s.Register(false,
-		scope.Hook{Flow: call, Stage: stages.BeforeValidation, Name: "stable-bv", Priority: 3, Fn: countHook},
-		scope.Hook{Flow: call, Stage: stages.Finally, Name: "stable-f", Fn: countHook},
+	stable := must[[]string](t)(s.Register(
+		flows.Hook{Flow: call, Stage: stages.BeforeValidation, Name: "stable-bv", Priority: 3, Fn: countHook},
+		flows.Hook{Flow: call, Stage: stages.Finally, Name: "stable-f", Fn: countHook},
 	))
-	refA := s.Plan(call, typeA, appA)
-	refB := appB.Plan(call, typeB, nil)
+	refA := s.Plan(call, ent(typeA), appA)
+	refB := appB.Plan(call, ent(typeB), nil)
 	refList := s.Plan(list, nil, nil)
 	runner := flows.NewRunner(nil)
 
@@ -84,15 +84,15 @@ func TestConcurrentRegisterUnregisterLoadRun(t *testing.T) {
 			var mine []string
 			for i := range writerIters {
 				st := stages.Stage(i % stages.Count)
-				ids, err := owner.Register(false,
-					scope.Hook{Flow: call, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Priority: i % 3, Fn: countHook},
-					scope.Hook{Flow: list, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Priority: -(i % 2), Fn: countHook},
+				ids, err := owner.Register(
+					flows.Hook{Flow: call, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Priority: i % 3, Fn: countHook},
+					flows.Hook{Flow: list, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Priority: -(i % 2), Fn: countHook},
 				)
 				if err != nil {
 					fail(err)
 					return
 				}
-				embIDs, err := owner.Register(true, scope.Hook{Flow: call, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Type: typeA, Priority: i % 4, Fn: countHook})
+				embIDs, err := owner.RegisterEmbedded(typeA, flows.Hook{Flow: call, Stage: st, Name: fmt.Sprintf("w%d-%d", w, i), Priority: i % 4, Fn: countHook})
 				if err != nil {
 					fail(err)
 					return
@@ -120,15 +120,17 @@ func TestConcurrentRegisterUnregisterLoadRun(t *testing.T) {
 					return
 				}
 				want := plan.Len() - len(plan.Hooks(stages.OnError))
-				c := runner.Acquire()
-				c.Init(context.Background(), plan.Flow, nil, nil, nil)
-				if err := runner.Run(c, plan, nil); err != nil {
+				// The plan's own hooks, then one that checks how many ran.
+				checked := *plan
+				checked.Stages[stages.Finally] = append(slices.Clip(plan.Stages[stages.Finally]), flows.PlanEntry{ID: "check", Fn: func(c *flows.Context) error {
+					if got, _ := hooksRun.Get(c); got != want {
+						fail(fmt.Errorf("run called %d hooks, its plan has %d outside onError", got, want))
+					}
+					return nil
+				}})
+				if _, err := runner.Run(context.Background(), flows.Run{Flow: plan.Flow, Plan: &checked}); err != nil {
 					fail(err)
 				}
-				if got, _ := hooksRun.Get(c); got != want {
-					fail(fmt.Errorf("run called %d hooks, its plan has %d outside onError", got, want))
-				}
-				runner.Release(c)
 			}
 		})
 	}
@@ -137,7 +139,7 @@ func TestConcurrentRegisterUnregisterLoadRun(t *testing.T) {
 		wg.Go(func() {
 			for i := range readersIters {
 				all := s.Hooks()
-				for _, h := range []scope.Hook{all[0], all[len(all)-1]} {
+				for _, h := range []scope.Registration{all[0], all[len(all)-1]} {
 					if got, ok := owners[r].Hook(h.ID()); ok && got.ID() != h.ID() {
 						fail(fmt.Errorf("Hook(%q) returned %q", h.ID(), got.ID()))
 					}
@@ -202,7 +204,7 @@ func TestConcurrentDuplicateRegistration(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			_, err := s.Register(false, ext(call, be, "same", 0))
+			_, err := s.Register(ext(call, be, "same", 0))
 			switch flows.CodeOf(err) {
 			case flows.CodeUnknown:
 				if err == nil {

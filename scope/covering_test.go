@@ -20,7 +20,7 @@ func TestPlanCovering(t *testing.T) {
 		s    *scope.Scope
 		name string
 	}{{root, "root"}, {a, "a"}, {b, "b"}, {pa, "a-plugin"}} {
-		if _, err := r.s.Register(false, scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: r.name, Fn: nop}); err != nil {
+		if _, err := r.s.Register(flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: r.name, Fn: nop}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package scope_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -17,15 +18,14 @@ type Weather struct{}
 // steps is the flow's own validate and execute work.
 type steps struct{}
 
-func (steps) Validate(c *flows.Context) error {
+func (steps) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	fmt.Println("  (validate)")
-	return nil
+	return c.Input(), nil, nil
 }
 
-func (steps) Execute(c *flows.Context) error {
+func (steps) Execute(c *flows.Context) (any, error) {
 	fmt.Println("  (execute)")
-	c.SetOutput("sunny")
-	return nil
+	return "sunny", nil
 }
 
 // Example shows the order of one tools:call-tool run with hooks on every
@@ -39,24 +39,24 @@ func Example() {
 			return nil
 		}
 	}
-	_, err := server.Register(false,
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "log", Fn: say("server log (priority 0)")},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "auth", Priority: 100, Fn: say("server auth (priority 100)")},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "audit", Fn: say("server audit")},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "metrics", Fn: say("server metrics")},
+	_, err := server.Register(
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "log", Fn: say("server log (priority 0)")},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "auth", Priority: 100, Fn: say("server auth (priority 100)")},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "audit", Fn: say("server audit")},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "metrics", Fn: say("server metrics")},
 	)
 	if err != nil {
 		panic(err)
 	}
 	weather := reflect.TypeFor[Weather]()
-	_, err = server.Register(true,
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "normalize", Priority: 10, Type: weather, Fn: say("tool normalize (priority 10)")},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "check", Type: weather, Fn: say("tool check city")},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "quota", Type: weather, Fn: func(c *flows.Context) error {
+	_, err = server.RegisterEmbedded(weather,
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "normalize", Priority: 10, Fn: say("tool normalize (priority 10)")},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterValidation, Name: "check", Fn: say("tool check city")},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "quota", Fn: func(c *flows.Context) error {
 			fmt.Printf("%s: tool quota fails\n", c.Stage())
 			return errors.New("quota exceeded")
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: "fallback", Type: weather, Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: "fallback", Fn: func(c *flows.Context) error {
 			fmt.Printf("%s: tool fallback recovers from %q\n", c.Stage(), flows.Reason(c.Err()))
 			c.Respond("cloudy (cached)")
 			return nil
@@ -66,9 +66,10 @@ func Example() {
 		panic(err)
 	}
 
-	plan := server.Plan(flows.ToolsCallTool, weather, nil).Load()
+	tool := &flows.Entity{Kind: flows.EntityTool, Name: "weather", Type: weather}
+	plan := server.Plan(flows.ToolsCallTool, tool, nil).Load()
 	runner := flows.NewRunner(nil)
-	out, err := runner.RunFunc(context.Background(), flows.ToolsCallTool, plan, steps{}, `{"city":"Paris"}`)
+	out, err := runner.Run(context.Background(), flows.Run{Flow: flows.ToolsCallTool, Entity: tool, Input: `{"city":"Paris"}`, Plan: plan, Steps: steps{}})
 	fmt.Println("output:", out, "error:", err)
 	// Output:
 	// beforeValidation: tool normalize (priority 10)

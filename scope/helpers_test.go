@@ -27,17 +27,26 @@ var (
 func nop(*flows.Context) error { return nil }
 
 // ext is an external hook of flow at stage.
-func ext(flow flows.ID, st stages.Stage, name string, prio int) scope.Hook {
-	return scope.Hook{Flow: flow, Stage: st, Name: name, Priority: prio, Fn: nop}
+func ext(flow flows.ID, st stages.Stage, name string, prio int) flows.Hook {
+	return flows.Hook{Flow: flow, Stage: st, Name: name, Priority: prio, Fn: nop}
 }
 
-// emb is an embedded hook of type t.
-func emb(t reflect.Type, flow flows.ID, st stages.Stage, name string, prio int) scope.Hook {
-	return scope.Hook{Flow: flow, Stage: st, Name: name, Priority: prio, Type: t, Fn: nop}
+// emb is a hook to register as an embedded hook (of the type given to
+// RegisterEmbedded).
+func emb(flow flows.ID, st stages.Stage, name string, prio int) flows.Hook {
+	return flows.Hook{Flow: flow, Stage: st, Name: name, Priority: prio, Fn: nop}
+}
+
+// ent is an entity declared by the Go type t; nil for a nil t.
+func ent(t reflect.Type) *flows.Entity {
+	if t == nil {
+		return nil
+	}
+	return &flows.Entity{Kind: flows.EntityTool, Name: t.Name(), Type: t}
 }
 
 // names returns the Name of each hook.
-func names(hs []scope.Hook) string {
+func names(hs []scope.Registration) string {
 	out := make([]string, len(hs))
 	for i, h := range hs {
 		out[i] = h.Name
@@ -72,13 +81,13 @@ func runTrace(t *testing.T, plan *flows.Plan) string {
 	for st := range stages.Count {
 		for _, h := range plan.Hooks(stages.Stage(st)) {
 			name := h.ID[strings.LastIndex(h.ID, "/")+1:]
-			p.Stages[st] = append(p.Stages[st], flows.PlannedHook{ID: h.ID, Priority: h.Priority, Fn: func(*flows.Context) error {
+			p.Stages[st] = append(p.Stages[st], flows.PlanEntry{ID: h.ID, Priority: h.Priority, Fn: func(*flows.Context) error {
 				trace = append(trace, name)
 				return nil
 			}})
 		}
 	}
-	if _, err := flows.NewRunner(nil).RunFunc(context.Background(), plan.Flow, &p, nil, nil); err != nil {
+	if _, err := flows.NewRunner(nil).Run(context.Background(), flows.Run{Flow: plan.Flow, Plan: &p}); err != nil {
 		t.Fatal(err)
 	}
 	return strings.Join(trace, " ")
@@ -99,4 +108,13 @@ func typeOrNil(v any) reflect.Type {
 		return nil
 	}
 	return v.(reflect.Type)
+}
+
+// register registers hooks with s: as embedded hooks of typ, or as external
+// hooks when typ is nil.
+func register(s *scope.Scope, typ reflect.Type, hooks ...flows.Hook) ([]string, error) {
+	if typ != nil {
+		return s.RegisterEmbedded(typ, hooks...)
+	}
+	return s.Register(hooks...)
 }

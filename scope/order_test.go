@@ -3,6 +3,7 @@ package scope_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ const (
 // Within a stage hooks run in descending priority; equal priorities run in
 // registration order, whether they were registered in one batch or several.
 func TestPriorityOrder(t *testing.T) {
-	hooks := []scope.Hook{
+	hooks := []flows.Hook{
 		ext(call, be, "p0a", 0),
 		ext(call, be, "p5a", 5),
 		ext(call, be, "p0b", 0),
@@ -32,17 +33,17 @@ func TestPriorityOrder(t *testing.T) {
 	const want = "p10 p5a p5b p0a p0b p0c neg"
 	tests := []struct {
 		name    string
-		batches [][]scope.Hook
+		batches [][]flows.Hook
 	}{
-		{"one batch", [][]scope.Hook{hooks}},
-		{"one by one", [][]scope.Hook{{hooks[0]}, {hooks[1]}, {hooks[2]}, {hooks[3]}, {hooks[4]}, {hooks[5]}, {hooks[6]}}},
-		{"uneven batches", [][]scope.Hook{hooks[:2], hooks[2:3], hooks[3:]}},
+		{"one batch", [][]flows.Hook{hooks}},
+		{"one by one", [][]flows.Hook{{hooks[0]}, {hooks[1]}, {hooks[2]}, {hooks[3]}, {hooks[4]}, {hooks[5]}, {hooks[6]}}},
+		{"uneven batches", [][]flows.Hook{hooks[:2], hooks[2:3], hooks[3:]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := scope.New("srv")
 			for _, b := range tt.batches {
-				must[[]string](t)(s.Register(false, b...))
+				must[[]string](t)(s.Register(b...))
 			}
 			if got := names(s.FlowStageHooks(call, be)); got != want {
 				t.Errorf("FlowStageHooks = %s, want %s", got, want)
@@ -69,24 +70,24 @@ func TestEmbeddedExternalMerge(t *testing.T) {
 	s := scope.New("srv")
 	app := must[*scope.Scope](t)(s.Child(scope.KindApp, "a"))
 	steps := []struct {
-		embedded bool
-		by       *scope.Scope
-		hook     scope.Hook
+		typ  reflect.Type // nil: external
+		by   *scope.Scope
+		hook flows.Hook
 	}{
-		{false, s, ext(call, be, "ext0a", 0)},
-		{true, s, emb(typeA, call, be, "emb0a", 0)},
-		{false, app, ext(call, be, "ext5", 5)},
-		{true, app, emb(typeA, call, be, "emb5", 5)},
-		{false, s, ext(call, be, "ext0b", 0)},
-		{true, s, emb(typeA, call, be, "emb10", 10)},
-		{true, s, emb(typeA, call, be, "emb0b", 0)},
-		{false, app, ext(call, be, "ext-1", -1)},
+		{nil, s, ext(call, be, "ext0a", 0)},
+		{typeA, s, emb(call, be, "emb0a", 0)},
+		{nil, app, ext(call, be, "ext5", 5)},
+		{typeA, app, emb(call, be, "emb5", 5)},
+		{nil, s, ext(call, be, "ext0b", 0)},
+		{typeA, s, emb(call, be, "emb10", 10)},
+		{typeA, s, emb(call, be, "emb0b", 0)},
+		{nil, app, ext(call, be, "ext-1", -1)},
 	}
 	for _, st := range steps {
-		must[[]string](t)(st.by.Register(st.embedded, st.hook))
+		must[[]string](t)(register(st.by, st.typ, st.hook))
 	}
 	const want = "emb10 ext5 emb5 ext0a emb0a ext0b emb0b ext-1"
-	plan := s.Plan(call, typeA, app).Load()
+	plan := s.Plan(call, ent(typeA), app).Load()
 	if got := planNames(plan); got != "beforeExecute: "+want {
 		t.Errorf("plan = %s, want %s", got, want)
 	}
@@ -121,10 +122,10 @@ func newOwnerTree(t *testing.T) *ownerTree {
 		s    *scope.Scope
 		name string
 	}{{o.srv, "srv"}, {o.srvPlugin, "srvPlugin"}, {o.appA, "appA"}, {o.appB, "appB"}, {o.aPlugin, "aPlugin"}, {o.aPluginPlugin, "aPluginPlugin"}} {
-		must[[]string](t)(x.s.Register(false, ext(call, be, x.name, 0), ext(list, be, x.name, 0)))
+		must[[]string](t)(x.s.Register(ext(call, be, x.name, 0), ext(list, be, x.name, 0)))
 	}
-	must[[]string](t)(o.appA.Register(true, emb(typeA, call, be, "embA", 0)))
-	must[[]string](t)(o.appB.Register(true, emb(typeB, call, be, "embB", 0)))
+	must[[]string](t)(o.appA.RegisterEmbedded(typeA, emb(call, be, "embA", 0)))
+	must[[]string](t)(o.appB.RegisterEmbedded(typeB, emb(call, be, "embB", 0)))
 	return o
 }
 
@@ -158,7 +159,7 @@ func TestOwnerFiltering(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ref := tt.from.Plan(tt.flow, typeOrNil(tt.typ), tt.target)
+			ref := tt.from.Plan(tt.flow, ent(typeOrNil(tt.typ)), tt.target)
 			plan := ref.Load()
 			if plan.Flow != tt.flow {
 				t.Errorf("plan.Flow = %q", plan.Flow)
@@ -213,9 +214,9 @@ func TestCoversAndReach(t *testing.T) {
 func TestUnregisterTakesEffectOnNextLoad(t *testing.T) {
 	s := scope.New("srv")
 	app := must[*scope.Scope](t)(s.Child(scope.KindApp, "a"))
-	ids := must[[]string](t)(s.Register(false, ext(call, be, "a", 2), ext(call, be, "b", 1), ext(call, stages.Finally, "c", 0)))
-	embIDs := must[[]string](t)(app.Register(true, emb(typeA, call, be, "e", 1)))
-	ref := s.Plan(call, typeA, app)
+	ids := must[[]string](t)(s.Register(ext(call, be, "a", 2), ext(call, be, "b", 1), ext(call, stages.Finally, "c", 0)))
+	embIDs := must[[]string](t)(app.RegisterEmbedded(typeA, emb(call, be, "e", 1)))
+	ref := s.Plan(call, ent(typeA), app)
 	before := ref.Load()
 	if got := planNames(before); got != "beforeExecute: a b e | finally: c" {
 		t.Fatalf("plan = %s", got)
@@ -261,7 +262,7 @@ func TestUnregisterTakesEffectOnNextLoad(t *testing.T) {
 
 	// The same hook can be registered again; it then runs after the hooks of
 	// its priority that stayed.
-	must[[]string](t)(s.Register(false, ext(call, be, "b", 2)))
+	must[[]string](t)(s.Register(ext(call, be, "b", 2)))
 	if got := planNames(ref.Load()); got != "beforeExecute: a b | finally: c" {
 		t.Errorf("plan after re-registering = %s", got)
 	}
@@ -277,7 +278,7 @@ func TestRegisterTakesEffectOnNextLoad(t *testing.T) {
 	if ref.Load().Len() != 0 {
 		t.Fatal("plan of an empty registry is not empty")
 	}
-	must[[]string](t)(s.Register(false, ext(call, be, "a", 0)))
+	must[[]string](t)(s.Register(ext(call, be, "a", 0)))
 	if got := planNames(ref.Load()); got != "beforeExecute: a" {
 		t.Errorf("plan = %s", got)
 	}
@@ -291,12 +292,12 @@ func TestPlanRunsRegisteredFunctions(t *testing.T) {
 	rec := func(name string) flows.HookFunc {
 		return func(c *flows.Context) error { calls = append(calls, name+"@"+c.Stage().String()); return nil }
 	}
-	must[[]string](t)(s.Register(false,
-		scope.Hook{Flow: call, Stage: stages.Finally, Name: "f", Fn: rec("f")},
-		scope.Hook{Flow: call, Stage: stages.BeforeValidation, Name: "bv", Fn: rec("bv")},
-		scope.Hook{Flow: call, Stage: stages.AfterExecute, Name: "ae", Fn: rec("ae")},
+	must[[]string](t)(s.Register(
+		flows.Hook{Flow: call, Stage: stages.Finally, Name: "f", Fn: rec("f")},
+		flows.Hook{Flow: call, Stage: stages.BeforeValidation, Name: "bv", Fn: rec("bv")},
+		flows.Hook{Flow: call, Stage: stages.AfterExecute, Name: "ae", Fn: rec("ae")},
 	))
-	if _, err := flows.NewRunner(nil).RunFunc(context.Background(), call, s.Plan(call, nil, nil).Load(), nil, nil); err != nil {
+	if _, err := flows.NewRunner(nil).Run(context.Background(), flows.Run{Flow: call, Plan: s.Plan(call, nil, nil).Load()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(calls, " "); got != "bv@beforeValidation ae@afterExecute f@finally" {

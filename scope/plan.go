@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"errors"
 	"reflect"
 	"sync/atomic"
 
@@ -15,6 +16,7 @@ import (
 type PlanRef struct {
 	reg    *registry
 	flow   flows.ID
+	entity *flows.Entity
 	typ    reflect.Type
 	target *Scope
 	// covering applies owner filtering even to a flow without an entity.
@@ -27,14 +29,36 @@ type compiledPlan struct {
 	plan flows.Plan
 }
 
-// Plan returns a handle to the plan of flow for entities of Go type typ that
-// belong to the scope target (nil means s). typ may be nil for flows that
-// resolve no entity; such flows run the external hooks of every owner.
-func (s *Scope) Plan(flow flows.ID, typ reflect.Type, target *Scope) *PlanRef {
+// Plan returns a handle to the plan of flow for entity, which belongs to
+// the scope target (nil means s): the external hooks whose owner covers
+// target, merged with the embedded hooks of entity.Type. entity is nil for
+// flows that resolve no entity; such flows run the external hooks of every
+// owner. A typed hook that does not fit the entity ([flows.Hook.Check]) is
+// planned as a hook that fails the run with its check's error; call
+// [PlanRef.Check] when the entity is added to report it then.
+func (s *Scope) Plan(flow flows.ID, entity *flows.Entity, target *Scope) *PlanRef {
 	if target == nil {
 		target = s
 	}
-	return &PlanRef{reg: s.reg, flow: flow, typ: typ, target: target}
+	p := &PlanRef{reg: s.reg, flow: flow, entity: entity, target: target}
+	if entity != nil {
+		p.typ = baseType(entity.Type)
+	}
+	return p
+}
+
+// Check returns the errors of the plan's typed hooks that do not fit its
+// entity ([flows.Hook.Check]), joined; nil when all fit.
+func (p *PlanRef) Check() error {
+	var errs []error
+	for _, st := range p.Load().Stages {
+		for _, e := range st {
+			if e.Check != nil {
+				errs = append(errs, e.Check)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // PlanCovering returns a handle to the plan of flow with only the external
@@ -70,12 +94,12 @@ func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
 		return c
 	}
 	entityless := p.flow.Info().Entity == flows.EntityNone && !p.covering
-	var typed *[flows.Count][stages.Count][]Hook
+	var typed *[flows.Count][stages.Count][]Registration
 	if p.typ != nil {
 		typed = snap.typeFlows[p.typ]
 	}
 	for st := range stages.Count {
-		var external []Hook
+		var external []Registration
 		for _, h := range snap.byStage[f][st] {
 			if h.embedded {
 				continue
@@ -84,23 +108,28 @@ func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
 				external = append(external, h)
 			}
 		}
-		var embedded []Hook
+		var embedded []Registration
 		if typed != nil {
 			embedded = typed[f][st]
 		}
 		if len(external)+len(embedded) == 0 {
 			continue
 		}
-		out := make([]flows.PlannedHook, 0, len(external)+len(embedded))
+		out := make([]flows.PlanEntry, 0, len(external)+len(embedded))
 		i, j := 0, 0
 		for i < len(external) || j < len(embedded) {
-			var h Hook
+			var h Registration
 			if j >= len(embedded) || (i < len(external) && runOrder(external[i], embedded[j]) <= 0) {
 				h, i = external[i], i+1
 			} else {
 				h, j = embedded[j], j+1
 			}
-			out = append(out, flows.PlannedHook{ID: h.id, Priority: h.Priority, Fn: h.Fn})
+			e := flows.PlanEntry{ID: h.id, Priority: h.Priority, Fn: h.Fn}
+			if err := h.Check(p.entity); err != nil {
+				e.Check = err
+				e.Fn = func(*flows.Context) error { return err }
+			}
+			out = append(out, e)
 		}
 		c.plan.Stages[st] = out
 	}

@@ -23,13 +23,13 @@ type registry struct {
 // snapshot is one immutable state of the registry and its indexes.
 type snapshot struct {
 	gen       uint64
-	all       []Hook // registration order
+	all       []Registration // registration order
 	byID      map[string]int
-	byFlow    [flows.Count][]Hook
-	byStage   [flows.Count][stages.Count][]Hook
-	byOwner   map[*Scope]*[flows.Count][]Hook
-	byType    map[reflect.Type][]Hook
-	typeFlows map[reflect.Type]*[flows.Count][stages.Count][]Hook
+	byFlow    [flows.Count][]Registration
+	byStage   [flows.Count][stages.Count][]Registration
+	byOwner   map[*Scope]*[flows.Count][]Registration
+	byType    map[reflect.Type][]Registration
+	typeFlows map[reflect.Type]*[flows.Count][stages.Count][]Registration
 }
 
 func newRegistry() *registry {
@@ -40,64 +40,44 @@ func newRegistry() *registry {
 
 func (r *registry) load() *snapshot { return r.snap.Load() }
 
-// add validates hooks and registers them all, or none.
-func (r *registry) add(owner *Scope, embedded bool, hooks []Hook) ([]string, error) {
+// add validates hooks and registers them all, or none. typ is the Go type
+// embedded hooks belong to; nil registers external hooks.
+func (r *registry) add(owner *Scope, typ reflect.Type, hooks []flows.Hook) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.load()
 	seen := make(map[string]bool, len(hooks))
-	prepared := make([]Hook, len(hooks))
+	prepared := make([]Registration, len(hooks))
 	ids := make([]string, len(hooks))
 	for i, h := range hooks {
-		if err := validate(&h, embedded); err != nil {
+		if err := validate(h, typ); err != nil {
 			return nil, err
 		}
-		h.id = computeID(owner, &h, embedded)
-		if _, dup := old.byID[h.id]; dup || seen[h.id] {
-			return nil, &flows.Error{Code: flows.CodeDuplicate, Flow: h.Flow, Stage: h.Stage, Hook: h.id,
+		reg := Registration{Hook: h, id: computeID(owner, &h, typ), owner: owner, typ: typ, embedded: typ != nil}
+		if _, dup := old.byID[reg.id]; dup || seen[reg.id] {
+			return nil, &flows.Error{Code: flows.CodeDuplicate, Flow: h.Flow, Stage: h.Stage, Hook: reg.id,
 				Msg: "a hook with this ID is already registered; give one of them a distinct Name"}
 		}
-		seen[h.id] = true
-		h.owner = owner
-		h.embedded = embedded
+		seen[reg.id] = true
 		r.seq++
-		h.seq = r.seq
-		prepared[i] = h
-		ids[i] = h.id
+		reg.seq = r.seq
+		prepared[i] = reg
+		ids[i] = reg.id
 	}
-	all := make([]Hook, 0, len(old.all)+len(prepared))
+	all := make([]Registration, 0, len(old.all)+len(prepared))
 	all = append(all, old.all...)
 	all = append(all, prepared...)
 	r.snap.Store(buildSnapshot(old.gen+1, all))
 	return ids, nil
 }
 
-func validate(h *Hook, embedded bool) error {
-	name := h.Name
-	if name == "" {
-		name = "(unnamed)"
+func validate(h flows.Hook, typ reflect.Type) error {
+	if err := h.Validate(); err != nil {
+		return err
 	}
-	fail := func(format string, args ...any) error {
-		return &flows.Error{Code: flows.CodeInvalid, Flow: h.Flow, Msg: fmt.Sprintf("hook %q: ", name) + fmt.Sprintf(format, args...)}
-	}
-	if !h.Flow.Valid() {
-		_, err := flows.Parse(string(h.Flow))
-		return fail("%v", err)
-	}
-	if !h.Stage.Valid() {
-		return fail("invalid stage %d", uint8(h.Stage))
-	}
-	if h.Fn == nil {
-		return fail("nil hook function")
-	}
-	if embedded && h.Type == nil {
-		return fail("an embedded hook needs the Type it belongs to")
-	}
-	if !embedded && h.Type != nil {
-		return fail("an external hook must not set Type (register it as embedded)")
-	}
-	if embedded && h.Flow.Info().Entity == flows.EntityNone {
-		return fail("flow %s resolves no entity, so it cannot have embedded hooks", h.Flow)
+	if typ != nil && h.Flow.Info().Entity == flows.EntityNone {
+		return &flows.Error{Code: flows.CodeInvalid, Flow: h.Flow,
+			Msg: fmt.Sprintf("hook %q: flow %s resolves no entity, so it cannot have embedded hooks", h.Name, h.Flow)}
 	}
 	return nil
 }
@@ -110,7 +90,7 @@ func (r *registry) remove(id string) error {
 	if !ok {
 		return &flows.Error{Code: flows.CodeNotFound, Hook: id, Msg: "no hook with this ID is registered"}
 	}
-	all := make([]Hook, 0, len(old.all)-1)
+	all := make([]Registration, 0, len(old.all)-1)
 	all = append(all, old.all[:i]...)
 	all = append(all, old.all[i+1:]...)
 	r.snap.Store(buildSnapshot(old.gen+1, all))
@@ -120,14 +100,14 @@ func (r *registry) remove(id string) error {
 // buildSnapshot builds every index from all, which is in registration order.
 // Every index slice is sorted in run order (stage by stage; within a stage,
 // descending priority, then registration order), so readers never sort.
-func buildSnapshot(gen uint64, all []Hook) *snapshot {
+func buildSnapshot(gen uint64, all []Registration) *snapshot {
 	s := &snapshot{
 		gen:       gen,
 		all:       all,
 		byID:      make(map[string]int, len(all)),
-		byOwner:   make(map[*Scope]*[flows.Count][]Hook),
-		byType:    make(map[reflect.Type][]Hook),
-		typeFlows: make(map[reflect.Type]*[flows.Count][stages.Count][]Hook),
+		byOwner:   make(map[*Scope]*[flows.Count][]Registration),
+		byType:    make(map[reflect.Type][]Registration),
+		typeFlows: make(map[reflect.Type]*[flows.Count][stages.Count][]Registration),
 	}
 	sorted := slices.Clone(all)
 	slices.SortStableFunc(sorted, indexOrder)
@@ -141,17 +121,17 @@ func buildSnapshot(gen uint64, all []Hook) *snapshot {
 		if !h.embedded {
 			o := s.byOwner[h.owner]
 			if o == nil {
-				o = new([flows.Count][]Hook)
+				o = new([flows.Count][]Registration)
 				s.byOwner[h.owner] = o
 			}
 			o[f] = append(o[f], h)
 			continue
 		}
-		s.byType[h.Type] = append(s.byType[h.Type], h)
-		tf := s.typeFlows[h.Type]
+		s.byType[h.typ] = append(s.byType[h.typ], h)
+		tf := s.typeFlows[h.typ]
 		if tf == nil {
-			tf = new([flows.Count][stages.Count][]Hook)
-			s.typeFlows[h.Type] = tf
+			tf = new([flows.Count][stages.Count][]Registration)
+			s.typeFlows[h.typ] = tf
 		}
 		tf[f][h.Stage] = append(tf[f][h.Stage], h)
 	}
@@ -162,7 +142,7 @@ func buildSnapshot(gen uint64, all []Hook) *snapshot {
 // stage in run order, then in run order within a stage. Indexes that span
 // several stages (FlowHooks, FlowHooksForOwner, TypeHooks) thus list hooks in
 // the order a run calls them.
-func indexOrder(a, b Hook) int {
+func indexOrder(a, b Registration) int {
 	if c := cmp.Compare(a.Flow.Index(), b.Flow.Index()); c != 0 {
 		return c
 	}
@@ -174,7 +154,7 @@ func indexOrder(a, b Hook) int {
 
 // runOrder orders hooks as they run: descending priority, then registration
 // order.
-func runOrder(a, b Hook) int {
+func runOrder(a, b Registration) int {
 	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
 		return c
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func namedHookFunc(*flows.Context) error { return nil }
@@ -16,105 +17,103 @@ func namedHookFunc(*flows.Context) error { return nil }
 func TestRegistrationErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		embedded bool
-		setup    []scope.Hook // registered first, successfully
-		hooks    []scope.Hook
+		typ      reflect.Type // embedded hooks of typ; nil: external
+		setup    []flows.Hook // registered first, successfully
+		hooks    []flows.Hook
 		code     flows.Code
 		contains []string
 	}{
 		{
 			name:     "unknown flow",
-			hooks:    []scope.Hook{ext("tools:call-tol", be, "h", 0)},
+			hooks:    []flows.Hook{ext("tools:call-tol", be, "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, `unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`},
 		},
 		{
 			name:     "unknown flow without suggestion",
-			hooks:    []scope.Hook{ext("billing:charge-card", be, "h", 0)},
+			hooks:    []flows.Hook{ext("billing:charge-card", be, "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, `unknown flow "billing:charge-card"`},
 		},
 		{
 			name:     "empty flow",
-			hooks:    []scope.Hook{ext("", be, "h", 0)},
+			hooks:    []flows.Hook{ext("", be, "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, `unknown flow ""`},
 		},
 		{
 			name:     "invalid stage",
-			hooks:    []scope.Hook{ext(call, stages.Stage(6), "h", 0)},
+			hooks:    []flows.Hook{ext(call, stages.Stage(6), "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, "invalid stage 6"},
 		},
 		{
 			name:     "nil function",
-			hooks:    []scope.Hook{{Flow: call, Stage: be, Name: "h"}},
+			hooks:    []flows.Hook{{Flow: call, Stage: be, Name: "h"}},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, "nil hook function"},
 		},
 		{
 			name:     "nil function, unnamed",
-			hooks:    []scope.Hook{{Flow: call, Stage: be}},
+			hooks:    []flows.Hook{{Flow: call, Stage: be}},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "(unnamed)"`, "nil hook function"},
 		},
 		{
-			name:     "embedded without Type",
-			embedded: true,
-			hooks:    []scope.Hook{ext(call, be, "h", 0)},
+			name:     "typed hook of another flow",
+			hooks:    []flows.Hook{withFlow(flows.On(be, func(flows.PromptGet) error { return nil }).Named("h"), call)},
 			code:     flows.CodeInvalid,
-			contains: []string{`hook "h"`, "an embedded hook needs the Type"},
+			contains: []string{`hook "h"`, "takes flows.PromptGet, the view of prompts:get-prompt, but is registered for tools:call-tool"},
 		},
 		{
-			name:     "external with Type",
-			hooks:    []scope.Hook{emb(typeA, call, be, "h", 0)},
+			name:     "list of no list result",
+			hooks:    []flows.Hook{flows.On(be, func(flows.List[*mcp.Tool]) error { return nil }).Named("h")},
 			code:     flows.CodeInvalid,
-			contains: []string{`hook "h"`, "an external hook must not set Type"},
+			contains: []string{`hook "h"`, "flows.List[*mcp.Tool] is not the view of any flow"},
 		},
 		{
 			name:     "embedded on an entity-less flow",
-			embedded: true,
-			hooks:    []scope.Hook{emb(typeA, list, be, "h", 0)},
+			typ:      typeA,
+			hooks:    []flows.Hook{emb(list, be, "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, "flow tools:list-tools resolves no entity"},
 		},
 		{
 			name:     "embedded on initialize",
-			embedded: true,
-			hooks:    []scope.Hook{emb(typeA, flows.SessionInitialize, stages.Finally, "h", 0)},
+			typ:      typeA,
+			hooks:    []flows.Hook{emb(flows.SessionInitialize, stages.Finally, "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{"flow session:initialize resolves no entity"},
 		},
 		{
 			name:     "duplicate within a batch",
-			hooks:    []scope.Hook{ext(call, stages.Finally, "h", 0), ext(call, stages.Finally, "h", 5)},
+			hooks:    []flows.Hook{ext(call, stages.Finally, "h", 0), ext(call, stages.Finally, "h", 5)},
 			code:     flows.CodeDuplicate,
 			contains: []string{`tools:call-tool finally: hook "srv/tools:call-tool/finally/h"`, "already registered", "distinct Name"},
 		},
 		{
 			name:     "duplicate across calls",
-			setup:    []scope.Hook{ext(call, be, "h", 0)},
-			hooks:    []scope.Hook{ext(call, be, "other", 0), ext(call, be, "h", 1)},
+			setup:    []flows.Hook{ext(call, be, "h", 0)},
+			hooks:    []flows.Hook{ext(call, be, "other", 0), ext(call, be, "h", 1)},
 			code:     flows.CodeDuplicate,
 			contains: []string{`tools:call-tool beforeExecute: hook "srv/tools:call-tool/beforeExecute/h"`},
 		},
 		{
 			name:     "duplicate unnamed hooks of the same function",
-			hooks:    []scope.Hook{{Flow: call, Stage: be, Fn: namedHookFunc}, {Flow: call, Stage: be, Fn: namedHookFunc}},
+			hooks:    []flows.Hook{{Flow: call, Stage: be, Fn: namedHookFunc}, {Flow: call, Stage: be, Fn: namedHookFunc}},
 			code:     flows.CodeDuplicate,
 			contains: []string{`"srv/tools:call-tool/beforeExecute/github.com/hookflow/hookflow/scope_test.namedHookFunc"`},
 		},
 		{
 			name:     "duplicate embedded",
-			embedded: true,
-			setup:    nil,
-			hooks:    []scope.Hook{emb(typeA, call, be, "h", 0), emb(typeA, call, be, "h", 0)},
+			typ:      typeA,
+			hooks:    []flows.Hook{emb(call, be, "h", 0), emb(call, be, "h", 0)},
 			code:     flows.CodeDuplicate,
 			contains: []string{`"github.com/hookflow/hookflow/scope_test.ToolA/tools:call-tool/beforeExecute/h"`},
 		},
 		{
 			name:     "valid hooks before an invalid one",
-			hooks:    []scope.Hook{ext(call, be, "ok1", 0), ext(call, stages.Finally, "ok2", 0), {Flow: call, Stage: be, Name: "bad"}},
+			hooks:    []flows.Hook{ext(call, be, "ok1", 0), ext(call, stages.Finally, "ok2", 0), {Flow: call, Stage: be, Name: "bad"}},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "bad"`},
 		},
@@ -122,15 +121,14 @@ func TestRegistrationErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := scope.New("srv")
-			embedded := tt.embedded
 			if len(tt.setup) > 0 {
-				must[[]string](t)(s.Register(embedded, tt.setup...))
+				must[[]string](t)(register(s, tt.typ, tt.setup...))
 			}
 			before := s.Hooks()
-			ref := s.Plan(call, typeA, nil)
+			ref := s.Plan(call, ent(typeA), nil)
 			plan := ref.Load()
 
-			ids, err := s.Register(embedded, tt.hooks...)
+			ids, err := register(s, tt.typ, tt.hooks...)
 			if err == nil {
 				t.Fatalf("Register succeeded with IDs %v", ids)
 			}
@@ -165,7 +163,7 @@ func TestRegistrationErrors(t *testing.T) {
 	}
 }
 
-func countIn(hs []scope.Hook, f flows.ID, st stages.Stage) int {
+func countIn(hs []scope.Registration, f flows.ID, st stages.Stage) int {
 	n := 0
 	for _, h := range hs {
 		if h.Flow == f && h.Stage == st {
@@ -179,15 +177,15 @@ func countIn(hs []scope.Hook, f flows.ID, st stages.Stage) int {
 func TestFailedBatchCanBeRetried(t *testing.T) {
 	s := scope.New("srv")
 	good := ext(call, be, "good", 0)
-	if _, err := s.Register(false, good, scope.Hook{Flow: call, Stage: be, Name: "bad"}); err == nil {
+	if _, err := s.Register(good, flows.Hook{Flow: call, Stage: be, Name: "bad"}); err == nil {
 		t.Fatal("Register accepted a nil function")
 	}
-	ids := must[[]string](t)(s.Register(false, good, ext(call, be, "bad", 0)))
+	ids := must[[]string](t)(s.Register(good, ext(call, be, "bad", 0)))
 	if len(ids) != 2 || len(s.Hooks()) != 2 {
 		t.Errorf("IDs = %v, Hooks() = %s", ids, names(s.Hooks()))
 	}
 	// An empty batch is fine and registers nothing.
-	if ids, err := s.Register(false); err != nil || len(ids) != 0 {
+	if ids, err := s.Register(); err != nil || len(ids) != 0 {
 		t.Errorf("Register() = %v, %v", ids, err)
 	}
 }
@@ -200,18 +198,16 @@ func TestHookIDs(t *testing.T) {
 		plugin := must[*scope.Scope](t)(app.Child(scope.KindPlugin, "audit"))
 		rootPlugin := must[*scope.Scope](t)(s.Child(scope.KindPlugin, "auth"))
 		var ids []string
-		ids = append(ids, must[[]string](t)(s.Register(false,
+		ids = append(ids, must[[]string](t)(s.Register(
 			ext(call, be, "auth", 0),
-			scope.Hook{Flow: call, Stage: be, Fn: namedHookFunc},
+			flows.Hook{Flow: call, Stage: be, Fn: namedHookFunc},
 		))...)
-		ids = append(ids, must[[]string](t)(app.Register(false, ext(call, stages.AfterExecute, "audit", 0)))...)
-		ids = append(ids, must[[]string](t)(plugin.Register(false, ext(list, stages.Finally, "x", 0)))...)
-		ids = append(ids, must[[]string](t)(rootPlugin.Register(false, ext(flows.SessionInitialize, stages.OnError, "y", 0)))...)
-		ids = append(ids, must[[]string](t)(app.Register(true,
-			emb(typeA, call, stages.BeforeValidation, "normalize", 0),
-			emb(reflect.PointerTo(typeB), flows.PromptsGetPrompt, stages.AfterValidation, "check", 0),
-			emb(reflect.TypeFor[int](), flows.CompletionComplete, be, "builtin", 0),
-		))...)
+		ids = append(ids, must[[]string](t)(app.Register(ext(call, stages.AfterExecute, "audit", 0)))...)
+		ids = append(ids, must[[]string](t)(plugin.Register(ext(list, stages.Finally, "x", 0)))...)
+		ids = append(ids, must[[]string](t)(rootPlugin.Register(ext(flows.SessionInitialize, stages.OnError, "y", 0)))...)
+		ids = append(ids, must[[]string](t)(app.RegisterEmbedded(typeA, emb(call, stages.BeforeValidation, "normalize", 0)))...)
+		ids = append(ids, must[[]string](t)(app.RegisterEmbedded(reflect.PointerTo(typeB), emb(flows.PromptsGetPrompt, stages.AfterValidation, "check", 0)))...)
+		ids = append(ids, must[[]string](t)(app.RegisterEmbedded(reflect.TypeFor[int](), emb(flows.CompletionComplete, be, "builtin", 0)))...)
 		return ids
 	}
 	want := []string{
@@ -231,8 +227,8 @@ func TestHookIDs(t *testing.T) {
 	if strings.Join(first, "\n") != strings.Join(second, "\n") {
 		t.Error("the same registrations in a new scope got different IDs")
 	}
-	if (scope.Hook{}).ID() != "" {
-		t.Error("an unregistered Hook has an ID")
+	if (scope.Registration{}).ID() != "" {
+		t.Error("a zero Registration has an ID")
 	}
 }
 
@@ -243,15 +239,16 @@ func TestRegistryContents(t *testing.T) {
 	plugin := must[*scope.Scope](t)(app.Child(scope.KindPlugin, "p"))
 	fin := stages.Finally
 	bv := stages.BeforeValidation
-	must[[]string](t)(s.Register(false, ext(call, fin, "s1", 0), ext(call, be, "s2", 0), ext(list, be, "s3", 0)))
-	must[[]string](t)(app.Register(false, ext(call, be, "a1", 5), ext(call, bv, "a2", -1)))
-	must[[]string](t)(app.Register(true, emb(typeA, call, be, "e1", 1), emb(typeA, flows.PromptsGetPrompt, bv, "e2", 0)))
-	must[[]string](t)(plugin.Register(false, ext(call, be, "p1", 5), ext(list, fin, "p2", 0)))
-	must[[]string](t)(s.Register(true, emb(typeB, call, fin, "e3", 9), emb(typeA, call, bv, "e4", 0)))
+	must[[]string](t)(s.Register(ext(call, fin, "s1", 0), ext(call, be, "s2", 0), ext(list, be, "s3", 0)))
+	must[[]string](t)(app.Register(ext(call, be, "a1", 5), ext(call, bv, "a2", -1)))
+	must[[]string](t)(app.RegisterEmbedded(typeA, emb(call, be, "e1", 1), emb(flows.PromptsGetPrompt, bv, "e2", 0)))
+	must[[]string](t)(plugin.Register(ext(call, be, "p1", 5), ext(list, fin, "p2", 0)))
+	must[[]string](t)(s.RegisterEmbedded(typeB, emb(call, fin, "e3", 9)))
+	must[[]string](t)(s.RegisterEmbedded(typeA, emb(call, bv, "e4", 0)))
 
 	tests := []struct {
 		name string
-		got  []scope.Hook
+		got  []scope.Registration
 		want string
 	}{
 		{"Hooks", s.Hooks(), "s1 s2 s3 a1 a2 e1 e2 p1 p2 e3 e4"},
@@ -276,7 +273,7 @@ func TestRegistryContents(t *testing.T) {
 		{"FlowHooksForOwner foreign scope", s.FlowHooksForOwner(call, scope.New("other")), ""},
 		{"TypeHooks A", s.TypeHooks(typeA), "e4 e1 e2"},
 		{"TypeHooks B", s.TypeHooks(typeB), "e3"},
-		{"TypeHooks *A", s.TypeHooks(reflect.PointerTo(typeA)), ""},
+		{"TypeHooks *A (the same type as A)", s.TypeHooks(reflect.PointerTo(typeA)), "e4 e1 e2"},
 		{"TypeHooks unknown", s.TypeHooks(typeRoot), ""},
 	}
 	for _, tt := range tests {
@@ -350,5 +347,33 @@ func TestScopeTree(t *testing.T) {
 		if c, err := root.Child(b.kind, b.name); err == nil || c != nil || flows.CodeOf(err) != flows.CodeInvalid {
 			t.Errorf("Child(%v, %q) = %v, %v; want a CodeInvalid error", b.kind, b.name, c, err)
 		}
+	}
+}
+
+// withFlow returns h registered for flow, whatever its view says.
+func withFlow(h flows.Hook, flow flows.ID) flows.Hook {
+	h.Flow = flow
+	return h
+}
+
+// Embedded hooks of *T and of T are one type's: they run for entities
+// declared as either, and their IDs collide.
+func TestEmbeddedPointerAndValue(t *testing.T) {
+	s := scope.New("srv")
+	must[[]string](t)(s.RegisterEmbedded(reflect.PointerTo(typeA), emb(call, be, "ptr", 0)))
+	must[[]string](t)(s.RegisterEmbedded(typeA, emb(call, be, "val", 0)))
+	for _, typ := range []reflect.Type{typeA, reflect.PointerTo(typeA)} {
+		if got := planNames(s.Plan(call, ent(typ), nil).Load()); got != "beforeExecute: ptr val" {
+			t.Errorf("plan for %v = %s, want both hooks", typ, got)
+		}
+		if got := names(s.TypeHooks(typ)); got != "ptr val" {
+			t.Errorf("TypeHooks(%v) = %s", typ, got)
+		}
+	}
+	if _, err := s.RegisterEmbedded(reflect.PointerTo(typeA), emb(call, be, "val", 0)); flows.CodeOf(err) != flows.CodeDuplicate {
+		t.Errorf("registering val for *T after T: %v, want a duplicate", err)
+	}
+	if _, err := s.RegisterEmbedded(nil, emb(call, be, "x", 0)); flows.CodeOf(err) != flows.CodeInvalid {
+		t.Errorf("RegisterEmbedded(nil) = %v, want invalid", err)
 	}
 }

@@ -127,14 +127,33 @@ func (s *Scope) Covers(target *Scope) bool {
 	return false
 }
 
-// Register validates hooks and adds them to the registry, owned by s, all or
-// none. Embedded hooks (embedded=true) belong to their Type and run only for
-// entities of that type; external hooks run for every entity s covers.
-// It returns the hooks' IDs in order. Errors are *flows.Error with
-// CodeInvalid (unknown flow or stage, nil function, Type misuse) or
+// Register validates hooks and adds them to the registry as external hooks
+// owned by s, all or none: they run for every entity s covers (and in flows
+// without an entity). It returns the hooks' IDs in order. Errors are
+// *flows.Error with CodeInvalid (see [flows.Hook.Validate]) or
 // CodeDuplicate, and name the hook.
-func (s *Scope) Register(embedded bool, hooks ...Hook) ([]string, error) {
-	return s.reg.add(s, embedded, hooks)
+func (s *Scope) Register(hooks ...flows.Hook) ([]string, error) {
+	return s.reg.add(s, nil, hooks)
+}
+
+// RegisterEmbedded validates hooks and adds them to the registry as
+// embedded hooks of the Go type t, all or none: they run only for entities
+// declared by t, in the flows that resolve an entity. *T and T are one type
+// here: hooks registered for either run for entities of either. Errors are
+// as for [Scope.Register].
+func (s *Scope) RegisterEmbedded(t reflect.Type, hooks ...flows.Hook) ([]string, error) {
+	if t == nil {
+		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: "RegisterEmbedded: nil type"}
+	}
+	return s.reg.add(s, baseType(t), hooks)
+}
+
+// baseType returns t without pointers: the key of embedded hooks.
+func baseType(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 // Unregister removes the hook with the given ID, whoever owns it. Compiled
@@ -143,14 +162,14 @@ func (s *Scope) Unregister(id string) error { return s.reg.remove(id) }
 
 // Hooks returns every registered hook of the tree in registration order. The
 // slice is shared and must not be modified.
-func (s *Scope) Hooks() []Hook { return s.reg.load().all }
+func (s *Scope) Hooks() []Registration { return s.reg.load().all }
 
 // Hook returns the registered hook with the given ID.
-func (s *Scope) Hook(id string) (Hook, bool) {
+func (s *Scope) Hook(id string) (Registration, bool) {
 	snap := s.reg.load()
 	i, ok := snap.byID[id]
 	if !ok {
-		return Hook{}, false
+		return Registration{}, false
 	}
 	return snap.all[i], true
 }
@@ -159,7 +178,7 @@ func (s *Scope) Hook(id string) (Hook, bool) {
 // stage by stage, and within a stage by descending priority, then
 // registration order.
 // The slice is shared and must not be modified.
-func (s *Scope) FlowHooks(flow flows.ID) []Hook {
+func (s *Scope) FlowHooks(flow flows.ID) []Registration {
 	i := flow.Index()
 	if i < 0 {
 		return nil
@@ -170,7 +189,7 @@ func (s *Scope) FlowHooks(flow flows.ID) []Hook {
 // FlowStageHooks returns the hooks of flow at stage, all owners, in run
 // order. It is O(1) and allocation-free whatever the registry's size. The
 // slice is shared and must not be modified.
-func (s *Scope) FlowStageHooks(flow flows.ID, stage stages.Stage) []Hook {
+func (s *Scope) FlowStageHooks(flow flows.ID, stage stages.Stage) []Registration {
 	i := flow.Index()
 	if i < 0 || !stage.Valid() {
 		return nil
@@ -180,7 +199,7 @@ func (s *Scope) FlowStageHooks(flow flows.ID, stage stages.Stage) []Hook {
 
 // FlowHooksForOwner returns the external hooks of flow registered by owner
 // (exactly that scope, not its children), in run order.
-func (s *Scope) FlowHooksForOwner(flow flows.ID, owner *Scope) []Hook {
+func (s *Scope) FlowHooksForOwner(flow flows.ID, owner *Scope) []Registration {
 	i := flow.Index()
 	if i < 0 {
 		return nil
@@ -192,9 +211,12 @@ func (s *Scope) FlowHooksForOwner(flow flows.ID, owner *Scope) []Hook {
 	return o[i]
 }
 
-// TypeHooks returns the embedded hooks of the Go type t, all flows, flow by
-// flow (in the order of [flows.All]) and each flow in run order.
-func (s *Scope) TypeHooks(t reflect.Type) []Hook { return s.reg.load().byType[t] }
+// TypeHooks returns the embedded hooks of the Go type t (or of the type t
+// points to), all flows, flow by flow (in the order of [flows.All]) and each
+// flow in run order.
+func (s *Scope) TypeHooks(t reflect.Type) []Registration {
+	return s.reg.load().byType[baseType(t)]
+}
 
 // Provide adds a constructor to s's dig container. Entities and plugins of s
 // and its children can depend on what it provides.

@@ -150,7 +150,7 @@ func TestCLIGenerateAndCheck(t *testing.T) {
  				Description: "Echo echoes.",
  			},
  			Execute: Echo.Execute,
-+			Hooks: []framework.Hook[Echo, flows.ToolCall[In, Out]]{
++			Hooks: []framework.EntityHook[Echo, flows.ToolCall[In, Out]]{
 +				{Stage: stages.BeforeExecute, Priority: 3, Name: "Check", Fn: Echo.Check},
 +			},
  		}),

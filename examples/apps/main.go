@@ -36,7 +36,6 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/cache"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -173,8 +172,8 @@ type callCounter struct{ n atomic.Int64 }
 
 // hook is the counter's hook, at the default priority: in
 // beforeValidation it runs after observers such as the audit plugin's.
-func (c *callCounter) hook() scope.Hook {
-	return scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "count",
+func (c *callCounter) hook() flows.Hook {
+	return flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "count",
 		Fn: func(*flows.Context) error {
 			c.n.Add(1)
 			return nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -41,10 +40,10 @@ func (*HookCount) Name() string { return "hookcount" }
 
 // Attach registers one counting hook per flow and stage.
 func (h *HookCount) Attach(p *framework.PluginContext) error {
-	var hooks []scope.Hook
+	var hooks []flows.Hook
 	for _, f := range flows.All() {
 		for _, st := range stages.All() {
-			hooks = append(hooks, scope.Hook{Flow: f.ID, Stage: st, Name: "count", Fn: h.hook(f.ID, st)})
+			hooks = append(hooks, flows.Hook{Flow: f.ID, Stage: st, Name: "count", Fn: h.hook(f.ID, st)})
 		}
 	}
 	return p.Hook(hooks...)

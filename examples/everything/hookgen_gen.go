@@ -10,7 +10,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,8 +19,8 @@ import (
 // directives of package main.
 func RegisterHookflow(r framework.Registrar) error {
 	return errors.Join(
-		framework.AddHooks(r,
-			scope.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "AdvertiseHooks", Fn: framework.HookFunc(AdvertiseHooks, func(c *flows.Context) flows.Initialize { return flows.Initialize{Context: c} })},
+		r.Hook(
+			flows.On(stages.AfterExecute, AdvertiseHooks).Named("AdvertiseHooks"),
 		),
 		framework.AddTool(r, framework.Tool[JSONSchema2020, json.RawMessage, *mcp.CallToolResult]{
 			Tool: &mcp.Tool{

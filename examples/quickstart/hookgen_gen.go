@@ -33,7 +33,7 @@ func RegisterHookflow(r framework.Registrar) error {
 			},
 			New:     NewGetWeather,
 			Execute: (*GetWeather).Execute,
-			Hooks: []framework.Hook[*GetWeather, flows.ToolCall[WeatherIn, WeatherOut]]{
+			Hooks: []framework.EntityHook[*GetWeather, flows.ToolCall[WeatherIn, WeatherOut]]{
 				{Stage: stages.BeforeValidation, Name: "Normalize", Fn: (*GetWeather).Normalize},
 				{Stage: stages.BeforeExecute, Name: "AnswerFromCache", Fn: (*GetWeather).AnswerFromCache},
 				{Stage: stages.BeforeExecute, Priority: 10, Name: "RejectMoon", Fn: (*GetWeather).RejectMoon},

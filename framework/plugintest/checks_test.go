@@ -13,7 +13,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -60,8 +59,8 @@ func runCheck(t *testing.T, name string, newPlugin func(testing.TB) framework.Pl
 	return r.msgs
 }
 
-func hook(flow flows.ID, stage stages.Stage, name string, fn flows.HookFunc) scope.Hook {
-	return scope.Hook{Flow: flow, Stage: stage, Name: name, Fn: fn}
+func hook(flow flows.ID, stage stages.Stage, name string, fn flows.HookFunc) flows.Hook {
+	return flows.Hook{Flow: flow, Stage: stage, Name: name, Fn: fn}
 }
 
 var nop = func(*flows.Context) error { return nil }
@@ -71,7 +70,7 @@ var (
 	// good keeps every promise.
 	good = func(testing.TB) framework.Plugin {
 		return framework.NewPlugin("good", func(p *framework.PluginContext) error {
-			var hooks []scope.Hook
+			var hooks []flows.Hook
 			for _, st := range stages.All() {
 				hooks = append(hooks, hook(flows.ToolsCallTool, st, "nop", nop))
 			}

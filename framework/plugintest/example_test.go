@@ -7,7 +7,6 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -18,7 +17,7 @@ type tally struct{ ok, failed atomic.Int64 }
 func (*tally) Name() string { return "tally" }
 
 func (t *tally) Attach(p *framework.PluginContext) error {
-	return p.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(c *flows.Context) error {
+	return p.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(c *flows.Context) error {
 		if c.Err() != nil {
 			t.failed.Add(1)
 		} else {

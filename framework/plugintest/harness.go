@@ -136,7 +136,7 @@ func (h *Harness) build() error {
 		h.apps[ao.Name] = a
 		errs = append(errs, AddTools(a, ao.Name+"_"), a.Use(h.spies(ao.Plugins)...))
 	}
-	errs = append(errs, h.srv.Hook(scope.Hook{
+	errs = append(errs, h.srv.Hook(flows.Hook{
 		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: math.MinInt, Name: "plugintest.finally",
 		Fn: func(c *flows.Context) error {
 			h.mu.Lock()
@@ -255,11 +255,11 @@ func (h *Harness) PluginScopes(name string) []*scope.Scope {
 // PluginHooks returns the external hooks registered while the plugins
 // attached (the harness's own hooks and embedded hooks excluded), in
 // registration order.
-func (h *Harness) PluginHooks() []scope.Hook {
+func (h *Harness) PluginHooks() []scope.Registration {
 	h.mustStart()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []scope.Hook
+	var out []scope.Registration
 	for _, hk := range h.srv.Scope().Hooks() {
 		if !hk.Embedded() && !h.preStart[hk.ID()] {
 			out = append(out, hk)

@@ -187,7 +187,7 @@ func checkRunContract(t testing.TB, newPlugin func(t testing.TB) framework.Plugi
 		h.Call(ToolFail, Text{Text: "boom"}).WantToolError("fail: boom")
 		wantFinallyOnce(t, h, fmt.Sprintf("fail #%d", i+1), 1)
 	}
-	h.Call(ToolPanic, Text{Text: "x"}).WantToolError("panic")
+	h.Call(ToolPanic, Text{Text: "x"}).WantToolError("internal error")
 	wantFinallyOnce(t, h, "panic", 1)
 	h.Call(ToolEcho, map[string]any{"text": 5}).WantToolError("text")
 	wantFinallyOnce(t, h, "invalid arguments", 1)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -132,7 +131,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if err := p.start(pc); err != nil {
 		return err
 	}
-	var hooks []scope.Hook
+	var hooks []flows.Hook
 	for _, f := range flows.All() {
 		if !p.audited[f.ID.Index()] {
 			continue
@@ -140,10 +139,10 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		// Priority MaxInt: the plugin sees each stage before any hook
 		// that could change what it records.
 		hooks = append(hooks,
-			scope.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: math.MaxInt, Name: "start", Fn: p.begin},
-			scope.Hook{Flow: f.ID, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "answered", Fn: p.answered},
-			scope.Hook{Flow: f.ID, Stage: stages.OnError, Priority: math.MaxInt, Name: "failed", Fn: p.failed},
-			scope.Hook{Flow: f.ID, Stage: stages.Finally, Priority: math.MaxInt, Name: "event", Fn: p.event},
+			flows.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: math.MaxInt, Name: "start", Fn: p.begin},
+			flows.Hook{Flow: f.ID, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "answered", Fn: p.answered},
+			flows.Hook{Flow: f.ID, Stage: stages.OnError, Priority: math.MaxInt, Name: "failed", Fn: p.failed},
+			flows.Hook{Flow: f.ID, Stage: stages.Finally, Priority: math.MaxInt, Name: "event", Fn: p.event},
 		)
 	}
 	return pc.Hook(hooks...)

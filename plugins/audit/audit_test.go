@@ -22,7 +22,6 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -102,32 +101,32 @@ func TestPluginChecksFileSink(t *testing.T) {
 // depending on the text argument.
 func deciders() framework.Plugin {
 	text := func(c *flows.Context) string {
-		if in := flows.AsToolCall[plugintest.Text, plugintest.Text](c).Input(); in != nil {
+		if in := flows.As[flows.ToolCall[plugintest.Text, plugintest.Text]](c).Input(); in != nil {
 			return in.Text
 		}
 		return ""
 	}
 	return framework.NewPlugin("decide", func(p *framework.PluginContext) error {
 		return p.Hook(
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "block", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "block", Fn: func(c *flows.Context) error {
 				if text(c) == "blockme" {
 					return errors.New("blocked on purpose")
 				}
 				return nil
 			}},
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "early", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "early", Fn: func(c *flows.Context) error {
 				if text(c) == "early" {
 					c.Respond(plugintest.Text{Text: "from a hook"})
 				}
 				return nil
 			}},
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "rewrite", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "rewrite", Fn: func(c *flows.Context) error {
 				if text(c) == "rewrite" {
 					c.Respond(plugintest.Text{Text: "rewritten"})
 				}
 				return nil
 			}},
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: "rescue", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: "rescue", Fn: func(c *flows.Context) error {
 				if strings.Contains(flows.Reason(c.Err()), "rescue") {
 					c.Respond(plugintest.Text{Text: "rescued"})
 				}
@@ -173,7 +172,7 @@ func TestEvents(t *testing.T) {
 		{name: "tool error", call: func() *plugintest.Result { return s.Call(plugintest.ToolFail, plugintest.Text{Text: "x"}) },
 			want: audit.Event{Flow: flows.ToolsCallTool, Entity: "fail", Outcome: audit.Failed, Error: "fail: x", Args: json.RawMessage(`{"text":"x"}`)}},
 		{name: "panic", call: func() *plugintest.Result { return s.Call(plugintest.ToolPanic, plugintest.Text{Text: "p"}) },
-			want: audit.Event{Flow: flows.ToolsCallTool, Entity: "panic", Outcome: audit.Failed, Error: "panic: plugintest: panic tool called with p", Args: json.RawMessage(`{"text":"p"}`)}},
+			want: audit.Event{Flow: flows.ToolsCallTool, Entity: "panic", Outcome: audit.Failed, Error: "internal error", Args: json.RawMessage(`{"text":"p"}`)}},
 		{name: "invalid input", call: func() *plugintest.Result { return s.Call(plugintest.ToolEcho, map[string]any{"text": 5}) },
 			want: audit.Event{Flow: flows.ToolsCallTool, Entity: "echo", Outcome: audit.Failed, Args: json.RawMessage(`{"text":5}`)}},
 		{name: "blocked", call: func() *plugintest.Result { return s.Call(plugintest.ToolEcho, plugintest.Text{Text: "blockme"}) },

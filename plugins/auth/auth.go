@@ -169,8 +169,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	p.att.Store(a)
 	if err := pc.Hook(
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "scopes", Fn: p.callHook},
-		scope.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: p.priority, Name: "hide", Fn: p.listHook},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "scopes", Fn: p.callHook},
+		flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: p.priority, Name: "hide", Fn: p.listHook},
 	); err != nil {
 		p.att.Store(nil)
 		return err

@@ -12,7 +12,6 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/auth"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -164,11 +163,11 @@ func TestHookOrder(t *testing.T) {
 	var blockedBy string
 	var scopeErr *auth.ScopeError
 	err := srv.Hook(
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: 100, Name: "other", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: 100, Name: "other", Fn: func(c *flows.Context) error {
 			saw = append(saw, c.Entity().Name)
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 			if c.Err() != nil {
 				blockedBy = c.DecidedBy()
 				errors.As(c.Err(), &scopeErr)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/auth"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -139,7 +138,7 @@ func TestNoTokenLeaks(t *testing.T) {
 	var mu sync.Mutex
 	var sawAuthorization []string
 	err := srv.Hook(
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "nosy", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "nosy", Fn: func(c *flows.Context) error {
 			r := c.Request()
 			mu.Lock()
 			sawAuthorization = append(sawAuthorization, r.Header.Values("Authorization")...)
@@ -147,7 +146,7 @@ func TestNoTokenLeaks(t *testing.T) {
 			c.Logger().Info("nosy audit", slog.Any("headers", r.Header), slog.Any("token", r.TokenInfo), slog.String("outcome", flows.Reason(c.Err())))
 			return nil
 		}},
-		scope.Hook{Flow: flows.ToolsListTools, Stage: stages.Finally, Name: "nosy", Fn: func(c *flows.Context) error {
+		flows.Hook{Flow: flows.ToolsListTools, Stage: stages.Finally, Name: "nosy", Fn: func(c *flows.Context) error {
 			c.Logger().Info("nosy list", slog.Any("headers", c.Request().Header))
 			return nil
 		}},

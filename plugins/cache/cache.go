@@ -16,7 +16,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -124,11 +123,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	srv := pc.Server
 	return pc.Hook(
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: LookupPriority, Name: "lookup",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: LookupPriority, Name: "lookup",
 			Fn: func(c *flows.Context) error { return p.lookup(srv, c) }},
 		// First in afterExecute: store what execute produced, before other
 		// hooks rewrite it (they rewrite cached answers the same way).
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "store",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "store",
 			Fn: p.store},
 	)
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/cache"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -275,7 +274,7 @@ func TestLRUBound(t *testing.T) {
 func TestNoCrossTalk(t *testing.T) {
 	stamp := framework.NewPlugin("stamp", func(p *framework.PluginContext) error {
 		return p.Hook(
-			scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "stamp", Fn: func(c *flows.Context) error {
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "stamp", Fn: func(c *flows.Context) error {
 				switch out := c.Output().(type) {
 				case *report:
 					out.Notes = append(out.Notes, "stamped")

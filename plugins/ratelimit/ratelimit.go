@@ -13,7 +13,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -238,7 +237,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	p.logger.Store(logger)
 	p.srv.Store(pc.Server)
-	return pc.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "take", Fn: p.take})
+	return pc.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "take", Fn: p.take})
 }
 
 // Check reports configuration problems that can only be seen once the

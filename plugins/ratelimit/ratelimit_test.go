@@ -24,7 +24,6 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -161,7 +160,7 @@ func TestRetryAfter(t *testing.T) {
 	var mu sync.Mutex
 	var seen *ratelimit.LimitError
 	var decidedBy string
-	err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
+	err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 		var le *ratelimit.LimitError
 		if errors.As(c.Err(), &le) {
 			mu.Lock()
@@ -263,7 +262,7 @@ func TestBackendFailurePolicy(t *testing.T) {
 			fb := &failing{}
 			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: tc.policy, Logger: logger})
 			var unwrapped error
-			_ = srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
+			_ = srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 				var ue *ratelimit.UnavailableError
 				if errors.As(c.Err(), &ue) {
 					unwrapped = ue.Unwrap()

@@ -35,7 +35,7 @@ func RegisterHookflow(r framework.Registrar) error {
 			},
 			New:     NewRefund,
 			Execute: (*Refund).Execute,
-			Hooks: []framework.Hook[*Refund, flows.ToolCall[RefundIn, RefundOut]]{
+			Hooks: []framework.EntityHook[*Refund, flows.ToolCall[RefundIn, RefundOut]]{
 				{Stage: stages.BeforeExecute, Name: "CheckAmount", Fn: (*Refund).CheckAmount},
 			},
 		}),

@@ -245,7 +245,7 @@ func (g *renderer) register() {
 		for i, h := range p.Externals {
 			hooks[i] = g.scopeHook(h, jen.Id(h.Func))
 		}
-		calls = append(calls, g.qual(analyze.PathFramework, "AddHooks").Custom(multi("("+g.r+",", ")"), hooks...))
+		calls = append(calls, jen.Id(g.r).Dot("Hook").Custom(multi("(", ")"), hooks...))
 	}
 	for _, e := range p.Entities {
 		calls = append(calls, g.entity(e))
@@ -255,9 +255,19 @@ func (g *renderer) register() {
 	)
 }
 
-// scopeHook renders an external hook as a scope.Hook literal; fn is the
-// function (a top-level function or a plugin's method value).
+// scopeHook renders an external hook's registration; fn is the function
+// (a top-level function or a plugin's method value). A hook taking
+// *flows.Context is a flows.Hook literal; one taking a typed view is
+// flows.On(stage, fn), which derives the flow from the view, with its name
+// and priority set by Named and At.
 func (g *renderer) scopeHook(h *analyze.Hook, fn *jen.Statement) jen.Code {
+	if h.View != analyze.ViewContext {
+		c := g.qual(analyze.PathFlows, "On").Call(g.qual(analyze.PathStages, StageConst(h.Stage)), fn).Dot("Named").Call(jen.Lit(h.Name))
+		if h.Priority != 0 {
+			c = c.Dot("At").Call(jen.Lit(h.Priority))
+		}
+		return c
+	}
 	items := []jen.Code{
 		field("Flow", g.qual(analyze.PathFlows, flowConst[h.Flow])),
 		field("Stage", g.qual(analyze.PathStages, StageConst(h.Stage))),
@@ -265,28 +275,8 @@ func (g *renderer) scopeHook(h *analyze.Hook, fn *jen.Statement) jen.Code {
 	if h.Priority != 0 {
 		items = append(items, field("Priority", jen.Lit(h.Priority)))
 	}
-	items = append(items, field("Name", jen.Lit(h.Name)), field("Fn", g.adapt(h, fn)))
-	return g.qual(analyze.PathScope, "Hook").Values(items...)
-}
-
-// adapt wraps an external hook function taking a typed view into a
-// flows.HookFunc.
-func (g *renderer) adapt(h *analyze.Hook, fn *jen.Statement) jen.Code {
-	switch h.View {
-	case analyze.ViewContext:
-		return fn
-	case analyze.ViewList:
-		return g.qual(analyze.PathFramework, "HookFunc").Call(fn,
-			g.qual(analyze.PathFlows, "AsList").Types(jen.Op("*").Add(g.qual(analyze.PathMCP, h.ListOf))))
-	}
-	view := g.qual(analyze.PathFlows, analyze.ViewTypeName(h.View))
-	// A one-line function literal, as the spec writes it (Block would break
-	// it over three lines).
-	wrap := jen.Func().Params(jen.Id(g.c).Op("*").Add(g.qual(analyze.PathFlows, "Context"))).Add(view).Custom(
-		jen.Options{Open: "{ ", Close: " }"},
-		jen.Return(g.qual(analyze.PathFlows, analyze.ViewTypeName(h.View)).Values(field("Context", jen.Id(g.c)))),
-	)
-	return g.qual(analyze.PathFramework, "HookFunc").Call(fn, wrap)
+	items = append(items, field("Name", jen.Lit(h.Name)), field("Fn", fn))
+	return g.qual(analyze.PathFlows, "Hook").Values(items...)
 }
 
 // entityType renders the entity's type parameter: T or *T.
@@ -416,7 +406,7 @@ func (g *renderer) entity(e *analyze.Entity) jen.Code {
 			hooks[i] = jen.Values(hi...)
 		}
 		items = append(items, field("Hooks",
-			jen.Index().Add(g.qual(fw, "Hook")).Types(entityType(e), g.viewType(e)).Custom(multi("{", "}"), hooks...)))
+			jen.Index().Add(g.qual(fw, "EntityHook")).Types(entityType(e), g.viewType(e)).Custom(multi("{", "}"), hooks...)))
 	}
 	add := map[analyze.Kind]string{analyze.KindTool: "AddTool", analyze.KindResource: "AddResource", analyze.KindTemplate: "AddResource", analyze.KindPrompt: "AddPrompt"}[e.Kind]
 	return g.qual(fw, add).Call(jen.Id(g.r), def.Custom(multi("{", "}"), items...))
