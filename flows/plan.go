@@ -2,6 +2,7 @@ package flows
 
 import (
 	"encoding/json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"reflect"
 
 	"github.com/hookflow/hookflow/stages"
@@ -79,4 +80,13 @@ type Entity struct {
 	Value any
 	// In and Out are a tool's input and output types; nil for other kinds.
 	In, Out reflect.Type
+	// Tool, Prompt, Resource and Template describe the entity as clients
+	// see it: the one that matches Kind is set (Resource or Template for
+	// EntityResource).
+	Tool     *mcp.Tool
+	Prompt   *mcp.Prompt
+	Resource *mcp.Resource
+	Template *mcp.ResourceTemplate
+	// Scopes are the OAuth scopes a caller needs to call a tool.
+	Scopes []string
 }

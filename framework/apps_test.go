@@ -39,9 +39,6 @@ func labelHooks(rec *recorder, label string) []flows.Hook {
 	var hooks []flows.Hook
 	for _, f := range []flows.ID{flows.ToolsCallTool, flows.PromptsGetPrompt, flows.CompletionComplete, flows.ToolsListTools} {
 		hooks = append(hooks, flows.Hook{Flow: f, Stage: stages.BeforeExecute, Name: "label", Fn: func(c *flows.Context) error {
-			if c.Request().Method == "tools/call" && c.Flow() == flows.ToolsListTools {
-				return nil // the visibility check of a call
-			}
 			rec.add("%s", label)
 			return nil
 		}})

@@ -18,7 +18,7 @@ import (
 // no values.
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	var entity *flows.Entity
-	plan := s.lists.completion
+	plan := s.lists[flows.CompletionComplete.Index()]
 	var completer func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	ix := s.index.Load()
 	if p := req.Params; p != nil && p.Ref != nil {

@@ -176,15 +176,17 @@ type entityBase[T any] struct {
 	inst   T
 	entity flows.Entity
 	plan   *scope.PlanRef
+	// vis are the plugins that decide whether the entity is visible.
+	vis visibility
 }
 
-// setupEntity builds the instance of T, describes the entity (in and out
-// are a tool's input and output types), registers T's embedded hooks on b's
+// setupEntity builds the instance of T, describes the entity (describe
+// fills in what its kind knows), registers T's embedded hooks on b's
 // flow and gets the entity's plan, checking that every typed hook that
 // covers it fits it. plain is the placeholder type of entities added as
 // plain functions, which have no Go type of their own and so no embedded
 // hooks.
-func setupEntity[T any, C flows.View](b *entityBase[T], s *Server, name string, newFn any, plain reflect.Type, hooks []EntityHook[T, C], in, out reflect.Type) error {
+func setupEntity[T any, C flows.View](b *entityBase[T], s *Server, name string, newFn any, plain reflect.Type, hooks []EntityHook[T, C], describe func(*flows.Entity)) error {
 	kind := b.flow.Info().Entity
 	inst, err := instance[T](b.scope, kind.String()+" "+name, newFn)
 	if err != nil {
@@ -195,7 +197,9 @@ func setupEntity[T any, C flows.View](b *entityBase[T], s *Server, name string, 
 		typ = nil
 	}
 	b.srv, b.inst = s, inst
-	b.entity = flows.Entity{Kind: kind, Name: name, Type: typ, Value: inst, In: in, Out: out}
+	b.entity = flows.Entity{Kind: kind, Name: name, Type: typ, Value: inst}
+	describe(&b.entity)
+	b.vis = s.visibilityFor(b.scope)
 	if typ != nil {
 		if err := registerEmbedded(s, b.flow, hooks); err != nil {
 			return err
@@ -210,8 +214,11 @@ func setupEntity[T any, C flows.View](b *entityBase[T], s *Server, name string, 
 func runEntity[T any, R mcp.Result](ctx context.Context, b *entityBase[T], method string, req mcp.Request, input any, steps flows.Steps) (R, error) {
 	s := b.srv
 	info := s.requestInfo(method, req)
-	output, err := s.runner.Run(ctx, flows.Run{Flow: b.flow, Entity: &b.entity, Request: info, Input: input, Plan: b.plan.Load(), Steps: steps})
 	var zero R
+	if b.vis.sight(info, &b.entity) == Hidden {
+		return zero, hidden(&b.entity)
+	}
+	output, err := s.runner.Run(ctx, flows.Run{Flow: b.flow, Entity: &b.entity, Request: info, Input: input, Plan: b.plan.Load(), Steps: steps})
 	if err != nil {
 		return zero, protocolError(err, info)
 	}
@@ -228,6 +235,7 @@ func runEntity[T any, R mcp.Result](ctx context.Context, b *entityBase[T], metho
 type completable struct {
 	scope      *scope.Scope
 	entity     *flows.Entity
+	vis        visibility
 	complete   func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	completion *scope.PlanRef
 }
@@ -235,7 +243,7 @@ type completable struct {
 // newCompletable describes b's entity for completion requests; complete may
 // be nil.
 func newCompletable[T any](b *entityBase[T], complete func(T, context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)) *completable {
-	e := &completable{scope: b.scope, entity: &b.entity,
+	e := &completable{scope: b.scope, entity: &b.entity, vis: b.vis,
 		completion: b.srv.scope.Plan(flows.CompletionComplete, &b.entity, b.scope)}
 	if complete != nil {
 		inst := b.inst

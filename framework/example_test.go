@@ -139,8 +139,21 @@ func ExampleServer_Use() {
 	// isError: the moon has no weather: pick a city on Earth
 }
 
-// Hooks on list flows decide what the client sees; a hidden tool cannot be
-// called either. A session:initialize hook adds a capability.
+// hideAdmin is a plugin that hides the admin_ tools: it implements
+// framework.Visibility.
+type hideAdmin struct{}
+
+func (hideAdmin) Name() string                          { return "hide-admin" }
+func (hideAdmin) Attach(*framework.PluginContext) error { return nil }
+func (hideAdmin) Visible(_ *flows.Request, e *flows.Entity) framework.Sight {
+	if strings.HasPrefix(e.Name, "admin_") {
+		return framework.Hidden
+	}
+	return framework.Shown
+}
+
+// A plugin that implements Visibility hides entities: they leave the lists
+// and cannot be called. A session:initialize hook adds a capability.
 func ExampleServer_Hook() {
 	srv := framework.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	execute := func(ctx context.Context, req *mcp.CallToolRequest, in ForecastIn) (ForecastOut, error) {
@@ -149,24 +162,11 @@ func ExampleServer_Hook() {
 	err := errors.Join(
 		framework.AddToolFunc(srv, &mcp.Tool{Name: "forecast"}, execute),
 		framework.AddToolFunc(srv, &mcp.Tool{Name: "admin_reset"}, execute),
-		srv.Hook(
-			flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide-admin", Fn: func(c *flows.Context) error {
-				list := flows.As[flows.List[*mcp.ListToolsResult]](c)
-				res := *list.Result() // copy: the SDK's tools are shared
-				res.Tools = nil
-				for _, t := range list.Result().Tools {
-					if !strings.HasPrefix(t.Name, "admin_") {
-						res.Tools = append(res.Tools, t)
-					}
-				}
-				list.Respond(&res)
-				return nil
-			}},
-			flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "declare", Fn: func(c *flows.Context) error {
-				flows.Initialize{Context: c}.AddExperimental("hooks", map[string]any{"events": []string{"tools/call"}})
-				return nil
-			}},
-		),
+		srv.Use(hideAdmin{}),
+		srv.Hook(flows.On(stages.AfterExecute, func(c flows.Initialize) error {
+			c.AddExperimental("hooks", map[string]any{"events": []string{"tools/call"}})
+			return nil
+		}).Named("declare")),
 	)
 	if err != nil {
 		log.Fatal(err)

@@ -15,19 +15,21 @@ import (
 	"github.com/hookflow/hookflow/scope"
 )
 
-// listPlans holds the plans of the flows that run in the SDK middleware:
-// the list flows and initialize. They resolve no entity.
-type listPlans struct {
-	tools, resources, templates, prompts, initialize, completion *scope.PlanRef
-}
+// middlewarePlans holds, per flow, the plans of the flows that run in the
+// SDK middleware: those that resolve no entity (the lists and initialize).
+// Entity flows run from the handlers hookflow registers per entity.
+type middlewarePlans [flows.Count]*scope.PlanRef
 
-func (l *listPlans) init(sc *scope.Scope) {
-	l.tools = sc.Plan(flows.ToolsListTools, nil, nil)
-	l.resources = sc.Plan(flows.ResourcesListResources, nil, nil)
-	l.templates = sc.Plan(flows.ResourcesListResourceTemplates, nil, nil)
-	l.prompts = sc.Plan(flows.PromptsListPrompts, nil, nil)
-	l.initialize = sc.Plan(flows.SessionInitialize, nil, nil)
-	l.completion = sc.Plan(flows.CompletionComplete, nil, nil)
+func (m *middlewarePlans) init(sc *scope.Scope) {
+	for i, f := range flows.All() {
+		if f.Entity == flows.EntityNone {
+			m[i] = sc.Plan(f.ID, nil, nil)
+		}
+	}
+	// completion:complete has an entity but runs from the SDK's
+	// CompletionHandler; when its reference is unknown to hookflow it runs
+	// with this plan.
+	m[flows.CompletionComplete.Index()] = sc.Plan(flows.CompletionComplete, nil, nil)
 }
 
 // middleware runs the middleware flows around the SDK's own handling, and
@@ -62,32 +64,32 @@ func isNilResult(r mcp.Result) bool {
 
 func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		var plan *scope.PlanRef
-		var flow flows.ID
-		switch method {
-		case "tools/list":
-			plan, flow = s.lists.tools, flows.ToolsListTools
-		case "resources/list":
-			plan, flow = s.lists.resources, flows.ResourcesListResources
-		case "resources/templates/list":
-			plan, flow = s.lists.templates, flows.ResourcesListResourceTemplates
-		case "prompts/list":
-			plan, flow = s.lists.prompts, flows.PromptsListPrompts
-		case "initialize", "server/discover":
-			// Clients of protocol 2026-07-28 discover instead of initializing.
-			plan, flow = s.lists.initialize, flows.SessionInitialize
-		default:
+		flow, ok := flows.ForMethod(method)
+		if !ok || flow.Info().Entity != flows.EntityNone {
 			return next(ctx, method, req)
 		}
-		if plan == nil {
-			return next(ctx, method, req)
+		var steps flows.Steps
+		switch flow {
+		case flows.ToolsListTools:
+			steps = listSteps[mcp.ListToolsParams, mcp.ListToolsResult, *mcp.Tool]{toolsList, s, next}
+		case flows.PromptsListPrompts:
+			steps = listSteps[mcp.ListPromptsParams, mcp.ListPromptsResult, *mcp.Prompt]{promptsList, s, next}
+		case flows.ResourcesListResources:
+			steps = listSteps[mcp.ListResourcesParams, mcp.ListResourcesResult, *mcp.Resource]{resourcesList, s, next}
+		case flows.ResourcesListResourceTemplates:
+			steps = listSteps[mcp.ListResourceTemplatesParams, mcp.ListResourceTemplatesResult, *mcp.ResourceTemplate]{templatesList, s, next}
+		case flows.SessionInitialize:
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "initialize" && ss.InitializeParams() != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the session is already initialized"}
+			}
+			steps = nextSteps{next}
 		}
-		p := plan.Load()
-		if p.Len() == 0 && s.opts.Observer == nil {
+		p := s.lists[flow.Index()].Load()
+		if _, isNext := steps.(nextSteps); isNext && p.Len() == 0 && s.opts.Observer == nil {
 			return next(ctx, method, req)
 		}
 		info := s.requestInfo(method, req)
-		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: nextSteps{next}})
+		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: steps})
 		if err != nil {
 			return nil, protocolError(err, info)
 		}
@@ -107,42 +109,3 @@ func (n nextSteps) Execute(c *flows.Context) (any, error) {
 	r := c.Request()
 	return n.next(c.Context(), r.Method, r.SDK)
 }
-
-// toolVisible reports whether the tools:list-tools hooks keep entry's tool:
-// a tool a list hook hides cannot be called either. Only the list hooks
-// whose owner covers the tool's app take part (the server's and that app's,
-// with their plugins'), so one app's list hooks never run for another app's
-// calls. When there are any, it runs them over a one-tool list; they see
-// Request().Method == "tools/call" and can tell this check from a listing.
-// A list hook that fails makes the call fail with that hook's error (as a
-// protocol error), not look like an unknown tool.
-func (s *Server) toolVisible(ctx context.Context, info *flows.Request, entry *toolEntry) (bool, error) {
-	p := entry.listPlan.Load()
-	if p.Len() == 0 {
-		return true, nil
-	}
-	st := &fixedSteps{out: &mcp.ListToolsResult{Tools: []*mcp.Tool{entry.tool}}}
-	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.ToolsListTools, Request: info, Input: &mcp.ListToolsParams{}, Plan: p, Steps: st})
-	if err != nil {
-		return false, protocolError(err, info)
-	}
-	res, _ := out.(*mcp.ListToolsResult)
-	if res == nil {
-		return false, nil
-	}
-	for _, t := range res.Tools {
-		if t != nil && t.Name == entry.tool.Name {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// fixedSteps is an execute step that produces a fixed output.
-type fixedSteps struct{ out any }
-
-func (f *fixedSteps) Validate(c *flows.Context) (any, json.RawMessage, error) {
-	return c.Input(), nil, nil
-}
-
-func (f *fixedSteps) Execute(*flows.Context) (any, error) { return f.out, nil }

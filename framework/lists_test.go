@@ -14,56 +14,23 @@ import (
 	"github.com/hookflow/hookflow/stages"
 )
 
-// without returns the items of list for which hidden is false, in a new
-// slice: list results hold the SDK's registered pointers, which a hook must
-// not modify.
-func without[T any](list []T, hidden func(T) bool) []T {
-	out := make([]T, 0, len(list))
-	for _, x := range list {
-		if !hidden(x) {
-			out = append(out, x)
-		}
+// hideSecrets is a plugin that hides every entity whose name or URI
+// contains "secret": the Visibility capability.
+type hideSecrets struct{}
+
+func (hideSecrets) Name() string                          { return "hide-secrets" }
+func (hideSecrets) Attach(*framework.PluginContext) error { return nil }
+func (hideSecrets) Visible(_ *flows.Request, e *flows.Entity) framework.Sight {
+	if strings.Contains(e.Name, "secret") {
+		return framework.Hidden
 	}
-	return out
+	return framework.Shown
 }
 
-// filteringHooks hide everything whose name or URI contains "secret" from
-// the four lists.
-func filteringHooks() []flows.Hook {
-	secret := func(s string) bool { return strings.Contains(s, "secret") }
-	return []flows.Hook{
-		{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.As[flows.List[*mcp.ListToolsResult]](c)
-			res := *l.Result()
-			res.Tools = without(res.Tools, func(t *mcp.Tool) bool { return secret(t.Name) })
-			l.Respond(&res)
-			return nil
-		}},
-		{Flow: flows.PromptsListPrompts, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.As[flows.List[*mcp.ListPromptsResult]](c)
-			res := *l.Result()
-			res.Prompts = without(res.Prompts, func(p *mcp.Prompt) bool { return secret(p.Name) })
-			l.Respond(&res)
-			return nil
-		}},
-		{Flow: flows.ResourcesListResources, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.As[flows.List[*mcp.ListResourcesResult]](c)
-			res := *l.Result()
-			res.Resources = without(res.Resources, func(r *mcp.Resource) bool { return secret(r.URI) })
-			l.Respond(&res)
-			return nil
-		}},
-		{Flow: flows.ResourcesListResourceTemplates, Stage: stages.AfterExecute, Name: "hide", Fn: func(c *flows.Context) error {
-			l := flows.As[flows.List[*mcp.ListResourceTemplatesResult]](c)
-			res := *l.Result()
-			res.ResourceTemplates = without(res.ResourceTemplates, func(r *mcp.ResourceTemplate) bool { return secret(r.URITemplate) })
-			l.Respond(&res)
-			return nil
-		}},
-	}
-}
-
-func TestListHooksFilterWhatTheClientSees(t *testing.T) {
+// A plugin that implements Visibility hides entities from lists, before
+// pagination, and from calls, gets and reads, which fail as for a name the
+// server does not know; the lists are then private to the caller.
+func TestVisibilityHidesFromListsAndCalls(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -83,7 +50,7 @@ func TestListHooksFilterWhatTheClientSees(t *testing.T) {
 				}),
 				framework.AddResourceFunc(srv, &mcp.Resource{URI: "test://secret", Name: "s"}, nil, read),
 				framework.AddResourceFunc(srv, nil, &mcp.ResourceTemplate{URITemplate: "test://secret/{id}", Name: "st"}, read),
-				srv.Hook(filteringHooks()...),
+				srv.Use(hideSecrets{}),
 			)
 			if err != nil {
 				t.Fatal(err)
@@ -119,12 +86,25 @@ func TestListHooksFilterWhatTheClientSees(t *testing.T) {
 				t.Errorf("templates = %v, want [test://items/{id}]", got)
 			}
 
-			// A tool a list hook hides cannot be called: it looks exactly
-			// like a tool that does not exist.
+			for _, cache := range []string{tools.CacheScope, prompts.CacheScope, resources.CacheScope, templates.CacheScope} {
+				if cache == "public" {
+					t.Errorf("a list that depends on the caller has cacheScope %q", cache)
+				}
+			}
+
+			// A hidden entity cannot be used: it looks exactly like one
+			// that does not exist.
 			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "secret_tool"})
 			wantProtocolError(t, err, -32602, `unknown tool "secret_tool"`)
 			if n := secretCalls.Load(); n != 0 {
 				t.Errorf("the hidden tool ran %d times", n)
+			}
+			_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "secret_prompt"})
+			wantProtocolError(t, err, -32602, `unknown prompt "secret_prompt"`)
+			for _, uri := range []string{"test://secret", "test://secret/{id}"} {
+				if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+					t.Errorf("read %s: the hidden resource was read", uri)
+				}
 			}
 			// The visible tool still can.
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "ok"}})
@@ -135,29 +115,33 @@ func TestListHooksFilterWhatTheClientSees(t *testing.T) {
 	}
 }
 
-// TestListHookSeesVisibilityCheck checks that the tools:list-tools hooks run
-// for the visibility check of a call, and can tell it from a listing by the
-// request's method.
-func TestListHookSeesVisibilityCheck(t *testing.T) {
+// List hooks rewrite what a list shows; they do not run for calls.
+func TestListHooksRunOnlyForLists(t *testing.T) {
 	ctx := context.Background()
 	srv := framework.NewServer(&mcp.Implementation{Name: "lists", Version: "1"}, nil)
 	addEntities(t, srv)
 	rec := &recorder{}
-	if err := srv.Hook(flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Name: "see", Fn: func(c *flows.Context) error {
-		res := flows.As[flows.List[*mcp.ListToolsResult]](c).Result()
-		rec.add("%s %d", c.Request().Method, len(res.Tools))
+	if err := srv.Hook(flows.On(stages.AfterExecute, func(l flows.List[*mcp.ListToolsResult]) error {
+		rec.add("%s %d", l.Request().Method, len(l.Result().Tools))
+		res := *l.Result()
+		res.Tools = nil
+		l.Respond(&res)
 		return nil
-	}}); err != nil {
+	}).Named("see")); err != nil {
 		t.Fatal(err)
 	}
 	cs := inMemory("")(t, srv, nil)
-	if _, err := cs.ListTools(ctx, nil); err != nil {
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(tools.Tools) != 0 {
+		t.Errorf("the list hook's rewrite was not sent: %d tools", len(tools.Tools))
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := rec.take(), []string{"tools/list 1", "tools/call 1"}; !equal(got, want) {
+	if got, want := rec.take(), []string{"tools/list 1"}; !equal(got, want) {
 		t.Errorf("list hook saw %v, want %v", got, want)
 	}
 }

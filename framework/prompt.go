@@ -59,12 +59,12 @@ func (d *promptDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().prompts[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.PromptsGetPrompt, Msg: fmt.Sprintf("prompt %q is added twice", name)}
 	}
-	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcPrompt](), d.def.Hooks, nil, nil); err != nil {
+	p := *d.def.Prompt
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcPrompt](), d.def.Hooks, func(e *flows.Entity) { e.Prompt = &p }); err != nil {
 		return err
 	}
 	entry := newCompletable(&d.entityBase, d.def.Complete)
 	s.update(func(ix *entityIndex) { ix.prompts[name] = entry })
-	p := *d.def.Prompt
 	s.sdk.AddPrompt(&p, d.handle)
 	return nil
 }

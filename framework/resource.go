@@ -71,17 +71,24 @@ func (d *resourceDef[T]) register(s *Server) error {
 	if _, dup := s.index.Load().resources[key]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ResourcesReadResource, Msg: fmt.Sprintf("resource %q is added twice", key)}
 	}
-	if err := setupEntity(&d.entityBase, s, key, d.def.New, reflect.TypeFor[funcResource](), d.def.Hooks, nil, nil); err != nil {
+	var res *mcp.Resource
+	var tmpl *mcp.ResourceTemplate
+	if d.def.Resource != nil {
+		r := *d.def.Resource
+		res = &r
+	} else {
+		t := *d.def.Template
+		tmpl = &t
+	}
+	if err := setupEntity(&d.entityBase, s, key, d.def.New, reflect.TypeFor[funcResource](), d.def.Hooks, func(e *flows.Entity) { e.Resource, e.Template = res, tmpl }); err != nil {
 		return err
 	}
 	entry := newCompletable(&d.entityBase, d.def.Complete)
 	s.update(func(ix *entityIndex) { ix.resources[key] = entry })
-	if d.def.Resource != nil {
-		r := *d.def.Resource
-		s.sdk.AddResource(&r, d.handle)
+	if res != nil {
+		s.sdk.AddResource(res, d.handle)
 	} else {
-		t := *d.def.Template
-		s.sdk.AddResourceTemplate(&t, d.handle)
+		s.sdk.AddResourceTemplate(tmpl, d.handle)
 	}
 	return nil
 }

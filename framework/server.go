@@ -43,7 +43,7 @@ type Server struct {
 	// read lock-free by requests.
 	index atomic.Pointer[entityIndex]
 
-	lists   listPlans
+	lists   middlewarePlans
 	nextID  atomic.Uint64
 	idStamp string
 }
@@ -105,9 +105,8 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	}
 	so.Instructions = s.opts.Instructions
 	so.Logger = s.logger
-	if s.opts.PageSize > 0 {
-		so.PageSize = s.opts.PageSize
-	}
+	// The SDK lists whole; hookflow filters for the caller, then pages.
+	so.PageSize = sdkPageSize
 	so.CompletionHandler = s.complete
 	if s.opts.Subscribe != nil {
 		so.SubscribeHandler = s.opts.Subscribe

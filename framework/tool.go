@@ -68,10 +68,8 @@ type funcTool struct{}
 type toolEntry struct {
 	tool   *mcp.Tool
 	scope  *scope.Scope
-	scopes []string
-	// listPlan is the tools:list-tools plan of the hooks that cover the
-	// tool's scope: the ones that decide whether the tool is visible.
-	listPlan *scope.PlanRef
+	entity *flows.Entity
+	vis    visibility
 	// plan is the tool's tools:call-tool plan.
 	plan *scope.PlanRef
 }
@@ -96,10 +94,13 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	if _, dup := s.index.Load().tools[name]; dup && !s.started {
 		return &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q is added twice", name)}
 	}
-	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcTool](), d.def.Hooks, reflect.TypeFor[In](), reflect.TypeFor[Out]()); err != nil {
+	t := *d.def.Tool
+	describe := func(e *flows.Entity) {
+		e.In, e.Out, e.Tool, e.Scopes = reflect.TypeFor[In](), reflect.TypeFor[Out](), &t, d.def.Scopes
+	}
+	if err := setupEntity(&d.entityBase, s, name, d.def.New, reflect.TypeFor[funcTool](), d.def.Hooks, describe); err != nil {
 		return err
 	}
-	t := *d.def.Tool
 	inSchema, in, err := schemaFor[In](t.InputSchema)
 	if err != nil {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input schema", name), Err: err}
@@ -121,8 +122,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		}
 	}
 	d.outIsAny = d.out == nil && outType == reflect.TypeFor[any]()
-	d.entry = &toolEntry{tool: &t, scope: d.scope, scopes: d.def.Scopes, plan: d.plan,
-		listPlan: s.scope.PlanCovering(flows.ToolsListTools, d.scope)}
+	d.entry = &toolEntry{tool: &t, scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil
@@ -132,10 +132,8 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s := d.srv
 	info := s.requestInfo("tools/call", req)
-	if visible, err := s.toolVisible(ctx, info, d.entry); err != nil {
-		return nil, err
-	} else if !visible {
-		return nil, unknownTool(d.def.Tool.Name)
+	if d.vis.sight(info, &d.entity) == Hidden {
+		return nil, hidden(&d.entity)
 	}
 	var raw json.RawMessage
 	if req.Params != nil {

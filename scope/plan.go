@@ -19,9 +19,7 @@ type PlanRef struct {
 	entity *flows.Entity
 	typ    reflect.Type
 	target *Scope
-	// covering applies owner filtering even to a flow without an entity.
-	covering bool
-	cached   atomic.Pointer[compiledPlan]
+	cached atomic.Pointer[compiledPlan]
 }
 
 type compiledPlan struct {
@@ -61,18 +59,6 @@ func (p *PlanRef) Check() error {
 	return errors.Join(errs...)
 }
 
-// PlanCovering returns a handle to the plan of flow with only the external
-// hooks whose owner covers target, even when flow resolves no entity (where
-// [Scope.Plan] runs every owner's hooks). hookflow uses it to run an entity's
-// app's list hooks, and no other app's, when checking whether a list would
-// show the entity.
-func (s *Scope) PlanCovering(flow flows.ID, target *Scope) *PlanRef {
-	if target == nil {
-		target = s
-	}
-	return &PlanRef{reg: s.reg, flow: flow, target: target, covering: true}
-}
-
 // Load returns the current compiled plan. In the steady state it is two
 // atomic loads and a comparison: no lock, no map, no allocation.
 func (p *PlanRef) Load() *flows.Plan {
@@ -93,7 +79,7 @@ func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
 	if f < 0 {
 		return c
 	}
-	entityless := p.flow.Info().Entity == flows.EntityNone && !p.covering
+	entityless := p.flow.Info().Entity == flows.EntityNone
 	var typed *[flows.Count][stages.Count][]Registration
 	if p.typ != nil {
 		typed = snap.typeFlows[p.typ]

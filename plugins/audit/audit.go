@@ -226,17 +226,8 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	return nil
 }
 
-// nested reports whether c is the visibility check that a tools/call runs
-// through tools:list-tools: it is part of the call, not a run of its own.
-func nested(c *flows.Context) bool {
-	return c.Flow() == flows.ToolsListTools && c.Request().Method == "tools/call"
-}
-
 // begin records the start and the arguments as the client sent them.
 func (p *Plugin) begin(c *flows.Context) error {
-	if nested(c) {
-		return nil
-	}
 	n := &note{start: time.Now()}
 	switch in := c.Input().(type) {
 	case json.RawMessage: // tools:call-tool
@@ -278,9 +269,6 @@ func (p *Plugin) failed(c *flows.Context) error {
 
 // event builds the run's event and queues it. It never blocks.
 func (p *Plugin) event(c *flows.Context) error {
-	if nested(c) {
-		return nil
-	}
 	now := time.Now()
 	r := c.Request()
 	ev := &Event{

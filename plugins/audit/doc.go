@@ -16,8 +16,7 @@
 // The arguments of tools/call and prompts/get are recorded as the client
 // sent them (before any hook rewrote them), with the fields of
 // [Config.Redact] replaced by [Redacted]. Tokens and HTTP headers are never
-// recorded. The tools:list-tools run that a tools/call makes to check the
-// tool is visible is part of the call and gets no event of its own.
+// recorded.
 //
 // # Never blocking, never failing
 //

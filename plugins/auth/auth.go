@@ -12,7 +12,6 @@ import (
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -90,10 +89,11 @@ type Config struct {
 	// default is DenyScoped.
 	Unauthenticated Policy
 	// Conceal makes a tool the caller may not call look as if it did not
-	// exist: calls to it fail with the protocol error "unknown tool"
-	// (-32602) instead of naming the missing scopes, and HTTP gets no 403
-	// challenge for it. The default explains the denial, which helps the
-	// model and the user but reveals the tool's name and scopes.
+	// exist: it is left out of tools/list, and calls to it fail with the
+	// protocol error "unknown tool" (-32602) instead of naming the missing
+	// scopes; HTTP gets no 403 challenge for it. The default lists every
+	// tool and explains a denial, which helps the model and the user but
+	// reveals the tool's name and scopes.
 	Conceal bool
 	// NoScopeChallenge turns off the HTTP 403 insufficient-scope response to
 	// a tools/call over HTTP; the call is then refused in-band, with an
@@ -170,7 +170,6 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	p.att.Store(a)
 	if err := pc.Hook(
 		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: p.priority, Name: "scopes", Fn: p.callHook},
-		flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: p.priority, Name: "hide", Fn: p.listHook},
 	); err != nil {
 		p.att.Store(nil)
 		return err
@@ -401,35 +400,16 @@ func (p *Plugin) callHook(c *flows.Context) error {
 	return e
 }
 
-// listHook removes from a tools/list result the tools the caller may not
-// call. In the framework's visibility check for a tools/call (Method
-// "tools/call") it keeps the tool unless Conceal is set, so that the call
-// hook refuses it with a reason instead of "unknown tool".
-func (p *Plugin) listHook(c *flows.Context) error {
-	if c.Request().Method == "tools/call" && !p.cfg.Conceal {
-		return nil
+// Visible implements framework.Visibility: a tool the caller may not call
+// is left out of tools/list, and its call is refused by the call hook with
+// the scopes it needs; with Config.Conceal it is hidden instead, unknown to
+// tools/call as well.
+func (p *Plugin) Visible(r *flows.Request, e *flows.Entity) framework.Sight {
+	if e.Kind != flows.EntityTool || p.allowed(p.att.Load(), e.Name, r.TokenInfo) {
+		return framework.Shown
 	}
-	res, _ := c.Output().(*mcp.ListToolsResult)
-	if res == nil {
-		return nil
+	if p.cfg.Conceal {
+		return framework.Hidden
 	}
-	a := p.att.Load()
-	ti := c.Request().TokenInfo
-	var kept []*mcp.Tool
-	for i, t := range res.Tools {
-		ok := t == nil || p.allowed(a, t.Name, ti)
-		switch {
-		case ok && kept != nil:
-			kept = append(kept, t)
-		case !ok && kept == nil:
-			kept = make([]*mcp.Tool, i, len(res.Tools)-1)
-			copy(kept, res.Tools[:i])
-		}
-	}
-	if kept != nil {
-		out := *res
-		out.Tools = kept
-		c.SetOutput(&out)
-	}
-	return nil
+	return framework.Unlisted
 }

@@ -17,8 +17,9 @@
 //     lacks a scope. The model gets an isError result naming the missing
 //     scopes (a [*ScopeError]); later hooks (audit) see the run blocked by
 //     the auth plugin's hook.
-//   - tools:list-tools afterExecute "hide" removes those tools from
-//     tools/list.
+//   - the plugin's Visible method (the framework's Visibility capability)
+//     leaves those tools out of tools/list, before it is paginated; with
+//     [Config.Conceal] calling one is "unknown tool" too.
 //
 // Why an isError result rather than a JSON-RPC error: MCP reserves protocol
 // errors for requests the server cannot process at all (malformed, unknown
