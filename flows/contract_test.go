@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -121,7 +121,7 @@ func newContractRun(t *testing.T, at string, a act, cancel context.CancelFunc) *
 		}
 	}
 	hooks = append(hooks, flows.Hook{
-		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: math.MaxInt, Name: "sentinel",
+		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: priority.Max, Name: "sentinel",
 		Fn: func(c *flows.Context) error {
 			cr.finallyRuns++
 			cr.finallySaw = c.Err()

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,7 +26,9 @@ type Hook struct {
 	Stage stages.Stage
 	// Priority orders hooks within a stage: higher runs first; equal
 	// priorities run in registration order. The default is 0; package
-	// priority names the positions of the first-party plugins.
+	// priority names the positions of the first-party plugins (write
+	// priority.Auth + 10 to run just before auth) and bounds the range to
+	// int32.
 	Priority int
 	// Name identifies the hook within its owner, flow and stage; it is the
 	// last part of the hook's ID ([HookID]). When empty it is derived from
@@ -143,6 +146,9 @@ func (h Hook) Validate() error {
 	}
 	if h.Fn == nil {
 		return fail("nil hook function")
+	}
+	if err := priority.Check(h.Priority); err != nil {
+		return fail("%v", err)
 	}
 	return nil
 }

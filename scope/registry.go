@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -152,11 +153,7 @@ func indexOrder(a, b Registration) int {
 	return runOrder(a, b)
 }
 
-// runOrder orders hooks as they run: descending priority, then registration
-// order.
+// runOrder orders hooks as they run: the one rule, [priority.Compare].
 func runOrder(a, b Registration) int {
-	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.seq, b.seq)
+	return priority.Compare(a.Priority, a.seq, b.Priority, b.seq)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,12 @@ func TestRegistrationErrors(t *testing.T) {
 			hooks:    []flows.Hook{ext(call, stages.Stage(6), "h", 0)},
 			code:     flows.CodeInvalid,
 			contains: []string{`hook "h"`, "invalid stage 6"},
+		},
+		{
+			name:     "priority out of range",
+			hooks:    []flows.Hook{ext(call, be, "h", priority.Max+1)},
+			code:     flows.CodeInvalid,
+			contains: []string{`hook "h"`, "priority 2147483648 is out of range [-2147483648, 2147483647]"},
 		},
 		{
 			name:     "nil function",

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -137,7 +137,7 @@ func (h *Harness) build() error {
 		errs = append(errs, AddTools(a, ao.Name+"_"), a.Use(h.spies(ao.Plugins)...))
 	}
 	errs = append(errs, h.srv.Hook(flows.Hook{
-		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: math.MinInt, Name: "plugintest.finally",
+		Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: priority.Min, Name: "plugintest.finally",
 		Fn: func(c *flows.Context) error {
 			h.mu.Lock()
 			h.finally[c.Request().ID]++

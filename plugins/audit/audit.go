@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -136,13 +136,14 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		if !p.audited[f.ID.Index()] {
 			continue
 		}
-		// Priority MaxInt: the plugin sees each stage before any hook
-		// that could change what it records.
+		// priority.Audit: the plugin sees each stage before any hook
+		// that could change what it records (only the cache's store
+		// comes first in afterExecute, and changes nothing).
 		hooks = append(hooks,
-			flows.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: math.MaxInt, Name: "start", Fn: p.begin},
-			flows.Hook{Flow: f.ID, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "answered", Fn: p.answered},
-			flows.Hook{Flow: f.ID, Stage: stages.OnError, Priority: math.MaxInt, Name: "failed", Fn: p.failed},
-			flows.Hook{Flow: f.ID, Stage: stages.Finally, Priority: math.MaxInt, Name: "event", Fn: p.event},
+			flows.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: priority.Audit, Name: "start", Fn: p.begin},
+			flows.Hook{Flow: f.ID, Stage: stages.AfterExecute, Priority: priority.Audit, Name: "answered", Fn: p.answered},
+			flows.Hook{Flow: f.ID, Stage: stages.OnError, Priority: priority.Audit, Name: "failed", Fn: p.failed},
+			flows.Hook{Flow: f.ID, Stage: stages.Finally, Priority: priority.Audit, Name: "event", Fn: p.event},
 		)
 	}
 	return pc.Hook(hooks...)

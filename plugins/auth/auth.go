@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -22,11 +23,6 @@ import (
 // Name is the plugin's name: its hooks' IDs start with the scope path of
 // "auth".
 const Name = "auth"
-
-// DefaultPriority is the priority of the plugin's hooks when
-// [Config.Priority] is 0: high, so that a denied call is refused before
-// rate limits, caches or the tool's own hooks see it.
-const DefaultPriority = 1000
 
 // CodeInsufficientScope is the JSON-RPC error code of the body of an HTTP
 // 403 insufficient-scope response (see [Plugin.Handler]). It is in the
@@ -99,7 +95,8 @@ type Config struct {
 	// a tools/call over HTTP; the call is then refused in-band, with an
 	// isError result, like over stdio.
 	NoScopeChallenge bool
-	// Priority of the plugin's hooks; 0 means DefaultPriority.
+	// Priority of the plugin's hooks; 0 means priority.Auth: before rate
+	// limits, caches and the tool's own hooks.
 	Priority int
 	// Logger receives the plugin's logs (denials at debug level, verifier
 	// failures); nil uses the server's logger. Tokens are never logged.
@@ -130,7 +127,7 @@ func New(cfg Config) *Plugin {
 	cfg.Scopes = slices.Clone(cfg.Scopes)
 	p := &Plugin{cfg: cfg, priority: cfg.Priority}
 	if p.priority == 0 {
-		p.priority = DefaultPriority
+		p.priority = priority.Auth
 	}
 	return p
 }

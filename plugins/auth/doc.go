@@ -10,8 +10,8 @@
 // its token (the SDK's auth.TokenInfo, which hooks see as
 // Request().TokenInfo) holds all of them.
 //
-// The plugin registers two hooks, at priority [DefaultPriority] (above the
-// default 0 of other plugins' hooks):
+// The plugin registers its call hook at priority.Auth (see package priority:
+// after audit, before rate limits, caches and hooks of default priority):
 //
 //   - tools:call-tool beforeValidation "scopes" refuses a call whose token
 //     lacks a scope. The model gets an isError result naming the missing

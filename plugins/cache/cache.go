@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -47,12 +47,6 @@ const (
 	DefaultTTL        = time.Minute
 	DefaultMaxEntries = 1024
 )
-
-// LookupPriority is the priority of the plugin's beforeExecute hook: it
-// runs after the beforeExecute hooks of ordinary priority, so that
-// authorization and rate limits are checked before a cached answer is
-// served.
-const LookupPriority = -1 << 20
 
 // Stats counts what the cache did.
 type Stats struct {
@@ -123,11 +117,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	srv := pc.Server
 	return pc.Hook(
-		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: LookupPriority, Name: "lookup",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: priority.Cache, Name: "lookup",
 			Fn: func(c *flows.Context) error { return p.lookup(srv, c) }},
 		// First in afterExecute: store what execute produced, before other
 		// hooks rewrite it (they rewrite cached answers the same way).
-		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: math.MaxInt, Name: "store",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: priority.CacheStore, Name: "store",
 			Fn: p.store},
 	)
 }

@@ -5,7 +5,7 @@
 //
 // A tool is cacheable when its MCP annotations say ReadOnlyHint or
 // IdempotentHint (//mcp:tool … readonly or idempotent). For such a tool,
-// the plugin's beforeExecute hook (at [LookupPriority], after ordinary
+// the plugin's beforeExecute hook (at priority.Cache, after ordinary
 // hooks such as auth and rate limits) looks the call up by the tool's name,
 // the canonical JSON of its validated arguments (object keys sorted, no
 // insignificant whitespace) and, unless [Config.SharedAcrossPrincipals],

@@ -21,7 +21,7 @@
 // # Refusals
 //
 // The plugin's hook (tools:call-tool beforeValidation "take", priority
-// [DefaultPriority], just below the auth plugin) refuses a call over budget
+// priority.RateLimit, just after the auth plugin) refuses a call over budget
 // with a [*LimitError]: the model gets an isError result such as
 //
 //	rate limit: too many calls in this session; retry after 1.5s

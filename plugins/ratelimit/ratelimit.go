@@ -13,16 +13,12 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
 // Name is the plugin's name.
 const Name = "ratelimit"
-
-// DefaultPriority is the priority of the plugin's hook when
-// [Config.Priority] is 0: below the auth plugin's (1000), so a call the
-// caller may not make does not spend budget, and above other hooks.
-const DefaultPriority = 900
 
 // DefaultTimeout bounds each backend decision when [Config.Timeout] is 0.
 const DefaultTimeout = 250 * time.Millisecond
@@ -136,7 +132,8 @@ type Config struct {
 	// Timeout bounds each backend decision; 0 means DefaultTimeout. It is
 	// not applied to the in-memory backend, which never waits on I/O.
 	Timeout time.Duration
-	// Priority of the plugin's hook; 0 means DefaultPriority.
+	// Priority of the plugin's hook; 0 means priority.RateLimit: after auth,
+	// so a call the caller may not make spends no budget.
 	Priority int
 	// Logger receives backend failures (at most one line a second); nil
 	// uses the server's logger.
@@ -213,7 +210,7 @@ func New(cfg Config) *Plugin {
 		p.timeout = DefaultTimeout
 	}
 	if p.priority == 0 {
-		p.priority = DefaultPriority
+		p.priority = priority.RateLimit
 	}
 	return p
 }

@@ -1,0 +1,27 @@
+// Package priority names the positions of hooks within a stage.
+//
+// Within one stage of one run, hooks run in descending priority; hooks of
+// equal priority run in registration order ([Compare] is that rule, used by
+// the runtime's registry and by hookgen -explain alike). The default
+// priority is 0. The first-party plugins take the named positions below, so
+// that whatever order they are attached in, a tool call runs
+//
+//	audit (start) → auth → ratelimit → your hooks → cache lookup → execute → cache store → audit (answered)
+//
+// | name        | value      | who                                            |
+// |-------------|------------|------------------------------------------------|
+// | cache-store | 2000000    | cache: stores a result before any hook rewrites it |
+// | audit       | 1000000    | audit: sees each stage before the others       |
+// | auth        | 1000       | auth: refuses a call before it costs anything  |
+// | ratelimit   | 900        | ratelimit: spends budget only on allowed calls |
+// | default     | 0          | hooks that name no position                    |
+// | cache       | -1000000   | cache: answers early after every other hook    |
+//
+// A hook placed relative to a position is written as an offset from it: in
+// Go, priority.Auth + 10; in a //hook: directive, priority=auth+10 (runs just
+// before auth) or priority=cache-1 (just after the cache lookup). [Parse]
+// reads that form and [Format] writes it.
+//
+// Priorities are int32 values, from [Min] to [Max], in Go and in
+// directives alike; registering a hook outside that range is an error.
+package priority

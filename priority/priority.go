@@ -1,0 +1,178 @@
+package priority
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The named positions, in descending order (see the package doc).
+const (
+	// CacheStore is where the cache plugin stores a tool's result in
+	// afterExecute: before any hook rewrites it, and before audit records it.
+	CacheStore = 2_000_000
+	// Audit is where the audit plugin's hooks run in every stage: before
+	// auth, so that a refused call is recorded as it arrived.
+	Audit = 1_000_000
+	// Auth is where the auth plugin refuses calls the caller may not make.
+	Auth = 1000
+	// RateLimit is where the rate-limit plugin spends budget: after auth,
+	// so that a refused call costs nothing.
+	RateLimit = 900
+	// Default is the priority of a hook that names none.
+	Default = 0
+	// Cache is where the cache plugin answers a call from its cache in
+	// beforeExecute: after every hook of ordinary priority.
+	Cache = -1_000_000
+)
+
+// Min and Max bound every priority, in Go and in directives.
+const (
+	Min = math.MinInt32
+	Max = math.MaxInt32
+)
+
+// Position is one named position.
+type Position struct {
+	// Name is the position's name in directives, e.g. "ratelimit".
+	Name string
+	// Value is its priority.
+	Value int
+}
+
+var positions = [...]Position{
+	{"cache-store", CacheStore},
+	{"audit", Audit},
+	{"auth", Auth},
+	{"ratelimit", RateLimit},
+	{"default", Default},
+	{"cache", Cache},
+}
+
+// Positions returns the named positions in descending order.
+func Positions() []Position {
+	out := make([]Position, len(positions))
+	copy(out, positions[:])
+	return out
+}
+
+// Compare orders two hooks of one stage as they run: it returns a negative
+// number when the hook with priority ap and registration sequence aseq runs
+// before the one with bp and bseq, positive when after, 0 for the same
+// place. Higher priority runs first; equal priorities run in registration
+// order (a lower sequence first).
+func Compare(ap int, aseq uint64, bp int, bseq uint64) int {
+	if c := cmp.Compare(bp, ap); c != 0 {
+		return c
+	}
+	return cmp.Compare(aseq, bseq)
+}
+
+// Check returns an error when p is outside [Min, Max].
+func Check(p int) error {
+	if p < Min || p > Max {
+		return fmt.Errorf("priority %d is out of range [%d, %d]", p, Min, Max)
+	}
+	return nil
+}
+
+// Parse reads a priority: a Go integer ("-5", "0x10"), a position's name
+// ("auth"), or a name with an offset ("auth+10", "cache-1"). The result is
+// checked against [Min] and [Max].
+func Parse(s string) (int, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty priority")
+	}
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return checked(int(n))
+	} else if c := s[0]; c == '-' || c == '+' || (c >= '0' && c <= '9') {
+		return 0, fmt.Errorf("priority %q is not a whole number in [%d, %d] or a position (%s)", s, Min, Max, names())
+	}
+	name, offset := s, ""
+	if i := strings.IndexAny(s, "+-"); i > 0 {
+		// A name contains '-' ("cache-store"): the offset starts at the last
+		// sign followed only by digits.
+		j := strings.LastIndexAny(s, "+-")
+		if _, err := strconv.ParseUint(s[j+1:], 10, 32); err == nil && j > 0 {
+			name, offset = s[:j], s[j:]
+		}
+	}
+	v, ok := lookup(name)
+	if !ok {
+		return 0, fmt.Errorf("unknown priority position %q (positions: %s)", name, names())
+	}
+	if offset != "" {
+		n, err := strconv.ParseInt(offset, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("priority %q: bad offset %q", s, offset)
+		}
+		v += int(n)
+	}
+	return checked(v)
+}
+
+func checked(v int) (int, error) {
+	if err := Check(v); err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
+func lookup(name string) (int, bool) {
+	for _, p := range positions {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return 0, false
+}
+
+func names() string {
+	var b strings.Builder
+	for i, p := range positions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Name)
+	}
+	return b.String()
+}
+
+// Names returns the positions' names, for "did you mean" hints.
+func Names() []string {
+	out := make([]string, len(positions))
+	for i, p := range positions {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Format writes p as a reader of a plan wants it: the name of the position
+// p is, or the nearest position with an offset of up to 100 ("auth+10",
+// "cache-1"), else the number. 0 is "default".
+func Format(p int) string {
+	best, bestDist := "", 101
+	for _, pos := range positions {
+		d := p - pos.Value
+		if d < 0 {
+			d = -d
+		}
+		if d < bestDist {
+			best, bestDist = pos.Name, d
+		}
+	}
+	if best == "" {
+		return strconv.Itoa(p)
+	}
+	v, _ := lookup(best)
+	switch {
+	case p == v:
+		return best
+	case p > v:
+		return best + "+" + strconv.Itoa(p-v)
+	default:
+		return best + "-" + strconv.Itoa(v-p)
+	}
+}
