@@ -67,6 +67,16 @@ type Steps interface {
 	Execute(c *Context) (output any, err error)
 }
 
+// OutputChecker is implemented by Steps whose flow checks its final output,
+// whether execute produced it or a hook answered early: CheckOutput runs
+// after afterExecute (the "output" step), may replace the output with
+// [Context.SetOutput], and fails the run (onError and finally then see the
+// failure) when the output cannot be sent. [Context.DecidedBy] names the
+// hook that answered, if one did.
+type OutputChecker interface {
+	CheckOutput(c *Context) error
+}
+
 // Entity is what a flow resolved before its first stage: a tool, resource,
 // resource template or prompt.
 type Entity struct {

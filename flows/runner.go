@@ -121,6 +121,11 @@ func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (outp
 	if err := r.main(c, plan, run.Steps); err != nil {
 		c.err = err
 		r.onError(c, plan)
+		if c.err == nil {
+			// An onError hook recovered the run with an answer: it is
+			// checked like any other.
+			c.err = r.checkRecovered(c, run.Steps)
+		}
 	}
 	r.finally(c, plan)
 	output, err = c.output, c.err
@@ -143,6 +148,21 @@ type runKey struct{}
 func FromContext(ctx context.Context) *Context {
 	c, _ := ctx.Value(runKey{}).(*Context)
 	return c
+}
+
+// checkRecovered runs the output step on the answer of an onError hook
+// that recovered the run, when the steps check outputs.
+func (r *Runner) checkRecovered(c *Context, steps Steps) (err error) {
+	if _, ok := steps.(OutputChecker); !ok {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = r.panicked(c, v)
+		}
+	}()
+	c.hook = nil
+	return r.step(c, steps, stepOutput)
 }
 
 // main runs the four main stages and the two steps. One deferred recover
@@ -189,9 +209,14 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 	}
 	c.stage = stages.AfterExecute
 	if hooks := plan.Stages[stages.AfterExecute]; len(hooks) > 0 {
-		_, err = r.stage(c, hooks)
+		if _, err = r.stage(c, hooks); err != nil {
+			return err
+		}
 	}
-	return err
+	if _, ok := steps.(OutputChecker); ok {
+		return r.step(c, steps, stepOutput)
+	}
+	return nil
 }
 
 // stage runs hooks, the hooks of c's current stage, one of the four main
@@ -317,11 +342,15 @@ type stepKind uint8
 const (
 	stepValidate stepKind = iota
 	stepExecute
+	stepOutput
 )
 
 func (k stepKind) String() string {
-	if k == stepValidate {
+	switch k {
+	case stepValidate:
 		return "validate"
+	case stepOutput:
+		return "output"
 	}
 	return "execute"
 }
@@ -337,7 +366,10 @@ func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
 		return nil
 	}
 	var err error
-	if k == stepValidate {
+	switch k {
+	case stepOutput:
+		err = steps.(OutputChecker).CheckOutput(c)
+	case stepValidate:
 		var in any
 		var args json.RawMessage
 		if in, args, err = steps.Validate(c); err == nil {
@@ -346,7 +378,7 @@ func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
 				c.args = args
 			}
 		}
-	} else {
+	default:
 		var out any
 		if out, err = steps.Execute(c); err == nil {
 			c.output = out

@@ -110,7 +110,9 @@ func TestEmbeddedHooksAreTyped(t *testing.T) {
 		// that does not know the tool's types would.
 		srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: 10, Name: "maintenance", Fn: func(c *flows.Context) error {
 			if in := flows.As[flows.ToolCall[shoutIn, shoutOut]](c).Input(); in != nil && in.Text == "maintenance" {
-				flows.As[flows.ToolCall[shoutIn, shoutOut]](c).RespondResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "down for maintenance"}}})
+				// The tool has an output schema: the answer's JSON text
+				// becomes its structuredContent, checked like an output.
+				flows.As[flows.ToolCall[shoutIn, shoutOut]](c).RespondResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"text":"down for maintenance"}`}}})
 			}
 			return nil
 		}}),
@@ -130,7 +132,7 @@ func TestEmbeddedHooksAreTyped(t *testing.T) {
 		{"typed input and output rewritten", map[string]any{"text": "  hi  "}, `{"text":"HI!"}`, true, nil},
 		{"raw arguments rewritten", map[string]any{"say": "yo"}, `{"text":"YO!"}`, true, []string{"legacy rewritten"}},
 		{"answered early, output still rewritten", map[string]any{"text": " cached "}, `{"text":"from cache!"}`, false, nil},
-		{"whole result from an external hook", map[string]any{"text": "maintenance"}, "down for maintenance", false, nil},
+		{"whole result from an external hook", map[string]any{"text": "maintenance"}, `{"text":"down for maintenance"}`, false, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package framework_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -164,5 +166,75 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A hook's early answer is checked against the tool's output schema like
+// an executed output: a conforming structuredContent or JSON text is sent
+// (with the structuredContent a strict client requires); an answer that
+// cannot satisfy the schema fails naming the hook; an error answer is sent
+// as it is. onError recoveries are checked too.
+func TestEarlyAnswersMeetTheOutputSchema(t *testing.T) {
+	answers := map[string]*mcp.CallToolResult{
+		"text":       {Content: []mcp.Content{&mcp.TextContent{Text: "plain words"}}},
+		"json-text":  {Content: []mcp.Content{&mcp.TextContent{Text: `{"text":"from json"}`}}},
+		"structured": {Content: []mcp.Content{&mcp.TextContent{Text: "s"}}, StructuredContent: map[string]any{"text": "structured"}},
+		"wrong":      {Content: []mcp.Content{&mcp.TextContent{Text: "w"}}, StructuredContent: map[string]any{"text": 3}},
+		"error":      {Content: []mcp.Content{&mcp.TextContent{Text: "nope"}}, IsError: true},
+	}
+	srv := framework.NewServer(&mcp.Implementation{Name: "early", Version: "v1"}, nil)
+	must(t, framework.AddTool(srv, wordyTool("hello", "hello")))
+	must(t, srv.Hook(
+		flows.On(stages.BeforeExecute, func(c flows.ToolCall[greetIn, greetOut]) error {
+			if a := answers[c.Input().Name]; a != nil {
+				c.RespondResult(a)
+			}
+			return nil
+		}).Named("answer"),
+		flows.On(stages.OnError, func(c flows.ToolCall[greetIn, greetOut]) error {
+			if string(c.Arguments()) == `{"name":"fail"}` {
+				c.RespondResult(answers["text"])
+			}
+			return nil
+		}).Named("recover"),
+		flows.On(stages.BeforeValidation, func(c flows.ToolCall[greetIn, greetOut]) error {
+			if string(c.Args()) == `{"name":"fail"}` {
+				return errors.New("failing on purpose")
+			}
+			return nil
+		}).Named("fail"),
+	))
+	cs := inMemory("")(t, srv, nil)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, structured, protocolErr string
+		isError                       bool
+	}{
+		{name: "json-text", structured: `{"text":"from json"}`},
+		{name: "structured", structured: `{"text":"structured"}`},
+		{name: "text", protocolErr: `tool "hello": the answer of hook "early/tools:call-tool/beforeExecute/answer": the tool has an output schema`},
+		{name: "wrong", protocolErr: `validating structuredContent`},
+		{name: "error", isError: true},
+		{name: "fail", protocolErr: `the answer of hook "early/tools:call-tool/onError/recover"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": tt.name}})
+			if tt.protocolErr != "" {
+				wantProtocolError(t, err, -32603, tt.protocolErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError != tt.isError {
+				t.Fatalf("isError = %v", res.IsError)
+			}
+			if tt.structured != "" {
+				b, _ := json.Marshal(res.StructuredContent)
+				if string(b) != tt.structured {
+					t.Errorf("structuredContent = %s, want %s", b, tt.structured)
+				}
+			}
+		})
 	}
 }

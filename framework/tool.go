@@ -177,9 +177,80 @@ func (d *toolDef[T, In, Out]) Execute(c *flows.Context) (any, error) {
 	return d.def.Execute(inst, c.Context(), req, *in)
 }
 
+// CheckOutput turns the run's output into the result the SDK sends, as
+// the SDK's typed AddTool would, and checks it against the output schema,
+// whoever produced it: an Out is encoded and validated; a whole result a
+// hook answered with must carry structuredContent that satisfies the
+// schema, or a single text content that is such JSON (it then becomes the
+// structuredContent). An error result is sent as it is. An answer that
+// cannot be sent fails the run with an internal error naming the hook
+// that gave it.
+func (d *toolDef[T, In, Out]) CheckOutput(c *flows.Context) error {
+	res, err := d.finalize(c.Output())
+	if err != nil {
+		who := "the tool's output"
+		if c.Responded() && c.DecidedBy() != "" {
+			who = fmt.Sprintf("the answer of hook %q", c.DecidedBy())
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: %s: %v", d.def.Tool.Name, who, err)}
+	}
+	c.SetOutput(res)
+	return nil
+}
+
+// finalize returns output as the result to send, checked against the
+// output schema.
+func (d *toolDef[T, In, Out]) finalize(output any) (*mcp.CallToolResult, error) {
+	switch out := output.(type) {
+	case *mcp.CallToolResult:
+		if out == nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
+		if d.out == nil || out.IsError {
+			return out, nil
+		}
+		return d.checkWhole(out)
+	case Out:
+		return d.encode(out)
+	case nil:
+		var zero Out
+		return d.encode(zero)
+	default:
+		return nil, fmt.Errorf("output of type %T, want %v or *mcp.CallToolResult", out, reflect.TypeFor[Out]())
+	}
+}
+
+// checkWhole checks a whole result against the output schema and returns
+// it with its structuredContent validated (defaults applied).
+func (d *toolDef[T, In, Out]) checkWhole(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	var data []byte
+	switch {
+	case res.StructuredContent != nil:
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("marshaling structuredContent: %w", err)
+		}
+		data = b
+	case len(res.Content) == 1:
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok && isObjectJSON([]byte(tc.Text)) {
+			data = []byte(tc.Text)
+		}
+	}
+	if data == nil {
+		return nil, errors.New("the tool has an output schema, and the result has no structuredContent (nor a single JSON text content)")
+	}
+	checked, err := applyOutput(data, d.out)
+	if err != nil {
+		return nil, fmt.Errorf("validating structuredContent: %w", err)
+	}
+	out := *res
+	out.StructuredContent = json.RawMessage(checked)
+	return &out, nil
+}
+
 // result turns a finished run into what the SDK sends: a protocol error for
 // a *jsonrpc.Error, an isError result for any other failure, else the
-// output as the SDK's typed AddTool would send it.
+// checked output (see CheckOutput).
 func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
 		var wire *jsonrpc.Error
@@ -190,20 +261,10 @@ func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error)
 		res.SetError(errors.New(clientReason(err, info)))
 		return res, nil
 	}
-	switch out := output.(type) {
-	case *mcp.CallToolResult:
-		if out == nil {
-			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
-		}
-		return out, nil
-	case Out:
-		return internal(d.encode(out))
-	case nil:
-		var zero Out
-		return internal(d.encode(zero))
-	default:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: output of type %T, want %v or *mcp.CallToolResult", d.def.Tool.Name, out, reflect.TypeFor[Out]())}
+	if res, ok := output.(*mcp.CallToolResult); ok && res != nil {
+		return res, nil
 	}
+	return internal(d.finalize(output))
 }
 
 // internal turns a plain error into an internal JSON-RPC error (the SDK
