@@ -228,7 +228,7 @@ func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) 
 		if c.done != nil {
 			select {
 			case <-c.done:
-				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: c.parent.Err()}
+				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: context.Cause(c.parent)}
 				r.observe(c, h.ID, "", "canceled", err)
 				return false, err
 			default:
@@ -324,6 +324,9 @@ func canceledDuring(c *Context, h *PlanEntry, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	if cause := context.Cause(c.parent); cause != c.parent.Err() {
+		err = cause
+	}
 	return &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled while hook " + strconv.Quote(h.ID) + " ran", Err: err}
 }
 
@@ -407,6 +410,9 @@ func (r *Runner) stepError(c *Context, k stepKind, err error) error {
 	}
 	if cerr := c.parent.Err(); cerr != nil && errors.Is(err, cerr) {
 		code = CodeCanceled
+		if cause := context.Cause(c.parent); cause != cerr {
+			err = cause // e.g. a timeout's own error, which Is the deadline
+		}
 	}
 	return &Error{Code: code, Flow: c.flow, Stage: c.stage, Step: k.String(), Err: err}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -236,5 +238,44 @@ func TestEarlyAnswersMeetTheOutputSchema(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A tool call that outlives its timeout fails with an isError result that
+// says so; hooks see a *TimeoutError; the per-tool bound overrides the
+// server's.
+func TestToolTimeout(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "slow", Version: "v1"}, &framework.Options{ToolTimeout: 20 * time.Millisecond})
+	block := func(ctx context.Context, _ *mcp.CallToolRequest, _ greetIn) (greetOut, error) {
+		<-ctx.Done()
+		return greetOut{}, ctx.Err()
+	}
+	must(t, framework.AddToolFunc(srv, &mcp.Tool{Name: "slow"}, block))
+	must(t, framework.AddTool(srv, framework.Tool[struct{}, greetIn, greetOut]{
+		Tool: &mcp.Tool{Name: "quick"}, Timeout: 5 * time.Millisecond,
+		Execute: func(_ struct{}, ctx context.Context, req *mcp.CallToolRequest, in greetIn) (greetOut, error) {
+			return block(ctx, req, in)
+		},
+	}))
+	var sawTimeout atomic.Int32
+	must(t, srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "see", Fn: func(c *flows.Context) error {
+		var te *framework.TimeoutError
+		if errors.As(c.Err(), &te) && errors.Is(c.Err(), context.DeadlineExceeded) {
+			sawTimeout.Add(1)
+		}
+		return nil
+	}}))
+	cs := inMemory("")(t, srv, nil)
+	for name, want := range map[string]string{"slow": `tool "slow" timed out after 20ms`, "quick": `tool "quick" timed out after 5ms`} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"name": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || textOf(t, res) != want {
+			t.Errorf("%s: isError %v %q, want %q", name, res.IsError, textOf(t, res), want)
+		}
+	}
+	if n := sawTimeout.Load(); n != 2 {
+		t.Errorf("finally saw a *TimeoutError %d times, want 2", n)
 	}
 }

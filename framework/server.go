@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -70,6 +71,9 @@ type Options struct {
 	// neither.
 	Subscribe   func(context.Context, *mcp.SubscribeRequest) error
 	Unsubscribe func(context.Context, *mcp.UnsubscribeRequest) error
+	// ToolTimeout bounds every tool call, hooks included, unless the tool
+	// sets its own [Tool.Timeout]; 0 means no bound. See [TimeoutError].
+	ToolTimeout time.Duration
 	// SDK holds further SDK options. hookflow sets the fields above on a copy
 	// of it, plus CompletionHandler.
 	SDK *mcp.ServerOptions

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,6 +37,12 @@ type Tool[T, In, Out any] struct {
 	Hooks []EntityHook[T, flows.ToolCall[In, Out]]
 	// Scopes are the OAuth scopes a caller needs (read by the auth plugin).
 	Scopes []string
+	// Timeout bounds one call of the tool, hooks included: when it passes,
+	// the call's context is cancelled and the call fails with an isError
+	// result saying it timed out. 0 uses [Options.ToolTimeout]; a negative
+	// value means no bound. The bound is cooperative: execute functions and
+	// hooks must watch their context.
+	Timeout time.Duration
 }
 
 // AddTool adds a tool to r. It is registered on the SDK at Start.
@@ -87,6 +94,10 @@ type toolDef[T, In, Out any] struct {
 	// outPointerZero is the zero value of *Out's element when Out is a
 	// pointer type: a nil output is sent as that zero value, not as null.
 	outPointerZero any
+	// timeout bounds a call (0: none); timedOut is the cause its context
+	// is cancelled with.
+	timeout  time.Duration
+	timedOut error
 }
 
 func (d *toolDef[T, In, Out]) register(s *Server) error {
@@ -122,6 +133,13 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		}
 	}
 	d.outIsAny = d.out == nil && outType == reflect.TypeFor[any]()
+	switch d.timeout = d.def.Timeout; {
+	case d.timeout == 0:
+		d.timeout = s.opts.ToolTimeout
+	case d.timeout < 0:
+		d.timeout = 0
+	}
+	d.timedOut = &TimeoutError{Tool: name, After: d.timeout}
 	d.entry = &toolEntry{tool: &t, scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
@@ -138,6 +156,11 @@ func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	var raw json.RawMessage
 	if req.Params != nil {
 		raw = req.Params.Arguments
+	}
+	if d.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d.timeout, d.timedOut)
+		defer cancel()
 	}
 	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Entity: &d.entity, Request: info,
 		Input: raw, Arguments: raw, Plan: d.plan.Load(), Steps: d})
@@ -258,7 +281,12 @@ func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error)
 			return nil, wire
 		}
 		res := &mcp.CallToolResult{}
-		res.SetError(errors.New(clientReason(err, info)))
+		var te *TimeoutError
+		if errors.As(err, &te) {
+			res.SetError(te)
+		} else {
+			res.SetError(errors.New(clientReason(err, info)))
+		}
 		return res, nil
 	}
 	if res, ok := output.(*mcp.CallToolResult); ok && res != nil {
@@ -299,3 +327,21 @@ func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {
 	res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	return res, nil
 }
+
+// TimeoutError is the cause of a tool call that ran out of time
+// ([Tool.Timeout], [Options.ToolTimeout]): the call's context is cancelled
+// with it, hooks see it through errors.As on [flows.Context.Err], and the
+// model reads its message.
+type TimeoutError struct {
+	Tool  string
+	After time.Duration
+}
+
+// Error says which tool timed out and after how long.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("tool %q timed out after %v", e.Tool, e.After)
+}
+
+// Is reports whether target is context.DeadlineExceeded, so that code that
+// checks for a deadline sees one.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
