@@ -2,11 +2,13 @@ package framework_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 )
 
@@ -41,5 +43,92 @@ func TestValidationSaysNull(t *testing.T) {
 		if !res.IsError || !strings.Contains(got, tt.want) || strings.Contains(got, "reflect") || strings.Contains(got, "<nil>") {
 			t.Errorf("args %v: isError=%v text %q; want it to contain %q and no Go internals", tt.args, res.IsError, got, tt.want)
 		}
+	}
+}
+
+// weatherConfig is a dependency nobody provides in TestMissingDependency.
+type weatherConfig struct{ unit string }
+
+// weatherClient is built from a *weatherConfig.
+type weatherClient struct{ cfg *weatherConfig }
+
+type getWeather struct{ cfg *weatherConfig }
+
+func newGetWeather(cfg *weatherConfig) *getWeather { return &getWeather{cfg: cfg} }
+
+func newWeatherClient(cfg *weatherConfig) *weatherClient { return &weatherClient{cfg: cfg} }
+
+func newGetWeatherWithClient(c *weatherClient) (*getWeather, error) {
+	return &getWeather{cfg: c.cfg}, nil
+}
+
+var errNoKey = errors.New("no API key")
+
+func newGetWeatherFailing(cfg *weatherConfig) (*getWeather, error) { return nil, errNoKey }
+
+func newWeatherConfig() *weatherConfig { return &weatherConfig{unit: "C"} }
+
+// TestMissingDependency checks that a constructor whose parameter nobody
+// provides fails Start with an error naming the constructor, the missing
+// type and what to do, and nothing of the reflection hookflow uses to call
+// it.
+func TestMissingDependency(t *testing.T) {
+	tests := []struct {
+		name string
+		ctor any
+		// extra provides more constructors before Start.
+		extra []any
+		want  []string
+	}{
+		{"direct", newGetWeather, nil,
+			[]string{"tool weather", "framework_test.newGetWeather", "missing type: *framework_test.weatherConfig", "Provide"}},
+		{"transitive", newGetWeatherWithClient, []any{newWeatherClient},
+			[]string{"tool weather", "framework_test.newGetWeatherWithClient", "newWeatherClient", "missing type: *framework_test.weatherConfig", "Provide"}},
+		// The constructor's own error is kept as it is, without the hint.
+		{"failing", newGetWeatherFailing, []any{newWeatherConfig},
+			[]string{"tool weather", "framework_test.newGetWeatherFailing", "no API key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := framework.NewServer(&mcp.Implementation{Name: "deps", Version: "1"}, nil)
+			for _, c := range tt.extra {
+				if err := srv.Provide(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := framework.AddTool(srv, framework.Tool[*getWeather, struct{}, echoOut]{
+				Tool: &mcp.Tool{Name: "weather"},
+				New:  tt.ctor,
+				Execute: func(*getWeather, context.Context, *mcp.CallToolRequest, struct{}) (echoOut, error) {
+					return echoOut{}, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.Start()
+			if err == nil {
+				t.Fatal("Start succeeded without the dependency")
+			}
+			if flows.CodeOf(err) != flows.CodeInvalid {
+				t.Errorf("code = %v, want invalid", flows.CodeOf(err))
+			}
+			msg := err.Error()
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			if tt.name == "failing" {
+				if !errors.Is(err, errNoKey) || strings.Contains(msg, "Provide") {
+					t.Errorf("error %q: want it to wrap the constructor's error, without the Provide hint", msg)
+				}
+			}
+			for _, bad := range []string{"reflect", "makeFuncStub", ".s:"} {
+				if strings.Contains(msg, bad) {
+					t.Errorf("error %q contains %q", msg, bad)
+				}
+			}
+		})
 	}
 }
