@@ -132,3 +132,43 @@ func TestMissingDependency(t *testing.T) {
 		})
 	}
 }
+
+// TestCompletionsCapability checks that completions are advertised only by
+// servers that have something to complete (a prompt or a resource), or
+// whose options ask for them, on every transport.
+func TestCompletionsCapability(t *testing.T) {
+	onlyTool := func(t testing.TB, r framework.Registrar) {
+		t.Helper()
+		if err := framework.AddToolFunc(r, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (echoOut, error) {
+			return echoOut{Echo: in.Text}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		add  func(testing.TB, framework.Registrar)
+		opts *framework.Options
+		want bool
+	}{
+		{"tool only", onlyTool, nil, false},
+		{"prompts and resources", addEntities, nil, true},
+		{"tool only, asked for", onlyTool, &framework.Options{Capabilities: &mcp.ServerCapabilities{Completions: &mcp.CompletionCapabilities{}}}, true},
+	}
+	for _, tt := range tests {
+		for _, tr := range transports {
+			t.Run(tt.name+"/"+tr.name, func(t *testing.T) {
+				srv := framework.NewServer(&mcp.Implementation{Name: "caps", Version: "1"}, tt.opts)
+				tt.add(t, srv)
+				cs := tr.connect(t, srv, nil)
+				caps := cs.InitializeResult().Capabilities
+				if got := caps.Completions != nil; got != tt.want {
+					t.Errorf("completions advertised = %v, want %v (capabilities %+v)", got, tt.want, caps)
+				}
+				if caps.Tools == nil || caps.Logging == nil {
+					t.Errorf("capabilities %+v lost tools or logging", caps)
+				}
+			})
+		}
+	}
+}

@@ -61,7 +61,9 @@ type Options struct {
 	PageSize int
 	// Capabilities are extra server capabilities, merged with those inferred
 	// from the registered entities (tools, resources, prompts, completions)
-	// and logging, which hookflow always keeps.
+	// and logging, which hookflow always keeps. Completions are inferred
+	// only for a server with prompts or resources; set Completions here to
+	// advertise them regardless.
 	Capabilities *mcp.ServerCapabilities
 	// Complete answers completion requests whose referenced prompt or
 	// resource has no completer of its own. nil answers with no values.
@@ -117,8 +119,37 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	}
 	so.Capabilities = capabilities(s.opts.Capabilities)
 	s.sdk = mcp.NewServer(impl, &so)
-	s.sdk.AddReceivingMiddleware(s.middleware)
+	// The capability trim runs inside the flow middleware, so that
+	// session:initialize hooks see the capabilities the client will.
+	s.sdk.AddReceivingMiddleware(s.middleware, s.trimCapabilities)
 	return s
+}
+
+// trimCapabilities withdraws the completions capability from initialize and
+// server/discover results when the server has nothing to complete: no
+// prompts and no resources. The SDK advertises completions whenever a
+// completion handler is set, and hookflow always sets one, as entities with
+// completers may be added until Start. Completions asked for in
+// Options.Capabilities are kept.
+func (s *Server) trimCapabilities(next mcp.MethodHandler) mcp.MethodHandler {
+	asked := s.opts.Capabilities != nil && s.opts.Capabilities.Completions != nil
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || asked || (method != "initialize" && method != "server/discover") {
+			return res, err
+		}
+		var caps *mcp.ServerCapabilities
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			caps = r.Capabilities
+		case *mcp.DiscoverResult:
+			caps = r.Capabilities
+		}
+		if caps != nil && caps.Prompts == nil && caps.Resources == nil {
+			caps.Completions = nil
+		}
+		return res, err
+	}
 }
 
 // capabilities returns the SDK capabilities to declare: the user's, with
