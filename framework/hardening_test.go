@@ -172,3 +172,73 @@ func TestCompletionsCapability(t *testing.T) {
 		}
 	}
 }
+
+// attachFunc is a plugin whose Attach is a function.
+type attachFunc struct {
+	name string
+	fn   func(pc *framework.PluginContext) error
+}
+
+func (p attachFunc) Name() string                            { return p.name }
+func (p attachFunc) Attach(pc *framework.PluginContext) error { return p.fn(pc) }
+
+// TestAttachCallsBack checks that a plugin's Attach can call back into the
+// server: entities, apps and plugins it adds are part of the same Start,
+// and a nested Start is refused instead of deadlocking.
+func TestAttachCallsBack(t *testing.T) {
+	echo := func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (echoOut, error) {
+		return echoOut{Echo: in.Text}, nil
+	}
+	tests := []struct {
+		name string
+		// attach is the plugin's Attach; the server must serve the tools
+		// named in tools afterwards.
+		attach func(t *testing.T, pc *framework.PluginContext) error
+		tools  []string
+	}{
+		{"AddToolFunc", func(t *testing.T, pc *framework.PluginContext) error {
+			return framework.AddToolFunc(pc.Server, &mcp.Tool{Name: "from-attach"}, echo)
+		}, []string{"from-attach"}},
+		{"App", func(t *testing.T, pc *framework.PluginContext) error {
+			app, err := pc.Server.App("extra")
+			if err != nil {
+				return err
+			}
+			return framework.AddToolFunc(app, &mcp.Tool{Name: "in-app"}, echo)
+		}, []string{"in-app"}},
+		{"Use", func(t *testing.T, pc *framework.PluginContext) error {
+			return pc.Server.Use(attachFunc{"nested", func(pc *framework.PluginContext) error {
+				return framework.AddToolFunc(pc.Server, &mcp.Tool{Name: "from-nested"}, echo)
+			}})
+		}, []string{"from-nested"}},
+		{"Start", func(t *testing.T, pc *framework.PluginContext) error {
+			err := pc.Server.Start()
+			if flows.CodeOf(err) != flows.CodeInvalid || !strings.Contains(err.Error(), "Attach") {
+				t.Errorf("Start from Attach = %v, want a CodeInvalid error that says why", err)
+			}
+			return nil
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := framework.NewServer(&mcp.Implementation{Name: "callback", Version: "1"}, nil)
+			if err := srv.Use(attachFunc{"cb", func(pc *framework.PluginContext) error { return tt.attach(t, pc) }}); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- srv.Start() }()
+			if err := wait(t, done, "Start with a plugin calling back"); err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			for _, name := range tt.tools {
+				if _, ok := srv.Tool(name); !ok {
+					t.Errorf("tool %q added from Attach is not registered", name)
+				}
+			}
+			// After Start, Attach's callbacks are refused as for anyone.
+			if err := srv.Use(attachFunc{"late", func(*framework.PluginContext) error { return nil }}); flows.CodeOf(err) != flows.CodeInvalid {
+				t.Errorf("Use after Start = %v, want CodeInvalid", err)
+			}
+		})
+	}
+}
