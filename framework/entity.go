@@ -2,12 +2,15 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/dig"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/scope"
@@ -98,9 +101,42 @@ func instance[T any](sc *scope.Scope, what string, newFn any) (T, error) {
 		return []reflect.Value{reflect.Zero(errType)}
 	})
 	if err := sc.Invoke(capture.Interface()); err != nil {
-		return zero, &flows.Error{Code: flows.CodeInvalid, Msg: what + ": building the instance", Err: err}
+		return zero, &flows.Error{Code: flows.CodeInvalid, Msg: what + ": building the instance with " + funcName(fv), Err: constructorError(err)}
 	}
 	return out, nil
+}
+
+// constructorError returns the cause of a failed Invoke of an instance
+// constructor. An error the constructor returned is kept as it is. A
+// container error is about the function hookflow made to call the
+// constructor, which means nothing to the user: its reason is kept (the
+// missing types, or the dependency that failed to build), with a hint.
+func constructorError(err error) error {
+	var de dig.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	if reason := errors.Unwrap(err); reason != nil {
+		err = reason
+	}
+	if errors.As(dig.RootCause(err), &de) {
+		return fmt.Errorf("%w (add a constructor for it with Provide on the server, the app or a plugin)", err)
+	}
+	return err
+}
+
+// funcName returns the package-qualified name of the function fn, e.g.
+// "weather.NewGetWeather".
+func funcName(fn reflect.Value) string {
+	f := runtime.FuncForPC(fn.Pointer())
+	if f == nil {
+		return fn.Type().String()
+	}
+	name := f.Name()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
 }
 
 // registerEmbedded registers the embedded hooks of T on flow, once per Go

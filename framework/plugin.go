@@ -14,6 +14,11 @@ import (
 // app. Attach is called once, at Start, before any entity is built, with the
 // plugin's own child scope; the hooks it registers there are owned by the
 // plugin and run where the plugin is attached.
+//
+// Attach may add entities, apps and plugins to its server or app (e.g.
+// AddToolFunc(pc.Server, …), pc.Server.App, pc.Server.Use): they are part of
+// the Start under way, and plugins added so are attached after the current
+// ones. Calling Start from Attach returns an error.
 type Plugin interface {
 	// Name identifies the plugin; it must be unique where it is attached and
 	// appears in its hooks' IDs.

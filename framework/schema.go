@@ -3,8 +3,10 @@ package framework
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	segjson "github.com/segmentio/encoding/json"
@@ -65,7 +67,7 @@ func applyInput(raw json.RawMessage, resolved *jsonschema.Resolved) (json.RawMes
 		return nil, fmt.Errorf("applying schema defaults: %w", err)
 	}
 	if err := resolved.Validate(&vv); err != nil {
-		return nil, err
+		return nil, readable(err)
 	}
 	return json.Marshal(vv)
 }
@@ -93,7 +95,7 @@ func applyOutput(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawM
 		applied = true
 	}
 	if err := resolved.Validate(&v); err != nil {
-		return nil, err
+		return nil, readable(err)
 	}
 	if !applied {
 		return data, nil
@@ -122,3 +124,19 @@ func decodeArgs(data []byte, v any) error {
 	dec.DontMatchCaseInsensitiveStructFields()
 	return dec.Decode(v)
 }
+
+// readable returns a validation error whose text names a JSON null "null":
+// the validator formats a null instance as the Go text of an invalid
+// reflect.Value, which the model reading the error cannot make sense of.
+// The validator's errors carry nothing but their text.
+func readable(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, invalidValue) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(msg, invalidValue, "null"))
+}
+
+// invalidValue is how fmt prints the zero reflect.Value, which the validator
+// holds for a JSON null.
+const invalidValue = "<invalid reflect.Value>"

@@ -33,13 +33,16 @@ type Server struct {
 	logger *slog.Logger
 	opts   Options
 
-	mu       sync.Mutex
-	started  bool
-	startErr error
-	pending  []pendingEntity
-	plugins  []attachedPlugin
-	apps     map[string]*App
-	hooked   map[embeddedKey]string // whose embedded hooks are registered: their signature
+	mu      sync.Mutex
+	started bool
+	// attaching is true while Start calls the plugins' Attach methods
+	// (without holding mu).
+	attaching bool
+	startErr  error
+	pending   []pendingEntity
+	plugins   []attachedPlugin
+	apps      map[string]*App
+	hooked    map[embeddedKey]string // whose embedded hooks are registered: their signature
 	// index maps names to entities. It is copied on write (under mu) and
 	// read lock-free by requests.
 	index atomic.Pointer[entityIndex]
@@ -62,7 +65,9 @@ type Options struct {
 	PageSize int
 	// Capabilities are extra server capabilities, merged with those inferred
 	// from the registered entities (tools, resources, prompts, completions)
-	// and logging, which hookflow always keeps.
+	// and logging, which hookflow always keeps. Completions are inferred
+	// only for a server with prompts or resources; set Completions here to
+	// advertise them regardless.
 	Capabilities *mcp.ServerCapabilities
 	// Complete answers completion requests whose referenced prompt or
 	// resource has no completer of its own. nil answers with no values.
@@ -120,8 +125,37 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	}
 	so.Capabilities = capabilities(s.opts.Capabilities)
 	s.sdk = mcp.NewServer(impl, &so)
-	s.sdk.AddReceivingMiddleware(s.middleware)
+	// The capability trim runs inside the flow middleware, so that
+	// session:initialize hooks see the capabilities the client will.
+	s.sdk.AddReceivingMiddleware(s.middleware, s.trimCapabilities)
 	return s
+}
+
+// trimCapabilities withdraws the completions capability from initialize and
+// server/discover results when the server has nothing to complete: no
+// prompts and no resources. The SDK advertises completions whenever a
+// completion handler is set, and hookflow always sets one, as entities with
+// completers may be added until Start. Completions asked for in
+// Options.Capabilities are kept.
+func (s *Server) trimCapabilities(next mcp.MethodHandler) mcp.MethodHandler {
+	asked := s.opts.Capabilities != nil && s.opts.Capabilities.Completions != nil
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || asked || (method != "initialize" && method != "server/discover") {
+			return res, err
+		}
+		var caps *mcp.ServerCapabilities
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			caps = r.Capabilities
+		case *mcp.DiscoverResult:
+			caps = r.Capabilities
+		}
+		if caps != nil && caps.Prompts == nil && caps.Resources == nil {
+			caps.Completions = nil
+		}
+		return res, err
+	}
 }
 
 // capabilities returns the SDK capabilities to declare: the user's, with
@@ -164,29 +198,62 @@ func (s *Server) Hook(hooks ...flows.Hook) error { return s.hook(s.scope, hooks)
 // everything on the SDK and compiles the hook plans. It is idempotent and is
 // called by Run, Connect and HTTPHandler; call it directly to fail fast on a
 // bad configuration.
+//
+// Start first attaches the plugins, without holding the server's lock: a
+// plugin's Attach may add entities, apps and plugins to the server (the
+// plugins it adds are attached in the same Start, after it). Calling Start
+// while plugins attach, from an Attach or from another goroutine, returns a
+// CodeInvalid error instead of waiting for a Start that waits on it.
 func (s *Server) Start() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.started {
+		s.mu.Unlock()
 		return s.startErr
 	}
-	// started is set after start: while the pending entities register, a
-	// duplicate name is still an error (after Start it replaces).
-	s.startErr = s.start()
+	if s.attaching {
+		s.mu.Unlock()
+		return &flows.Error{Code: flows.CodeInvalid, Msg: "Start called while the server's plugins attach (from a plugin's Attach?): the server starts when the first Start returns"}
+	}
+	s.attaching = true
+	s.mu.Unlock()
+
+	err := s.attachPlugins()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attaching = false
+	if err == nil {
+		// started is set after the pending entities register: until then a
+		// duplicate name is still an error (after Start it replaces).
+		err = s.registerPending()
+	}
+	s.startErr = err
 	s.started = true
-	return s.startErr
+	return err
 }
 
-func (s *Server) start() error {
+// attachPlugins calls every plugin's Attach, including those attached by an
+// Attach, without holding mu.
+func (s *Server) attachPlugins() error {
 	var errs []error
-	for _, p := range s.plugins {
+	for i := 0; ; i++ {
+		s.mu.Lock()
+		if i >= len(s.plugins) {
+			s.mu.Unlock()
+			return errors.Join(errs...)
+		}
+		p := s.plugins[i]
+		s.mu.Unlock()
 		if err := p.attach(); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
+}
+
+// registerPending registers the entities added before Start. Callers hold
+// mu.
+func (s *Server) registerPending() error {
+	var errs []error
 	for _, e := range s.pending {
 		if err := e.register(s); err != nil {
 			errs = append(errs, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"go.uber.org/dig"
 
@@ -48,6 +49,10 @@ type Scope struct {
 	path   string
 	reg    *registry
 	di     container
+
+	// mu guards children, the paths of the child scopes made by Child.
+	mu       sync.Mutex
+	children map[string]struct{}
 }
 
 // container is what *dig.Container and *dig.Scope have in common.
@@ -71,7 +76,8 @@ func New(name string) *Scope {
 // of that app; a plugin's hooks apply where s applies. The child's dig
 // container sees the providers of s and its ancestors; s does not see the
 // child's. The name must be non-empty and unique among s's children of the
-// same kind (the path is the hooks' owner in their IDs).
+// same kind (the path is the hooks' owner in their IDs): a second child with
+// the kind and name of an existing one is refused with CodeDuplicate.
 func (s *Scope) Child(kind Kind, name string) (*Scope, error) {
 	if kind == KindRoot {
 		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: "a child scope cannot be a root scope"}
@@ -80,6 +86,15 @@ func (s *Scope) Child(kind Kind, name string) (*Scope, error) {
 		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("scope name %q must be non-empty, without '/' or spaces", name)}
 	}
 	path := s.path + "/" + kind.String() + ":" + name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.children[path]; dup {
+		return nil, &flows.Error{Code: flows.CodeDuplicate, Msg: fmt.Sprintf("scope %s already has a child %s %q", s.path, kind, name)}
+	}
+	if s.children == nil {
+		s.children = map[string]struct{}{}
+	}
+	s.children[path] = struct{}{}
 	return &Scope{name: name, kind: kind, parent: s, path: path, reg: s.reg, di: s.di.Scope(path)}, nil
 }
 
