@@ -9,6 +9,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -44,8 +45,11 @@ func benchConnect(b *testing.B, connect func(context.Context, mcp.Transport) err
 // benchHookflow returns a client of a hookflow server with the greet tool
 // and n trivial tools:call-tool hooks spread over the stages a successful
 // call runs (onError does not run).
-func benchHookflow(b *testing.B, n int) *mcp.ClientSession {
+func benchHookflow(b *testing.B, n int, plugins ...framework.Plugin) *mcp.ClientSession {
 	srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := srv.Use(plugins...); err != nil {
+		b.Fatal(err)
+	}
 	tool := benchTool
 	if err := framework.AddToolFunc(srv, &tool, func(ctx context.Context, req *mcp.CallToolRequest, in benchIn) (benchOut, error) {
 		return benchGreet(in), nil
@@ -84,7 +88,7 @@ func benchSDK(b *testing.B) *mcp.ClientSession {
 
 // BenchmarkCallTool measures one tools/call round trip over in-memory
 // transports, client encoding and decoding included: the same tool on the
-// plain SDK, and on hookflow with 0 and 10 hooks.
+// plain SDK, and on hookflow with 0 and 10 hooks and with the auth plugin.
 func BenchmarkCallTool(b *testing.B) {
 	variants := []struct {
 		name  string
@@ -93,6 +97,11 @@ func BenchmarkCallTool(b *testing.B) {
 		{"sdk-direct", benchSDK},
 		{"hookflow/hooks=0", func(b *testing.B) *mcp.ClientSession { return benchHookflow(b, 0) }},
 		{"hookflow/hooks=10", func(b *testing.B) *mcp.ClientSession { return benchHookflow(b, 10) }},
+		// The auth plugin: a call hook, and tools/list filtering (the
+		// Visibility capability), which a call consults without a list run.
+		{"hookflow/auth", func(b *testing.B) *mcp.ClientSession {
+			return benchHookflow(b, 0, auth.New(auth.Config{Unauthenticated: auth.AllowAll}))
+		}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
