@@ -1,0 +1,93 @@
+package framework_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// rawCall sends one JSON-RPC request over conn and returns its response.
+func rawCall(t *testing.T, conn mcp.Connection, id int, method string, params any) *jsonrpc.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid, _ := jsonrpc.MakeID(float64(id))
+	if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("reading the answer to %s: %v", method, err)
+		}
+		if r, ok := msg.(*jsonrpc.Response); ok && r.ID == rid {
+			return r
+		}
+	}
+}
+
+func wireCode(r *jsonrpc.Response) int64 {
+	if e, ok := r.Error.(*jsonrpc.Error); ok {
+		return e.Code
+	}
+	return 0
+}
+
+// A second initialize on a session is an invalid request (-32600), with or
+// without initialize hooks (it was 0 or -32603).
+func TestSecondInitialize(t *testing.T) {
+	for _, hooked := range []bool{false, true} {
+		srv := framework.NewServer(&mcp.Implementation{Name: "init", Version: "v1"}, nil)
+		if hooked {
+			must(t, srv.Hook(flows.On(stages.AfterExecute, func(flows.Initialize) error { return nil }).Named("see")))
+		}
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := ct.Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}
+		if r := rawCall(t, conn, 1, "initialize", init); r.Error != nil {
+			t.Fatalf("first initialize: %v", r.Error)
+		}
+		r := rawCall(t, conn, 2, "initialize", init)
+		if got := wireCode(r); got != jsonrpc.CodeInvalidRequest {
+			t.Errorf("hooks=%v: second initialize: code %d (%v), want %d", hooked, got, r.Error, jsonrpc.CodeInvalidRequest)
+		}
+		conn.Close()
+	}
+}
+
+// Completion for a prompt or resource the server does not know is invalid
+// params (-32602), not an empty answer.
+func TestCompletionOfAnUnknownRef(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "complete", Version: "v1"}, nil)
+	must(t, framework.AddPromptFunc(srv, &mcp.Prompt{Name: "known", Arguments: []*mcp.PromptArgument{{Name: "a"}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		}))
+	cs := inMemory("")(t, srv, nil)
+	ctx := context.Background()
+	for _, ref := range []*mcp.CompleteReference{{Type: "ref/prompt", Name: "nope"}, {Type: "ref/resource", URI: "test://nope"}} {
+		_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "a", Value: "x"}})
+		wantProtocolError(t, err, -32602, "unknown")
+	}
+	if _, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "known"}, Argument: mcp.CompleteParamsArgument{Name: "a", Value: "x"}}); err != nil {
+		t.Errorf("known prompt: %v", err)
+	}
+}
