@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var update = flag.Bool("update", false, "rewrite the Go snippets of README.md and docs/*.md from their sources")
@@ -55,7 +56,8 @@ func TestSnippets(t *testing.T) {
 }
 
 // TestLinks checks that every relative link of the docs names a file or
-// directory that exists.
+// directory that exists, and that a link to a heading of a markdown file
+// names one of its headings.
 func TestLinks(t *testing.T) {
 	for _, doc := range docFiles(t, root) {
 		src, err := os.ReadFile(filepath.Join(root, doc))
@@ -63,16 +65,66 @@ func TestLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, l := range links(src) {
-			target, _, _ := strings.Cut(l.target, "#")
-			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			target, anchor, _ := strings.Cut(l.target, "#")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			p := path.Join(path.Dir(doc), target)
-			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
-				t.Errorf("%s:%d: link to %s: no such file", doc, l.line, l.target)
+			p := doc
+			if target != "" {
+				p = path.Join(path.Dir(doc), target)
+			}
+			linked, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+			if err != nil {
+				if _, statErr := os.Stat(filepath.Join(root, filepath.FromSlash(p))); statErr != nil {
+					t.Errorf("%s:%d: link to %s: no such file", doc, l.line, l.target)
+				}
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(p, ".md") && !slices.Contains(headingSlugs(linked), anchor) {
+				t.Errorf("%s:%d: link to %s: %s has no heading %q", doc, l.line, l.target, p, anchor)
 			}
 		}
 	}
+}
+
+// TestHeadingSlugs pins the anchors headings get, as GitHub renders them.
+func TestHeadingSlugs(t *testing.T) {
+	src := "# Title\n\n## Order: `hookgen -explain`\n\n```\n# not a heading\n```\n\n### hookgen (`BenchmarkGenerate`)\n"
+	got := headingSlugs([]byte(src))
+	want := []string{"title", "order-hookgen--explain", "hookgen-benchmarkgenerate"}
+	if !slices.Equal(got, want) {
+		t.Errorf("headingSlugs = %q, want %q", got, want)
+	}
+}
+
+// headingSlugs returns the anchors of the ATX headings of a markdown file
+// outside code blocks: lower case, spaces to hyphens, other punctuation
+// dropped.
+func headingSlugs(src []byte) []string {
+	var out []string
+	inFence := false
+	for line := range strings.Lines(string(src)) {
+		line = strings.TrimRight(line, "\n")
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		text, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if inFence || !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(text)) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 // TestSyncSnippetsFindsDrift runs the checker on small fixtures: each case
