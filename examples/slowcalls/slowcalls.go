@@ -4,12 +4,11 @@ package slowcalls
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -51,13 +50,13 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		report = func(tool string, took time.Duration) { logger.Warn("slow call", "tool", tool, "took", took) }
 	}
 	return pc.Hook(
-		// Priority MaxInt: first in beforeValidation, so the time covers every hook.
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: math.MaxInt, Name: "start",
+		// priority.Max: first in beforeValidation, so the time covers every hook.
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: priority.Max, Name: "start",
 			Fn: func(c *flows.Context) error {
 				p.started.Set(c, time.Now())
 				return nil
 			}},
-		scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "report",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "report",
 			Fn: func(c *flows.Context) error {
 				if t0, ok := p.started.Get(c); ok {
 					if took := time.Since(t0); took >= threshold {

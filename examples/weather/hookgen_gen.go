@@ -25,7 +25,7 @@ func RegisterHookflow(r framework.Registrar) error {
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 			},
 			Execute: GetWeather.Execute,
-			Hooks: []framework.Hook[GetWeather, flows.ToolCall[WeatherIn, WeatherOut]]{
+			Hooks: []framework.EntityHook[GetWeather, flows.ToolCall[WeatherIn, WeatherOut]]{
 				{Stage: stages.BeforeExecute, Name: "RejectMoon", Fn: GetWeather.RejectMoon},
 			},
 		}),

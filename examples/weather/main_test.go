@@ -38,6 +38,7 @@ func Example() {
 	// tools:call-tool    ok      (validate)
 	// tools:call-tool    ok      beforeExecute github.com/hookflow/hookflow/examples/weather.GetWeather/tools:call-tool/beforeExecute/RejectMoon
 	// tools:call-tool    ok      (execute)
+	// tools:call-tool    ok      (output)
 	// isError=false {"celsius":18,"city":"Paris"}
 	// tools:call-tool    ok      (validate)
 	// tools:call-tool    abort   beforeExecute github.com/hookflow/hookflow/examples/weather.GetWeather/tools:call-tool/beforeExecute/RejectMoon
