@@ -179,7 +179,7 @@ type attachFunc struct {
 	fn   func(pc *framework.PluginContext) error
 }
 
-func (p attachFunc) Name() string                            { return p.name }
+func (p attachFunc) Name() string                             { return p.name }
 func (p attachFunc) Attach(pc *framework.PluginContext) error { return p.fn(pc) }
 
 // TestAttachCallsBack checks that a plugin's Attach can call back into the
