@@ -291,11 +291,23 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // HTTPHandler starts the server and returns a streamable HTTP handler for
 // it. opts may be nil; the SDK's DNS-rebinding protection stays on unless
 // opts disables it.
+//
+// A SessionTimeout of 0 (and nil opts) means [DefaultSessionTimeout]: a
+// stateful session idle that long is closed, and its client must
+// initialize again. A negative SessionTimeout keeps idle sessions forever.
+//
+// A POST the server refuses at the JSON-RPC level is answered with HTTP 400
+// and a JSON-RPC error body: -32700 for a body that is not JSON, -32601 for
+// an unknown method, -32600 for an invalid request, among them a batch with
+// two requests of one ID (no request of it runs) and, on a stateful server,
+// a request other than initialize, ping or server/discover without an
+// Mcp-Session-Id header. Transport refusals (Host, origin, unknown session,
+// Content-Type, Accept, body size) keep the SDK's status and text.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	if err := s.Start(); err != nil {
 		return nil, err
 	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, opts), nil
+	return s.newHTTPHandler(opts), nil
 }
 
 // entityIndex is an immutable snapshot of the registered entities by name
