@@ -285,11 +285,18 @@ func (rw *rpcWriter) finish(data []byte) {
 }
 
 // newHTTPHandler returns the SDK's streamable handler for s with opts,
-// wrapped by rpcHandler, SessionTimeout defaulted.
+// wrapped by rpcHandler, SessionTimeout defaulted, and with nil opts
+// PropagateRequestCancellation on.
 func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	var o mcp.StreamableHTTPOptions
 	if opts != nil {
 		o = *opts
+	} else {
+		// With no options, a request of protocol 2026-07-28 (where the
+		// POST is the request's whole life) is cancelled when its client
+		// goes away. Older protocols keep the SDK's behaviour: the call
+		// runs on; bound it with Options.ToolTimeout or Tool.Timeout.
+		o.PropagateRequestCancellation = true
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = DefaultSessionTimeout

@@ -16,7 +16,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -147,7 +146,7 @@ func TestHTTPBatchDuplicateIDRunsNothing(t *testing.T) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "batch", Version: "1"}, nil)
 	addEntities(t, srv)
 	var runs atomic.Int32
-	if err := srv.Hook(scope.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "count", Fn: func(*flows.Context) error {
+	if err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "count", Fn: func(*flows.Context) error {
 		runs.Add(1)
 		return nil
 	}}); err != nil {

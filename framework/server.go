@@ -296,6 +296,11 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // stateful session idle that long is closed, and its client must
 // initialize again. A negative SessionTimeout keeps idle sessions forever.
 //
+// With nil opts, PropagateRequestCancellation is on: a request of protocol
+// 2026-07-28 is cancelled when its HTTP client goes away. On older
+// protocols the SDK does not tie a call to its connection, so a dropped
+// client does not cancel it; bound calls with [Options.ToolTimeout].
+//
 // A POST the server refuses at the JSON-RPC level is answered with HTTP 400
 // and a JSON-RPC error body: -32700 for a body that is not JSON, -32601 for
 // an unknown method, -32600 for an invalid request, among them a batch with
