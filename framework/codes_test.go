@@ -3,6 +3,8 @@ package framework_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,5 +91,49 @@ func TestCompletionOfAnUnknownRef(t *testing.T) {
 	}
 	if _, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "known"}, Argument: mcp.CompleteParamsArgument{Name: "a", Value: "x"}}); err != nil {
 		t.Errorf("known prompt: %v", err)
+	}
+}
+
+// On protocols before 2026-07-28 the client cannot answer an
+// input-required result: hookflow asks it for the inputs and calls the tool
+// again inside the same execute step, so the call's flow (and its finally)
+// runs once, however many rounds the tool needs.
+func TestInputRoundsRunTheFlowOnce(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "mrtr", Version: "v1"}, nil)
+	var executes, finals atomic.Int32
+	must(t, framework.AddToolFunc(srv, &mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, error) {
+			executes.Add(1)
+			ask := func(state string) *mcp.CallToolResult {
+				return &mcp.CallToolResult{RequestState: state, InputRequests: mcp.InputRequestMap{
+					"q": &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
+				}}
+			}
+			switch req.Params.RequestState {
+			case "":
+				return ask("round-1"), nil
+			case "round-1":
+				return ask("round-2"), nil
+			}
+			r, _ := req.Params.InputResponses["q"].(*mcp.ElicitResult)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("hello %v after %s", r.Content["name"], req.Params.RequestState)}}}, nil
+		}))
+	must(t, srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(*flows.Context) error {
+		finals.Add(1)
+		return nil
+	}}))
+	copts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+	}}
+	cs := inMemory("2025-11-25")(t, srv, copts)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, res); got != "hello Ada after round-2" {
+		t.Errorf("result = %q", got)
+	}
+	if e, f := executes.Load(), finals.Load(); e != 3 || f != 1 {
+		t.Errorf("the tool ran %d times (want 3 rounds), finally %d times (want 1)", e, f)
 	}
 }

@@ -197,7 +197,14 @@ func (d *toolDef[T, In, Out]) Execute(c *flows.Context) (any, error) {
 	}
 	req, _ := c.Request().SDK.(*mcp.CallToolRequest)
 	inst, _ := c.Entity().Value.(T)
-	return d.def.Execute(inst, c.Context(), req, *in)
+	ctx := c.Context()
+	out, err := d.def.Execute(inst, ctx, req, *in)
+	if res, ok := any(out).(*mcp.CallToolResult); ok && err == nil && res != nil && res.InputRequests != nil && legacyInputClient(req) {
+		return inputRounds(ctx, req, res, func(r *mcp.CallToolRequest) (any, error) {
+			return d.def.Execute(inst, ctx, r, *in)
+		})
+	}
+	return out, err
 }
 
 // CheckOutput turns the run's output into the result the SDK sends, as

@@ -16,9 +16,11 @@ import (
 // client echoes. The retry carries the client's InputResponses.
 //
 // On protocol 2026-07-28 the client sees "resultType":"input_required" and
-// retries with a new request. On older protocols the SDK fulfils the input
-// requests itself with real server-to-client requests and calls the entity
-// again within the same request, so the entity (and its flow) runs twice.
+// retries with a new request. On older protocols the server fulfils the
+// input requests itself with real server-to-client requests and calls the
+// entity again within the same request: for a tool, hookflow does that
+// inside the execute step, so the call's flow runs once; for a prompt or a
+// resource the SDK does it, and the flow runs once per round.
 
 // objectSchema is {"type":"object","properties":{name:{"type":typ}},"required":[name]}.
 func objectSchema(name, typ string) *jsonschema.Schema {
