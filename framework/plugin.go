@@ -2,6 +2,8 @@ package framework
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/dig"
@@ -92,6 +94,9 @@ func (s *Server) use(app *App, parent *scope.Scope, plugins []Plugin) error {
 		if err := s.checkNotStarted("plugin " + p.Name()); err != nil {
 			return err
 		}
+		if err := checkVisible(p); err != nil {
+			return err
+		}
 		for _, a := range s.plugins {
 			if a.ctx.Scope.Parent() == parent && a.plugin.Name() == p.Name() {
 				return &flows.Error{Code: flows.CodeDuplicate, Msg: fmt.Sprintf("plugin %q is already attached to %s", p.Name(), parent.Path())}
@@ -104,4 +109,27 @@ func (s *Server) use(app *App, parent *scope.Scope, plugins []Plugin) error {
 		s.plugins = append(s.plugins, attachedPlugin{plugin: p, ctx: &PluginContext{Scope: sc, Server: s, App: app}})
 	}
 	return nil
+}
+
+// checkVisible refuses a plugin with a Visible method that is not
+// [Visibility]'s: it would look like it hides entities and hide none.
+func checkVisible(p Plugin) error {
+	if _, ok := p.(Visibility); ok {
+		return nil
+	}
+	m, ok := reflect.TypeOf(p).MethodByName("Visible")
+	if !ok {
+		return nil
+	}
+	// m.Type's first parameter is the receiver.
+	var in, out []string
+	for i := 1; i < m.Type.NumIn(); i++ {
+		in = append(in, m.Type.In(i).String())
+	}
+	for i := range m.Type.NumOut() {
+		out = append(out, m.Type.Out(i).String())
+	}
+	return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf(
+		"plugin %q: its method Visible(%s) %s is not framework.Visibility's Visible(*flows.Request, *flows.Entity) framework.Sight, so it would hide nothing",
+		p.Name(), strings.Join(in, ", "), strings.Join(out, ", "))}
 }

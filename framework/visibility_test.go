@@ -194,3 +194,22 @@ func TestSights(t *testing.T) {
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "quiet_secret"})
 	wantProtocolError(t, err, -32602, `unknown tool "quiet_secret"`)
 }
+
+// oldHider has a Visible method of the wrong shape.
+type oldHider struct{}
+
+func (oldHider) Name() string                          { return "old" }
+func (oldHider) Attach(*framework.PluginContext) error { return nil }
+func (oldHider) Visible(*flows.Request, *flows.Entity) bool {
+	return false
+}
+
+// A plugin whose Visible method is not Visibility's is refused: it would
+// look like it hides entities and hide none.
+func TestVisibleOfTheWrongShape(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "x", Version: "0"}, nil)
+	err := srv.Use(oldHider{})
+	if err == nil || !strings.Contains(err.Error(), `plugin "old": its method Visible`) || !strings.Contains(err.Error(), "would hide nothing") {
+		t.Fatalf("Use = %v", err)
+	}
+}
