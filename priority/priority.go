@@ -38,17 +38,19 @@ const (
 type Position struct {
 	// Name is the position's name in directives, e.g. "ratelimit".
 	Name string
+	// Const is the name of its constant in this package, e.g. "RateLimit".
+	Const string
 	// Value is its priority.
 	Value int
 }
 
 var positions = [...]Position{
-	{"cache-store", CacheStore},
-	{"audit", Audit},
-	{"auth", Auth},
-	{"ratelimit", RateLimit},
-	{"default", Default},
-	{"cache", Cache},
+	{"cache-store", "CacheStore", CacheStore},
+	{"audit", "Audit", Audit},
+	{"auth", "Auth", Auth},
+	{"ratelimit", "RateLimit", RateLimit},
+	{"default", "Default", Default},
+	{"cache", "Cache", Cache},
 }
 
 // Positions returns the named positions in descending order.
@@ -149,30 +151,40 @@ func Names() []string {
 	return out
 }
 
-// Format writes p as a reader of a plan wants it: the name of the position
-// p is, or the nearest position with an offset of up to 100 ("auth+10",
-// "cache-1"), else the number. 0 is "default".
-func Format(p int) string {
-	best, bestDist := "", 101
-	for _, pos := range positions {
-		d := p - pos.Value
+// Nearest returns the position p is, or is an offset of up to 100 from
+// (the nearest one), and that offset; ok is false when p is far from
+// every position or near the default, where a plain number reads best.
+func Nearest(p int) (pos Position, offset int, ok bool) {
+	bestDist := 101
+	for _, q := range positions {
+		d := p - q.Value
 		if d < 0 {
 			d = -d
 		}
 		if d < bestDist {
-			best, bestDist = pos.Name, d
+			pos, bestDist = q, d
 		}
 	}
-	if best == "" {
-		return strconv.Itoa(p)
+	if bestDist > 100 || pos.Name == "default" {
+		return Position{}, 0, false
 	}
-	v, _ := lookup(best)
+	return pos, p - pos.Value, true
+}
+
+// Format writes p as a reader of a plan wants it: the name of the position
+// p is, or the nearest position with an offset of up to 100 ("auth+10",
+// "cache-1"), else the number. Priorities near the default are plain
+// numbers ("0", "-3").
+func Format(p int) string {
+	pos, off, ok := Nearest(p)
 	switch {
-	case p == v:
-		return best
-	case p > v:
-		return best + "+" + strconv.Itoa(p-v)
+	case !ok:
+		return strconv.Itoa(p)
+	case off == 0:
+		return pos.Name
+	case off > 0:
+		return pos.Name + "+" + strconv.Itoa(off)
 	default:
-		return best + "-" + strconv.Itoa(v-p)
+		return pos.Name + strconv.Itoa(off)
 	}
 }

@@ -60,7 +60,7 @@ func TestFormatRoundTrips(t *testing.T) {
 			t.Errorf("Format(%d) = %q, which parses as %d, %v", p, s, back, err)
 		}
 	}
-	for p, want := range map[int]string{0: "default", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 500: "500", 2_000_000: "cache-store"} {
+	for p, want := range map[int]string{0: "0", -3: "-3", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 500: "500", 2_000_000: "cache-store"} {
 		if got := priority.Format(p); got != want {
 			t.Errorf("Format(%d) = %q, want %q", p, got, want)
 		}

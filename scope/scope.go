@@ -85,7 +85,7 @@ func (s *Scope) Child(kind Kind, name string) (*Scope, error) {
 	if name == "" || strings.ContainsAny(name, "/ ") {
 		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("scope name %q must be non-empty, without '/' or spaces", name)}
 	}
-	path := s.path + "/" + kind.String() + ":" + name
+	path := ChildPath(s.path, kind, name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.children[path]; dup {
@@ -247,4 +247,12 @@ func (s *Scope) Invoke(function any, opts ...dig.InvokeOption) error {
 // Decorate adds a decorator to s's dig container.
 func (s *Scope) Decorate(decorator any, opts ...dig.DecorateOption) error {
 	return s.di.Decorate(decorator, opts...)
+}
+
+// ChildPath returns the path of the child named name, of the given kind,
+// of the scope whose path is parent: "<parent>/<kind>:<name>", e.g.
+// "shop/plugin:audit". Hook IDs start with it; hookgen computes them with
+// it too.
+func ChildPath(parent string, kind Kind, name string) string {
+	return parent + "/" + kind.String() + ":" + name
 }

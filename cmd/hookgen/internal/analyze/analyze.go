@@ -12,6 +12,7 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/scope"
 )
 
 // Input is a type-checked package.
@@ -537,35 +538,26 @@ func (a *analyzer) external(dec *directive.Decoded, decl *ast.FuncDecl, fn *type
 	return h
 }
 
-// flowViews lists the typed views an external hook may take, per flow, in
-// addition to *flows.Context.
-var flowViews = map[flows.ID]struct {
-	view   View
-	listOf string
-}{
-	flows.ToolsListTools:                 {ViewList, "ListToolsResult"},
-	flows.ResourcesListResources:         {ViewList, "ListResourcesResult"},
-	flows.ResourcesListResourceTemplates: {ViewList, "ListResourceTemplatesResult"},
-	flows.PromptsListPrompts:             {ViewList, "ListPromptsResult"},
-	flows.ResourcesReadResource:          {ViewResourceRead, ""},
-	flows.PromptsGetPrompt:               {ViewPromptGet, ""},
-	flows.CompletionComplete:             {ViewCompletion, ""},
-	flows.SessionInitialize:              {ViewInitialize, ""},
-}
-
-// viewNames are the flows package's type names of the views.
-var viewNames = [...]string{
-	ViewContext:      "Context",
-	ViewToolCall:     "ToolCall",
-	ViewResourceRead: "ResourceRead",
-	ViewPromptGet:    "PromptGet",
-	ViewList:         "List",
-	ViewCompletion:   "Completion",
-	ViewInitialize:   "Initialize",
+// flowView returns the typed view an external hook of flow may take in
+// addition to *flows.Context, from the flow table: for a list, also the
+// mcp result type name. A tool call's view is typed by one tool's types,
+// so only the tool's own (embedded) hooks take it.
+func flowView(flow flows.ID) (view View, listOf string, ok bool) {
+	if !flow.Valid() {
+		return 0, "", false
+	}
+	info := flow.Info()
+	switch info.View {
+	case flows.ViewContext, flows.ViewToolCall:
+		return 0, "", false
+	case flows.ViewList:
+		return info.View, info.Result, true
+	}
+	return info.View, "", true
 }
 
 // ViewTypeName returns the flows package's name for the view's type.
-func ViewTypeName(v View) string { return viewNames[v] }
+func ViewTypeName(v View) string { return v.String() }
 
 // externalView returns the view of an external hook's signature for flow.
 func (a *analyzer) externalView(sig *types.Signature, flow flows.ID) (View, string, bool) {
@@ -576,28 +568,28 @@ func (a *analyzer) externalView(sig *types.Signature, flow flows.ID) (View, stri
 	if isPtrToNamed(t, PathFlows, "Context") {
 		return ViewContext, "", true
 	}
-	fv, ok := flowViews[flow]
+	view, listOf, ok := flowView(flow)
 	if !ok {
 		return 0, "", false
 	}
-	if fv.view == ViewList {
-		if n := named(t); n != nil && isNamed(n, PathFlows, "List") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, fv.listOf) {
-			return ViewList, fv.listOf, true
+	if view == ViewList {
+		if n := named(t); n != nil && isNamed(n, PathFlows, "List") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, listOf) {
+			return ViewList, listOf, true
 		}
 		return 0, "", false
 	}
-	if isNamed(t, PathFlows, viewNames[fv.view]) {
-		return fv.view, "", true
+	if isNamed(t, PathFlows, view.String()) {
+		return view, "", true
 	}
 	return 0, "", false
 }
 
 func externalWant(flow flows.ID) string {
 	want := "func(*flows.Context) error"
-	if fv, ok := flowViews[flow]; ok {
-		v := "flows." + viewNames[fv.view]
-		if fv.view == ViewList {
-			v += "[*mcp." + fv.listOf + "]"
+	if view, listOf, ok := flowView(flow); ok {
+		v := "flows." + view.String()
+		if view == ViewList {
+			v += "[*mcp." + listOf + "]"
 		}
 		want += " or func(" + v + ") error"
 	}
@@ -971,19 +963,19 @@ const ServerPlaceholder = "<server>"
 // EmbeddedID returns the runtime ID of an embedded hook of type typeName in
 // the package whose reflect path is pkgPath.
 func EmbeddedID(pkgPath, typeName string, h *Hook) string {
-	return pkgPath + "." + typeName + "/" + string(h.Flow) + "/" + h.Stage.String() + "/" + h.Name
+	return flows.HookID(pkgPath+"."+typeName, h.Flow, h.Stage, h.Name)
 }
 
 // ExternalID returns the runtime ID of an external hook function registered
 // on the scope whose path is owner.
 func ExternalID(owner string, h *Hook) string {
-	return owner + "/" + string(h.Flow) + "/" + h.Stage.String() + "/" + h.Name
+	return flows.HookID(owner, h.Flow, h.Stage, h.Name)
 }
 
 // PluginID returns the runtime ID of a hook of the plugin named plugin,
 // attached to the scope whose path is owner.
 func PluginID(owner, plugin string, h *Hook) string {
-	return ExternalID(owner+"/plugin:"+plugin, h)
+	return ExternalID(scope.ChildPath(owner, scope.KindPlugin, plugin), h)
 }
 
 // --- type predicates ---

@@ -8,6 +8,7 @@
 package analyze
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 
@@ -20,6 +21,7 @@ import (
 const (
 	PathFlows     = "github.com/hookflow/hookflow/flows"
 	PathFramework = "github.com/hookflow/hookflow/framework"
+	PathPriority  = "github.com/hookflow/hookflow/priority"
 	PathScope     = "github.com/hookflow/hookflow/scope"
 	PathStages    = "github.com/hookflow/hookflow/stages"
 	PathMCP       = "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,15 +69,24 @@ func (k Kind) String() string {
 	return [...]string{"tool", "resource", "resource template", "prompt"}[k]
 }
 
-// Flow returns the flow the kind's embedded hooks run in.
+// EntityKind returns the flows package's kind of the entity.
+func (k Kind) EntityKind() flows.EntityKind {
+	return [...]flows.EntityKind{flows.EntityTool, flows.EntityResource, flows.EntityResource, flows.EntityPrompt}[k]
+}
+
+// Flow returns the flow the kind's embedded hooks run in: the flow table's
+// flow that resolves such an entity.
 func (k Kind) Flow() flows.ID {
-	return [...]flows.ID{flows.ToolsCallTool, flows.ResourcesReadResource, flows.ResourcesReadResource, flows.PromptsGetPrompt}[k]
+	for _, f := range flows.All() {
+		if f.Entity == k.EntityKind() {
+			return f.ID
+		}
+	}
+	panic(fmt.Sprintf("hookgen: the flow table has no flow for a %s", k))
 }
 
 // View returns the view the kind's embedded hooks take.
-func (k Kind) View() View {
-	return [...]View{ViewToolCall, ViewResourceRead, ViewResourceRead, ViewPromptGet}[k]
-}
+func (k Kind) View() View { return k.Flow().Info().View }
 
 // Method returns the name of the method that does the entity's work.
 func (k Kind) Method() string { return [...]string{"Execute", "Read", "Read", "Get"}[k] }
@@ -126,18 +137,19 @@ func (e *Entity) DisplayName() string {
 	return e.Name()
 }
 
-// View is how a hook function sees the flow: the parameter type it takes.
-type View uint8
+// View is how a hook function sees the flow: the parameter type it takes,
+// as the flow table names it.
+type View = flows.ViewKind
 
 // The views.
 const (
-	ViewContext      View = iota // *flows.Context
-	ViewToolCall                 // flows.ToolCall[In, Out] (embedded on a tool)
-	ViewResourceRead             // flows.ResourceRead
-	ViewPromptGet                // flows.PromptGet
-	ViewList                     // flows.List[*mcp.<ListOf>]
-	ViewCompletion               // flows.Completion
-	ViewInitialize               // flows.Initialize
+	ViewContext      = flows.ViewContext      // *flows.Context
+	ViewToolCall     = flows.ViewToolCall     // flows.ToolCall[In, Out] (embedded on a tool)
+	ViewResourceRead = flows.ViewResourceRead // flows.ResourceRead
+	ViewPromptGet    = flows.ViewPromptGet    // flows.PromptGet
+	ViewList         = flows.ViewList         // flows.List[*mcp.<ListOf>]
+	ViewCompletion   = flows.ViewCompletion   // flows.Completion
+	ViewInitialize   = flows.ViewInitialize   // flows.Initialize
 )
 
 // Hook is one //hook: directive on a method or function.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -203,7 +204,7 @@ func (h Hook) Canonical() string {
 		c.bare("flow", string(h.Flow))
 	}
 	if h.Priority != 0 {
-		c.bare("priority", strconv.Itoa(h.Priority))
+		c.bare("priority", priority.Format(h.Priority))
 	}
 	if h.Name != "" {
 		c.bare("name", h.Name)
@@ -432,6 +433,18 @@ func (dc *decoder) value(k *Key, a Arg) (any, bool) {
 			return nil, false
 		}
 		return int(n), true
+	case KindPriority:
+		n, err := priority.Parse(a.Value)
+		if err != nil {
+			name, _, _ := strings.Cut(strings.TrimLeft(a.Value, "+-"), "+")
+			if best, ok := suggest.Closest(name, priority.Names()); ok && best != name {
+				dc.errorf(a.ValuePos, "invalid value %q for key %q: unknown position %q (did you mean %q?)", a.Value, k.Name, name, best)
+			} else {
+				dc.errorf(a.ValuePos, "invalid value %q for key %q: %v", a.Value, k.Name, err)
+			}
+			return nil, false
+		}
+		return n, true
 	case KindWord:
 		if !isWord(a.Value) {
 			dc.errorf(a.ValuePos, "invalid value %q for key %q: want a word of A-Z a-z 0-9 _ . -", a.Value, k.Name)
@@ -534,6 +547,8 @@ func kindNoun(k Kind) string {
 		return "a word"
 	case KindFlow:
 		return "a flow ID"
+	case KindPriority:
+		return "a priority"
 	case KindList:
 		return "a list"
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -104,6 +105,16 @@ func decodeTests() []decodeTest {
 			`//hook:finally name=log.v2_x-y priority=-10 flow=tools:call-tool`,
 			directive.Hook{Stage: stages.Finally, Flow: flows.ToolsCallTool, HasFlow: true, Priority: -10, Name: "log.v2_x-y"},
 			`//hook:finally flow=tools:call-tool priority=-10 name=log.v2_x-y`,
+		},
+		{
+			`//hook:beforeValidation priority=auth+10`,
+			directive.Hook{Stage: stages.BeforeValidation, Priority: priority.Auth + 10},
+			`//hook:beforeValidation priority=auth+10`,
+		},
+		{
+			`//hook:beforeExecute priority=cache-1`,
+			directive.Hook{Stage: stages.BeforeExecute, Priority: priority.Cache - 1},
+			`//hook:beforeExecute priority=cache-1`,
 		},
 		{
 			`//hook:onError priority=0x7fff_ffff`,

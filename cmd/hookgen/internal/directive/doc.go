@@ -15,7 +15,7 @@
 //	//mcp:prompt name=review_code [title=…] [description=…] [args=code,language?]
 //	//mcp:arg name=code [title=…] [description=…] [optional]
 //	//mcp:plugin name=audit
-//	//hook:<stage> [flow=<flow-id>] [priority=<int>] [name=<id>]
+//	//hook:<stage> [flow=<flow-id>] [priority=<priority>] [name=<word>]
 //
 // A directive is "//" immediately followed by a namespace hookflow owns ("mcp"
 // or "hook"), a colon, a name that starts with a lowercase letter or a digit,

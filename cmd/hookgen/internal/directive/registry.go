@@ -13,12 +13,13 @@ type Kind uint8
 
 // The key kinds.
 const (
-	KindString Kind = iota + 1 // a bare word or a Go-quoted string
-	KindInt                    // a bare Go integer literal that fits in an int32
-	KindFlag                   // a lone word with no value; present means true
-	KindWord                   // a bare word of A-Z a-z 0-9 _ . -
-	KindList                   // a bare comma-separated list of non-empty, distinct elements
-	KindFlow                   // a bare flow ID, checked with flows.Parse
+	KindString   Kind = iota + 1 // a bare word or a Go-quoted string
+	KindInt                      // a bare Go integer literal that fits in an int32
+	KindFlag                     // a lone word with no value; present means true
+	KindWord                     // a bare word of A-Z a-z 0-9 _ . -
+	KindList                     // a bare comma-separated list of non-empty, distinct elements
+	KindFlow                     // a bare flow ID, checked with flows.Parse
+	KindPriority                 // a bare priority: an int32, a position name, or a name with an offset (priority.Parse)
 )
 
 // String returns the kind's name, e.g. "int", as -list shows it.
@@ -36,6 +37,8 @@ func (k Kind) String() string {
 		return "list"
 	case KindFlow:
 		return "flow"
+	case KindPriority:
+		return "priority"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -352,7 +355,7 @@ func defaultDefs() []Def {
 				"on a method of an //mcp:plugin type or on a top-level function it is an external hook.",
 			Keys: []Key{
 				{Name: "flow", Kind: KindFlow, Default: "the entity's flow; required for external hooks", Help: "the flow the hook runs in"},
-				{Name: "priority", Kind: KindInt, Default: "0", Help: "order within the stage: higher runs first, equal keeps registration order"},
+				{Name: "priority", Kind: KindPriority, Default: "0", Help: "order within the stage, higher first: an int32, or a position of package priority with an optional offset (auth, auth+10, cache-1)"},
 				{Name: "name", Kind: KindWord, Default: "the method or function name", Help: "the hook's name, part of its stable ID"},
 			},
 			build: buildHook,

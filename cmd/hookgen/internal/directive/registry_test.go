@@ -87,7 +87,7 @@ func TestDefs(t *testing.T) {
 	if !hook.Stage || !hook.Allows(directive.TargetMethod) || !hook.Allows(directive.TargetFunc) || hook.Allows(directive.TargetType) {
 		t.Errorf("hook def = %+v", hook)
 	}
-	if got := hook.Usage(); got != "//hook:<stage> [flow=<flow>] [priority=<int>] [name=<word>]" {
+	if got := hook.Usage(); got != "//hook:<stage> [flow=<flow>] [priority=<priority>] [name=<word>]" {
 		t.Errorf("hook Usage() = %q", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -57,14 +58,12 @@ func Package(w io.Writer, p *analyze.Package, flow flows.ID) {
 			add(&external, h, analyze.PluginID(analyze.ServerPlaceholder, pl.Name, h))
 		}
 	}
+	// The entity kinds whose embedded hooks run in flow, from the table.
 	var kinds []analyze.Kind
-	switch flow {
-	case flows.ToolsCallTool:
-		kinds = []analyze.Kind{analyze.KindTool}
-	case flows.ResourcesReadResource:
-		kinds = []analyze.Kind{analyze.KindResource, analyze.KindTemplate}
-	case flows.PromptsGetPrompt:
-		kinds = []analyze.Kind{analyze.KindPrompt}
+	for _, k := range []analyze.Kind{analyze.KindTool, analyze.KindResource, analyze.KindTemplate, analyze.KindPrompt} {
+		if k.Flow() == flow {
+			kinds = append(kinds, k)
+		}
 	}
 	if len(kinds) == 0 {
 		// No embedded hooks: one plan for every run of the flow.
@@ -110,12 +109,13 @@ func write(w io.Writer, hooks []planned) {
 		fmt.Fprintln(w, "  no hooks")
 		return
 	}
+	// The runtime's rule, priority.Compare, within each stage.
 	slices.SortStableFunc(hooks, func(a, b planned) int {
-		return cmp.Or(cmp.Compare(a.stage, b.stage), cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(cmp.Compare(a.stage, b.stage), priority.Compare(a.priority, uint64(a.seq), b.priority, uint64(b.seq)))
 	})
 	width := 1
 	for _, h := range hooks {
-		width = max(width, len(fmt.Sprint(h.priority)))
+		width = max(width, len(priority.Format(h.priority)))
 	}
 	var last stages.Stage = 255
 	for _, h := range hooks {
@@ -123,7 +123,7 @@ func write(w io.Writer, hooks []planned) {
 			fmt.Fprintf(w, "  %s\n", h.stage)
 			last = h.stage
 		}
-		fmt.Fprintf(w, "    %*d  %s\n", width, h.priority, h.id)
+		fmt.Fprintf(w, "    %*s  %s\n", width, priority.Format(h.priority), h.id)
 	}
 }
 

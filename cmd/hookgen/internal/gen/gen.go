@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -34,21 +35,9 @@ func IsGenerated(src []byte) bool {
 
 const pathErrors = "errors"
 
-// flowConst and stageConst name the flows and stages package constants.
-var flowConst = map[flows.ID]string{
-	flows.ToolsCallTool:                  "ToolsCallTool",
-	flows.ToolsListTools:                 "ToolsListTools",
-	flows.ResourcesReadResource:          "ResourcesReadResource",
-	flows.ResourcesListResources:         "ResourcesListResources",
-	flows.ResourcesListResourceTemplates: "ResourcesListResourceTemplates",
-	flows.PromptsGetPrompt:               "PromptsGetPrompt",
-	flows.PromptsListPrompts:             "PromptsListPrompts",
-	flows.CompletionComplete:             "CompletionComplete",
-	flows.SessionInitialize:              "SessionInitialize",
-}
-
-// FlowConst returns the name of the flows package constant for id.
-func FlowConst(id flows.ID) string { return flowConst[id] }
+// FlowConst returns the name of the flows package constant for id, from
+// the flow table.
+func FlowConst(id flows.ID) string { return id.Info().Const }
 
 // StageConst returns the name of the stages package constant for s.
 func StageConst(s stages.Stage) string {
@@ -192,6 +181,7 @@ func (g *renderer) imports(local map[string]bool) {
 		pathErrors:        "errors",
 		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
 		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
+		analyze.PathPriority: "priority",
 	}
 	for _, e := range g.p.Entities {
 		for _, t := range []types.Type{e.In, e.Out} {
@@ -264,19 +254,36 @@ func (g *renderer) scopeHook(h *analyze.Hook, fn *jen.Statement) jen.Code {
 	if h.View != analyze.ViewContext {
 		c := g.qual(analyze.PathFlows, "On").Call(g.qual(analyze.PathStages, StageConst(h.Stage)), fn).Dot("Named").Call(jen.Lit(h.Name))
 		if h.Priority != 0 {
-			c = c.Dot("At").Call(jen.Lit(h.Priority))
+			c = c.Dot("At").Call(g.priority(h.Priority))
 		}
 		return c
 	}
 	items := []jen.Code{
-		field("Flow", g.qual(analyze.PathFlows, flowConst[h.Flow])),
+		field("Flow", g.qual(analyze.PathFlows, FlowConst(h.Flow))),
 		field("Stage", g.qual(analyze.PathStages, StageConst(h.Stage))),
 	}
 	if h.Priority != 0 {
-		items = append(items, field("Priority", jen.Lit(h.Priority)))
+		items = append(items, field("Priority", g.priority(h.Priority)))
 	}
 	items = append(items, field("Name", jen.Lit(h.Name)), field("Fn", fn))
 	return g.qual(analyze.PathFlows, "Hook").Values(items...)
+}
+
+// priority renders p as the directive wrote it: priority.Auth + 10 for a
+// named position, the number otherwise.
+func (g *renderer) priority(p int) *jen.Statement {
+	pos, off, ok := priority.Nearest(p)
+	if !ok {
+		return jen.Lit(p)
+	}
+	c := g.qual(analyze.PathPriority, pos.Const)
+	switch {
+	case off > 0:
+		c = c.Op("+").Lit(off)
+	case off < 0:
+		c = c.Op("-").Lit(-off)
+	}
+	return c
 }
 
 // entityType renders the entity's type parameter: T or *T.
@@ -400,7 +407,7 @@ func (g *renderer) entity(e *analyze.Entity) jen.Code {
 		for i, h := range e.Hooks {
 			hi := []jen.Code{field("Stage", g.qual(analyze.PathStages, StageConst(h.Stage)))}
 			if h.Priority != 0 {
-				hi = append(hi, field("Priority", jen.Lit(h.Priority)))
+				hi = append(hi, field("Priority", g.priority(h.Priority)))
 			}
 			hi = append(hi, field("Name", jen.Lit(h.Name)), field("Fn", methodExpr(e, h.Func)))
 			hooks[i] = jen.Values(hi...)
