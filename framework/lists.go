@@ -83,6 +83,10 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the session is already initialized"}
 			}
 			steps = nextSteps{next}
+		default:
+			// Any other flow without an entity (a new row of the flow
+			// table) runs around the SDK's own handler.
+			steps = nextSteps{next}
 		}
 		p := s.lists[flow.Index()].Load()
 		if _, isNext := steps.(nextSteps); isNext && p.Len() == 0 && s.opts.Observer == nil {
