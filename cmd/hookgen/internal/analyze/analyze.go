@@ -482,7 +482,7 @@ func (a *analyzer) hooks(p *Package, fs *funcSite) {
 	e := ts.entity
 	ts.wired = append(ts.wired, wiredMethod{name: decl.Name.Name, ptr: ptr})
 	for _, dec := range fs.dirs {
-		hv := dec.Value.(directive.Hook)
+		hv := dec.Value.(directive.HookDirective)
 		if hv.HasFlow && hv.Flow != e.Kind.Flow() {
 			arg, _ := dec.Directive.Arg("flow")
 			a.errorf(arg.ValuePos, "flow %q does not fit an embedded hook of %s %s: its hooks run in %s (leave flow= out, or move the hook to a plugin or a top-level function)",
@@ -494,8 +494,8 @@ func (a *analyzer) hooks(p *Package, fs *funcSite) {
 }
 
 // newHook builds a Hook from a valid directive.
-func (a *analyzer) newHook(dec *directive.Decoded, decl *ast.FuncDecl, flow flows.ID, view View) *Hook {
-	hv := dec.Value.(directive.Hook)
+func (a *analyzer) newHook(dec *directive.Decoded, decl *ast.FuncDecl, flow flows.ID, view View) *HookDecl {
+	hv := dec.Value.(directive.HookDirective)
 	name := hv.Name
 	if name == "" {
 		name = decl.Name.Name
@@ -504,7 +504,7 @@ func (a *analyzer) newHook(dec *directive.Decoded, decl *ast.FuncDecl, flow flow
 	if arg, ok := dec.Directive.Arg("name"); ok {
 		namePos = arg.ValuePos
 	}
-	return &Hook{
+	return &HookDecl{
 		Stage: hv.Stage, Flow: flow, Priority: hv.Priority, Name: name, Func: decl.Name.Name, View: view,
 		Pos: dec.Directive.Pos, NamePos: namePos, FuncPos: a.pos(decl.Name.Pos()),
 	}
@@ -512,8 +512,8 @@ func (a *analyzer) newHook(dec *directive.Decoded, decl *ast.FuncDecl, flow flow
 
 // external builds an external hook (a top-level function or a plugin
 // method) and checks its flow and signature.
-func (a *analyzer) external(dec *directive.Decoded, decl *ast.FuncDecl, fn *types.Func, what, plugin string) *Hook {
-	hv := dec.Value.(directive.Hook)
+func (a *analyzer) external(dec *directive.Decoded, decl *ast.FuncDecl, fn *types.Func, what, plugin string) *HookDecl {
+	hv := dec.Value.(directive.HookDirective)
 	d := dec.Directive
 	if !hv.HasFlow {
 		a.errorf(d.NamePos, "missing required key %q for %s: %s is an external hook, which needs flow=", "flow", d.Head(), what)
@@ -915,8 +915,8 @@ func (a *analyzer) unique(p *Package) {
 		names[key] = first{what: ts.spec.Name.Name, pos: a.pos(ts.spec.Name.Pos())}
 	}
 
-	ids := map[string]*Hook{}
-	check := func(id string, h *Hook) {
+	ids := map[string]*HookDecl{}
+	check := func(id string, h *HookDecl) {
 		if f, dup := ids[id]; dup {
 			a.errorf(h.NamePos, "hook ID %q is already used by the hook on %s (%s): give one of them another name=", id, f.Func, a.short(f.Pos))
 			return
@@ -962,19 +962,19 @@ const ServerPlaceholder = "<server>"
 
 // EmbeddedID returns the runtime ID of an embedded hook of type typeName in
 // the package whose reflect path is pkgPath.
-func EmbeddedID(pkgPath, typeName string, h *Hook) string {
+func EmbeddedID(pkgPath, typeName string, h *HookDecl) string {
 	return flows.HookID(pkgPath+"."+typeName, h.Flow, h.Stage, h.Name)
 }
 
 // ExternalID returns the runtime ID of an external hook function registered
 // on the scope whose path is owner.
-func ExternalID(owner string, h *Hook) string {
+func ExternalID(owner string, h *HookDecl) string {
 	return flows.HookID(owner, h.Flow, h.Stage, h.Name)
 }
 
 // PluginID returns the runtime ID of a hook of the plugin named plugin,
 // attached to the scope whose path is owner.
-func PluginID(owner, plugin string, h *Hook) string {
+func PluginID(owner, plugin string, h *HookDecl) string {
 	return ExternalID(scope.ChildPath(owner, scope.KindPlugin, plugin), h)
 }
 

@@ -43,9 +43,9 @@ type Package struct {
 	RuntimePath string
 	Types       *types.Package
 
-	Entities  []*Entity // by kind (tools, resources, templates, prompts), then name
-	Externals []*Hook   // top-level hook functions, in source order
-	Plugins   []*Plugin // by name
+	Entities  []*Entity   // by kind (tools, resources, templates, prompts), then name
+	Externals []*HookDecl // top-level hook functions, in source order
+	Plugins   []*Plugin   // by name
 }
 
 // Empty reports whether the package has nothing to generate.
@@ -108,7 +108,7 @@ type Entity struct {
 	Ctor     string // the constructor's name, "" for none
 	Complete bool   // the type has a Complete method (prompts and resources)
 	In, Out  types.Type
-	Hooks    []*Hook // embedded hooks, in source order
+	Hooks    []*HookDecl // embedded hooks, in source order
 }
 
 // Name returns the entity's registration key: a tool's or prompt's name, a
@@ -152,8 +152,9 @@ const (
 	ViewInitialize   = flows.ViewInitialize   // flows.Initialize
 )
 
-// Hook is one //hook: directive on a method or function.
-type Hook struct {
+// HookDecl is one //hook: directive on a method or function, with what
+// the analysis found: its flow, view, name and positions.
+type HookDecl struct {
 	Stage    stages.Stage
 	Flow     flows.ID
 	Priority int
@@ -172,5 +173,5 @@ type Plugin struct {
 	TypeName string
 	FuncName string // the generated constructor, <TypeName>Plugin
 	Pos      token.Position
-	Hooks    []*Hook // in source order
+	Hooks    []*HookDecl // in source order
 }

@@ -93,8 +93,8 @@ type Plugin struct {
 	Name string
 }
 
-// Hook is the value of //hook:<stage>.
-type Hook struct {
+// HookDirective is the decoded value of a //hook:<stage> directive.
+type HookDirective struct {
 	Stage    stages.Stage
 	Flow     flows.ID // "" when not given
 	HasFlow  bool     // flow= was given
@@ -107,7 +107,7 @@ func (Resource) value()         {}
 func (ResourceTemplate) value() {}
 func (Prompt) value()           {}
 func (Plugin) value()           {}
-func (Hook) value()             {}
+func (HookDirective) value()    {}
 func (PromptArg) value()        {}
 
 // Canonical renders the tool as a //mcp:tool line.
@@ -197,7 +197,7 @@ func (p Plugin) Canonical() string {
 }
 
 // Canonical renders the hook as a //hook:<stage> line.
-func (h Hook) Canonical() string {
+func (h HookDirective) Canonical() string {
 	var c canon
 	c.head(NamespaceHook, h.Stage.String())
 	if h.HasFlow || h.Flow != "" {
@@ -295,7 +295,7 @@ func buildArg(f *fields) Value {
 
 func buildHook(f *fields) Value {
 	p, _ := f.vals["priority"].(int)
-	return Hook{Stage: f.stage, Flow: flows.ID(f.str("flow")), HasFlow: f.has("flow"), Priority: p, Name: f.str("name")}
+	return HookDirective{Stage: f.stage, Flow: flows.ID(f.str("flow")), HasFlow: f.has("flow"), Priority: p, Name: f.str("name")}
 }
 
 // decoder collects the diagnostics of one Decode call.

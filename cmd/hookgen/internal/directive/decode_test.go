@@ -98,42 +98,42 @@ func decodeTests() []decodeTest {
 		},
 		{
 			`//hook:beforeExecute`,
-			directive.Hook{Stage: stages.BeforeExecute},
+			directive.HookDirective{Stage: stages.BeforeExecute},
 			`//hook:beforeExecute`,
 		},
 		{
 			`//hook:finally name=log.v2_x-y priority=-10 flow=tools:call-tool`,
-			directive.Hook{Stage: stages.Finally, Flow: flows.ToolsCallTool, HasFlow: true, Priority: -10, Name: "log.v2_x-y"},
+			directive.HookDirective{Stage: stages.Finally, Flow: flows.ToolsCallTool, HasFlow: true, Priority: -10, Name: "log.v2_x-y"},
 			`//hook:finally flow=tools:call-tool priority=-10 name=log.v2_x-y`,
 		},
 		{
 			`//hook:beforeValidation priority=auth+10`,
-			directive.Hook{Stage: stages.BeforeValidation, Priority: priority.Auth + 10},
+			directive.HookDirective{Stage: stages.BeforeValidation, Priority: priority.Auth + 10},
 			`//hook:beforeValidation priority=auth+10`,
 		},
 		{
 			`//hook:beforeExecute priority=cache-1`,
-			directive.Hook{Stage: stages.BeforeExecute, Priority: priority.Cache - 1},
+			directive.HookDirective{Stage: stages.BeforeExecute, Priority: priority.Cache - 1},
 			`//hook:beforeExecute priority=cache-1`,
 		},
 		{
 			`//hook:onError priority=0x7fff_ffff`,
-			directive.Hook{Stage: stages.OnError, Priority: 2147483647},
+			directive.HookDirective{Stage: stages.OnError, Priority: 2147483647},
 			`//hook:onError priority=2147483647`,
 		},
 		{
 			`//hook:afterValidation priority=-0b1000_0000_0000_0000_0000_0000_0000_0000 flow=session:initialize`,
-			directive.Hook{Stage: stages.AfterValidation, Flow: flows.SessionInitialize, HasFlow: true, Priority: -2147483648},
+			directive.HookDirective{Stage: stages.AfterValidation, Flow: flows.SessionInitialize, HasFlow: true, Priority: -2147483648},
 			`//hook:afterValidation flow=session:initialize priority=-2147483648`,
 		},
 		{
 			`//hook:beforeValidation priority=0o17 flow=resources:read-resource`,
-			directive.Hook{Stage: stages.BeforeValidation, Flow: flows.ResourcesReadResource, HasFlow: true, Priority: 15},
+			directive.HookDirective{Stage: stages.BeforeValidation, Flow: flows.ResourcesReadResource, HasFlow: true, Priority: 15},
 			`//hook:beforeValidation flow=resources:read-resource priority=15`,
 		},
 		{
 			"//hook:afterExecute priority=+0 \t\r",
-			directive.Hook{Stage: stages.AfterExecute},
+			directive.HookDirective{Stage: stages.AfterExecute},
 			`//hook:afterExecute`,
 		},
 	}

@@ -43,7 +43,7 @@ func Package(w io.Writer, p *analyze.Package, flow flows.ID) {
 	fmt.Fprintf(w, "\npackage %s\n", p.Path)
 	var external []planned
 	seq := 0
-	add := func(list *[]planned, h *analyze.Hook, id string) {
+	add := func(list *[]planned, h *analyze.HookDecl, id string) {
 		if h.Flow != flow {
 			return
 		}
