@@ -1,18 +1,3 @@
-// Command quickstart is a small hookflow server: three tools, a resource and
-// a prompt with embedded hooks, plus the audit and auth plugins.
-//
-// The tools, resource and prompt are plain Go types in tools.go, declared with
-// //mcp: and //hook: directives; go generate runs hookgen, which writes their
-// registration code, RegisterHookflow, into hookgen_gen.go.
-//
-//	go run ./examples/quickstart -demo      # call the tools in-process and print each run's hooks
-//	go run ./examples/quickstart            # serve on stdio
-//	go run ./examples/quickstart -http 127.0.0.1:8080 -token s3cret
-//
-// Over HTTP with -token, requests need "Authorization: Bearer <token>"; the
-// token carries the weather.admin scope that set_forecast requires. Without
-// -token (and over stdio) nobody has that scope, so the auth plugin hides
-// set_forecast and blocks calls to it. Audit events go to stderr as JSON.
 package main
 
 //go:generate go tool hookgen

@@ -375,7 +375,7 @@ func (r *Registry) Decode(d *Directive) (*Decoded, []Diagnostic) {
 			dc.errorf(later.Pos, "key %q cannot be used with %q", later.Key, other.Key)
 		}
 	}
-	sortDiags(dc.diags)
+	SortDiagnostics(dc.diags)
 	if len(dc.diags) > 0 || d.syntaxErr {
 		return nil, dc.diags
 	}
@@ -595,7 +595,7 @@ func (r *Registry) ParseComment(text string, pos token.Position) (*Decoded, []Di
 	dec, more := r.Decode(d)
 	diags = append(diags, more...)
 	if len(diags) > 0 {
-		sortDiags(diags)
+		SortDiagnostics(diags)
 		return nil, diags
 	}
 	return dec, nil

@@ -49,9 +49,10 @@ func at(pos token.Position, off int) token.Position {
 	return pos
 }
 
-// sortDiags orders diagnostics by position, keeping the order of those at the
-// same position.
-func sortDiags(ds []Diagnostic) {
+// SortDiagnostics orders diagnostics by file, line and column, keeping the
+// order of those at the same position. Every part of hookgen that reports
+// diagnostics sorts them with it.
+func SortDiagnostics(ds []Diagnostic) {
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
 		return cmp.Or(
 			cmp.Compare(a.Pos.Filename, b.Pos.Filename),

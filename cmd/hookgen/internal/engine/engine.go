@@ -1,12 +1,7 @@
-// Package engine runs hookgen's pipeline: load, analyze, render, and (on
-// request) write. Run computes what every package's hookgen_gen.go should
-// hold without touching the disk, so -check and -explain share it with
-// generation; Result.Write then writes what changed.
 package engine
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -153,9 +148,7 @@ func Run(opts Options) (*Result, error) {
 		}
 		p.New = src
 	}
-	slices.SortStableFunc(res.Diags, func(x, y directive.Diagnostic) int {
-		return cmp.Or(strings.Compare(x.Pos.Filename, y.Pos.Filename), cmp.Compare(x.Pos.Line, y.Pos.Line), cmp.Compare(x.Pos.Column, y.Pos.Column))
-	})
+	directive.SortDiagnostics(res.Diags)
 	return res, nil
 }
 

@@ -1,0 +1,66 @@
+package analyze
+
+// Type predicates over go/types.
+
+import (
+	"go/types"
+)
+
+// named returns t as a *types.Named, looking through aliases, or nil.
+func named(t types.Type) *types.Named {
+	n, _ := types.Unalias(t).(*types.Named)
+	return n
+}
+
+// isNamed reports whether t is (an instance of) the named type path.name.
+func isNamed(t types.Type, path, name string) bool {
+	n := named(t)
+	if n == nil {
+		return false
+	}
+	o := n.Origin().Obj()
+	return o.Pkg() != nil && o.Pkg().Path() == path && o.Name() == name
+}
+
+func isPtrToNamed(t types.Type, path, name string) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && isNamed(p.Elem(), path, name)
+}
+
+// isRequest reports whether t is *mcp.ServerRequest[*mcp.<params>], e.g.
+// *mcp.CallToolRequest.
+func isRequest(t types.Type, params string) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n := named(p.Elem())
+	return n != nil && isNamed(n, PathMCP, "ServerRequest") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, params)
+}
+
+var errorType = types.Universe.Lookup("error").Type()
+
+func isError(t types.Type) bool { return types.Identical(t, errorType) }
+
+// objectType reports whether a tool input type has an object JSON schema,
+// as the framework infers it: a struct or a map with string keys (pointers
+// looked through), or any.
+func objectType(t types.Type) bool {
+	for {
+		p, ok := t.Underlying().(*types.Pointer)
+		if !ok {
+			break
+		}
+		t = p.Elem()
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		return true
+	case *types.Map:
+		b, ok := u.Key().Underlying().(*types.Basic)
+		return ok && b.Kind() == types.String
+	case *types.Interface:
+		return u.Empty()
+	}
+	return false
+}
