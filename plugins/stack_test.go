@@ -159,7 +159,7 @@ func newStack(t *testing.T, cfg stackConfig) *stack {
 	for _, ac := range cfg.audits {
 		a := audit.New(ac)
 		// Registered before the HTTP server's cleanup: closed after it.
-		t.Cleanup(func() { _ = a.Close() })
+		t.Cleanup(func() { _ = a.Close(context.Background()) })
 		s.audits = append(s.audits, a)
 		must(srv.Use(a))
 	}

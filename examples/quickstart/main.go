@@ -57,7 +57,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer q.audit.Close()
+	defer closeAudit(q.audit)
 	if *addr == "" {
 		if err := q.srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
@@ -106,6 +106,16 @@ func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handle
 	return q, srv.Start()
 }
 
+// closeAudit writes the queued audit events, giving a stuck sink at most
+// five seconds; what it could not write is counted as dropped.
+func closeAudit(a *audit.Plugin) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		log.Printf("quickstart: closing the audit plugin: %v (%d events dropped)", err, a.Dropped())
+	}
+}
+
 // staticToken accepts one bearer token, which grants weather.admin. An empty
 // token accepts none.
 func staticToken(token string) sdkauth.TokenVerifier {
@@ -145,7 +155,7 @@ func runDemo(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer q.audit.Close()
+	defer closeAudit(q.audit)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := q.srv.Connect(ctx, st, nil); err != nil {
 		return err
