@@ -56,6 +56,13 @@
 // the Authorization header before the request reaches the MCP server, so
 // that no hook (an audit plugin logging headers) can see or forward it.
 //
+// Nor does it log a verifier's error text: verifiers quote the token they
+// reject, and in encodings no redaction can list (%q escapes some bytes,
+// %x hex-encodes all of them). A rejection is logged with the token's
+// fingerprint, the first 12 hex digits of its SHA-256, and — when the
+// verifier's error implements slog.LogValuer — the value the verifier
+// chose to make loggable.
+//
 // Attach the plugin to the server (srv.Use) to guard every tool, or to an
 // App (app.Use) to guard that app's tools only; either way its list hook
 // hides only the tools it guards.

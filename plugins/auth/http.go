@@ -3,6 +3,8 @@ package auth
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -62,9 +64,11 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 //     Request().Header (an audit plugin) never see the token, and nothing
 //     can pass it on to another service.
 //
-// Verifier errors are logged without the token and reach the client as a
-// fixed text ("invalid token", "oauth error" or "token verification
-// failed"), never as the verifier's message.
+// Verifier errors reach the client as a fixed text ("invalid token",
+// "oauth error" or "token verification failed") and the log without their
+// text, which may quote the token: the log has the token's SHA-256
+// fingerprint instead, and the error's slog.LogValuer value when it has
+// one.
 func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	if p.cfg.Verifier == nil {
 		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server)")
@@ -92,43 +96,50 @@ func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	}, nil
 }
 
-// verify wraps the configured verifier: its errors are logged (without the
-// token) and replaced by fixed ones, since the SDK writes the error's text
-// into the 401 body.
+// verify wraps the configured verifier: its errors are replaced by fixed
+// ones, since the SDK writes the error's text into the 401 body, and are
+// logged without their text (see logRejection).
 func (p *Plugin) verify(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
 	ti, err := p.cfg.Verifier(ctx, token, r)
 	if err == nil {
 		return ti, nil
 	}
-	msg := redact(err.Error(), token)
 	switch {
 	case errors.Is(err, sdkauth.ErrInvalidToken):
-		p.logger().LogAttrs(ctx, slog.LevelDebug, "auth: token rejected", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelDebug, "auth: token rejected", err, token, r)
 		return nil, sdkauth.ErrInvalidToken
 	case errors.Is(err, sdkauth.ErrOAuth):
-		p.logger().LogAttrs(ctx, slog.LevelWarn, "auth: token rejected (oauth error)", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelWarn, "auth: token rejected (oauth error)", err, token, r)
 		return nil, sdkauth.ErrOAuth
 	default:
-		p.logger().LogAttrs(ctx, slog.LevelError, "auth: token verification failed", slog.String("error", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelError, "auth: token verification failed", err, token, r)
 		return nil, errVerification
 	}
 }
 
 var errVerification = errors.New("token verification failed")
 
-// redact removes every occurrence of token (and of a long enough part of
-// it, in case the verifier quoted a prefix) from s.
-func redact(s, token string) string {
-	if token == "" {
-		return s
+// logRejection logs a verifier's error without its text: verifiers quote
+// the token they reject, in encodings no redaction can list (%q escapes
+// some bytes, %x hex-encodes them all). It logs the token's fingerprint
+// (the first 12 hex digits of its SHA-256, to match against the tokens an
+// operator issued) and, when the error implements slog.LogValuer, the
+// value the verifier chose to make loggable.
+func (p *Plugin) logRejection(ctx context.Context, level slog.Level, msg string, err error, token string, r *http.Request) {
+	l := p.logger()
+	if !l.Enabled(ctx, level) {
+		return
 	}
-	s = strings.ReplaceAll(s, token, "[REDACTED]")
-	if len(token) >= 16 {
-		// Verifiers often quote a prefix or suffix of the token.
-		s = strings.ReplaceAll(s, token[:len(token)/2], "[REDACTED]")
-		s = strings.ReplaceAll(s, token[len(token)/2:], "[REDACTED]")
+	sum := sha256.Sum256([]byte(token))
+	attrs := []slog.Attr{
+		slog.String("token_sha256", hex.EncodeToString(sum[:6])),
+		slog.String("remote", r.RemoteAddr),
 	}
-	return s
+	var lv slog.LogValuer
+	if errors.As(err, &lv) {
+		attrs = append(attrs, slog.Any("reason", lv))
+	}
+	l.LogAttrs(ctx, level, msg, attrs...)
 }
 
 func (p *Plugin) logger() *slog.Logger {
