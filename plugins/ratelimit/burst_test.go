@@ -18,20 +18,23 @@ import (
 
 const unavailable = "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"
 
-// TestRedisBurst is issue 9's burst: 200 concurrent calls against a quota
-// of 50 on a healthy Redis 30ms away, with the client RedisClientOptions
-// builds and the default Timeout. Every call is decided by the budget —
+// TestRedisBurst is issue 9's burst: 300 concurrent calls against a quota
+// of 50 on a healthy Redis 250ms away, with the client RedisClientOptions
+// builds and a Timeout of 2s. Every call is decided by the budget —
 // exactly 50 allowed, the rest refused as over budget — and none as
-// "unavailable" for want of a connection.
+// "unavailable" for want of a connection (go-redis's default pool of 10
+// per CPU would queue them for several round trips).
 func TestRedisBurst(t *testing.T) {
-	addr := delayProxy(t, redisAddr(t), 30*time.Millisecond)
-	const sessions, perSession, quota = 10, 20, 50
-	client := redis.NewClient(ratelimit.RedisClientOptions(addr, ratelimit.DefaultTimeout))
+	addr := delayProxy(t, redisAddr(t), 250*time.Millisecond)
+	const sessions, perSession, quota = 10, 30, 50
+	const timeout = 2 * time.Second
+	client := redis.NewClient(ratelimit.RedisClientOptions(addr, timeout))
 	t.Cleanup(func() { _ = client.Close() })
 	prefix := fmt.Sprintf("hookflow-test:burst:%d:", time.Now().UnixNano())
 	srv, _ := newServer(t, ratelimit.Config{
 		PerTool: ratelimit.Limit{Burst: quota},
 		Backend: ratelimit.NewRedis(client, &ratelimit.RedisOptions{Prefix: prefix}),
+		Timeout: timeout,
 	})
 	css := make([]*mcp.ClientSession, sessions)
 	for i := range css {
