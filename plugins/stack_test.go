@@ -82,6 +82,7 @@ const (
 	unavailable = "rate limit: the rate limiter is unavailable, so the call was refused; retry later"
 
 	authHook  = "/plugin:auth/tools:call-tool/beforeValidation/scopes"
+	authHTTP  = "/plugin:auth/http:scope-challenge" // refused with HTTP 403
 	limitHook = "/plugin:ratelimit/tools:call-tool/beforeValidation/take"
 	cacheHook = "/plugin:cache/tools:call-tool/beforeExecute/lookup"
 )
@@ -150,17 +151,23 @@ func newStack(t *testing.T, cfg stackConfig) *stack {
 		},
 	}))
 
-	s.auth = auth.New(auth.Config{Verifier: verifier, Scopes: []string{"mcp"}, NoScopeChallenge: !cfg.challenge})
-	s.rl = ratelimit.New(cfg.ratelimit)
-	s.cache = cache.New(cache.Config{TTL: time.Hour})
-	must(srv.Use(s.auth))
-	must(srv.Use(s.rl))
-	must(srv.Use(s.cache))
 	for _, ac := range cfg.audits {
 		a := audit.New(ac)
 		// Registered before the HTTP server's cleanup: closed after it.
 		t.Cleanup(func() { _ = a.Close(context.Background()) })
 		s.audits = append(s.audits, a)
+	}
+	authCfg := auth.Config{Verifier: verifier, Scopes: []string{"mcp"}, ScopeChallenge: cfg.challenge}
+	if len(s.audits) > 0 {
+		authCfg.Audit = s.audits[0] // the calls refused with 403 are audited too
+	}
+	s.auth = auth.New(authCfg)
+	s.rl = ratelimit.New(cfg.ratelimit)
+	s.cache = cache.New(cache.Config{TTL: time.Hour})
+	must(srv.Use(s.auth))
+	must(srv.Use(s.rl))
+	must(srv.Use(s.cache))
+	for _, a := range s.audits {
 		must(srv.Use(a))
 	}
 	h, err := s.auth.Handler(srv, &mcp.StreamableHTTPOptions{JSONResponse: cfg.jsonResponse})

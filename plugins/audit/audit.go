@@ -373,6 +373,27 @@ func resultText(res *mcp.CallToolResult) string {
 	return ""
 }
 
+// Record queues an event for a request that no flow run saw: one refused
+// before it reached the MCP server, e.g. by the auth plugin's HTTP scope
+// challenge (auth.Config.Audit). Its Args are redacted and its fields
+// capped like a run's; a zero Time is set to now. Events of flows outside
+// Config.Flows are ignored. Record never blocks: a full queue drops the
+// event and counts it.
+func (p *Plugin) Record(ev Event) {
+	if i := ev.Flow.Index(); i < 0 || !p.audited[i] {
+		return
+	}
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	it := item{ev: &ev}
+	if len(ev.Args) > 0 {
+		it.input = ev.Args
+		ev.Args = nil
+	}
+	p.enqueue(it)
+}
+
 // enqueue puts it on the queue, or counts it as dropped when the queue is
 // full or the plugin closed. It never blocks.
 func (p *Plugin) enqueue(it item) {
