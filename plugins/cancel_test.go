@@ -28,7 +28,7 @@ func (b waitingBackend) Take(ctx context.Context, _ []ratelimit.Bucket) (ratelim
 func TestCancelledCallIsNotAuditedAsBlocked(t *testing.T) {
 	sink := &recorder{}
 	aud := audit.New(audit.Config{Handler: sink})
-	t.Cleanup(func() { _ = aud.Close() })
+	t.Cleanup(func() { _ = aud.Close(context.Background()) })
 	be := waitingBackend{entered: make(chan struct{}, 1)}
 	rl := ratelimit.New(ratelimit.Config{PerTool: ratelimit.Limit{Rate: 1, Burst: 10}, Backend: be, Timeout: time.Minute})
 	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{rl, aud}, Server: &framework.Options{Logger: slog.New(slog.DiscardHandler)}})

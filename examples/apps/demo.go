@@ -139,7 +139,7 @@ func demo(ctx context.Context) (*demoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.Audit.Close()
+	defer s.Audit.Close(context.Background())
 
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Server.Connect(ctx, st, nil)

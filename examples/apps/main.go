@@ -49,7 +49,7 @@ func serve(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	defer s.Audit.Close() // drains the audit queue
+	defer s.Audit.Close(context.Background()) // drains the audit queue
 	if addr == "" {
 		return s.Server.Run(ctx, &mcp.StdioTransport{})
 	}
@@ -144,7 +144,7 @@ func newShop(o shopOptions) (*shop, error) {
 	}
 
 	if err := srv.Start(); err != nil { // plugins attach here: a bad config fails now
-		s.Audit.Close()
+		s.Audit.Close(context.Background())
 		return nil, err
 	}
 	return s, nil

@@ -203,7 +203,7 @@ func TestHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Audit.Close() })
+	t.Cleanup(func() { s.Audit.Close(context.Background()) })
 	h, err := s.Server.HTTPHandler(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestUnknownTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Audit.Close()
+	defer s.Audit.Close(context.Background())
 	cs := connectInMemory(t, s)
 	mu.Lock()
 	hooks = nil
@@ -328,7 +328,7 @@ func TestToolErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Audit.Close()
+	defer s.Audit.Close(context.Background())
 	cs := connectInMemory(t, s)
 	for _, tc := range []struct {
 		tool    string

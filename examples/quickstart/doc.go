@@ -10,7 +10,10 @@
 //	go run ./examples/quickstart -http 127.0.0.1:8080 -token s3cret
 //
 // Over HTTP with -token, requests need "Authorization: Bearer <token>"; the
-// token carries the weather.admin scope that set_forecast requires. Without
+// token carries the weather.admin scope that set_forecast requires. A
+// request without it gets 401 with a challenge naming the server's OAuth
+// protected resource metadata, served without a token at
+// /.well-known/oauth-protected-resource. Without
 // -token (and over stdio) nobody has that scope, so the auth plugin hides
 // set_forecast and blocks calls to it. Audit events go to stderr as JSON.
 package main

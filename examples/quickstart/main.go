@@ -18,6 +18,7 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -38,28 +39,55 @@ func main() {
 		return
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token))
+	base := "http://" + *addr
+	if *addr == "" || *token == "" {
+		base = ""
+	}
+	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token), base)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer q.audit.Close()
+	defer closeAudit(q.audit)
 	if *addr == "" {
 		if err := q.srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	var h http.Handler
-	if *token != "" {
-		h, err = q.auth.Handler(q.srv, nil)
-	} else {
-		h, err = q.srv.HTTPHandler(nil)
-	}
+	h, err := q.httpHandler(base)
 	if err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("quickstart: serving MCP on http://%s", *addr)
 	log.Fatal(http.ListenAndServe(*addr, h))
+}
+
+// metadataPath is where the server's OAuth protected resource metadata
+// (RFC 9728) is served.
+const metadataPath = "/.well-known/oauth-protected-resource"
+
+// httpHandler serves the server over streamable HTTP. With base (the
+// server's URL, set with -token) requests need the bearer token, and the
+// protected resource metadata that the 401 challenges point OAuth clients
+// to is served beside the MCP endpoint, outside the auth middleware: a
+// client must be able to read it before it has a token.
+func (q *quickstart) httpHandler(base string) (http.Handler, error) {
+	if base == "" {
+		return q.srv.HTTPHandler(nil)
+	}
+	h, err := q.auth.Handler(q.srv, nil)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(metadataPath, sdkauth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               base,
+		ScopesSupported:        []string{"weather.admin"},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "quickstart",
+	}))
+	mux.Handle("/", h)
+	return mux, nil
 }
 
 // quickstart is the server and the plugins main and the demo talk to.
@@ -71,8 +99,9 @@ type quickstart struct {
 
 // newServer builds the quickstart server. observer, when set, sees every
 // hook call; auditTo receives the audit events; verify checks bearer tokens
-// on HTTP.
-func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier) (*quickstart, error) {
+// on HTTP; base, when set, is the server's URL, whose protected resource
+// metadata the auth plugin's challenges name.
+func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier, base string) (*quickstart, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "quickstart", Version: "0.1.0"}, &framework.Options{
 		Observer: observer,
 		Logger:   logger,
@@ -83,12 +112,32 @@ func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handle
 	q := &quickstart{
 		srv:   srv,
 		audit: audit.New(audit.Config{Handler: auditTo, Flows: []flows.ID{flows.ToolsCallTool}}),
-		auth:  auth.New(auth.Config{Verifier: verify}),
+		auth:  auth.New(authConfig(verify, base)),
 	}
 	if err := srv.Use(q.auth, q.audit); err != nil {
 		return nil, err
 	}
 	return q, srv.Start()
+}
+
+// authConfig is the auth plugin's configuration: with base, 401
+// challenges name the resource metadata served at base + metadataPath.
+func authConfig(verify sdkauth.TokenVerifier, base string) auth.Config {
+	c := auth.Config{Verifier: verify}
+	if base != "" {
+		c.ResourceMetadataURL = base + metadataPath
+	}
+	return c
+}
+
+// closeAudit writes the queued audit events, giving a stuck sink at most
+// five seconds; what it could not write is counted as dropped.
+func closeAudit(a *audit.Plugin) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		log.Printf("quickstart: closing the audit plugin: %v (%d events dropped)", err, a.Dropped())
+	}
 }
 
 // staticToken accepts one bearer token, which grants weather.admin. An empty
@@ -126,11 +175,11 @@ func runDemo(ctx context.Context, w io.Writer) error {
 		}
 		return slog.Attr{}
 	}})
-	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""))
+	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""), "")
 	if err != nil {
 		return err
 	}
-	defer q.audit.Close()
+	defer closeAudit(q.audit)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := q.srv.Connect(ctx, st, nil); err != nil {
 		return err

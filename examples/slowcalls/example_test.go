@@ -31,7 +31,7 @@ func Example_attach() {
 
 	// On the server: its hooks run for every tool, resource and prompt.
 	aud := audit.New(audit.Config{})
-	defer aud.Close()
+	defer aud.Close(context.Background())
 	if err := srv.Use(aud); err != nil {
 		panic(err)
 	}

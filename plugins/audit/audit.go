@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,14 @@ type Config struct {
 	// QueueSize is how many events may wait for the sinks (default 1024).
 	// When the queue is full, events are dropped and counted.
 	QueueSize int
+	// MaxArgsBytes caps [Event.Args] (default DefaultMaxArgsBytes): longer
+	// arguments are recorded, after redaction, as a JSON string holding
+	// their first bytes, and the event's Truncated lists "args".
+	MaxArgsBytes int
+	// MaxTextBytes caps [Event.Error] and [Event.URI] (default
+	// DefaultMaxTextBytes): a longer text is cut, ends with "…", and the
+	// event's Truncated lists the field.
+	MaxTextBytes int
 	// Flows are the flows to audit; nil audits every flow.
 	Flows []flows.ID
 }
@@ -55,9 +64,11 @@ type File struct {
 
 // The defaults of [Config] and [File].
 const (
-	DefaultQueueSize  = 1024
-	DefaultMaxBytes   = 10 << 20
-	DefaultMaxBackups = 3
+	DefaultQueueSize    = 1024
+	DefaultMaxArgsBytes = 8 << 10
+	DefaultMaxTextBytes = 1 << 10
+	DefaultMaxBytes     = 10 << 20
+	DefaultMaxBackups   = 3
 )
 
 // Plugin is the audit plugin. Create it with [New], attach it to a server
@@ -82,11 +93,21 @@ type Plugin struct {
 	closed bool
 	q      chan item
 	stop   chan struct{}
-	done   chan struct{}
+	done   chan struct{} // closed when the writer has stopped and closed the sinks
+	// closeErr is the sinks' close error, set before done is closed.
+	closeErr error
+	// pending is how many sink writes of the event being written are
+	// still to be counted; a Close that gives up swaps in gaveUp and counts
+	// them as dropped itself, so that a stuck sink's late return is not
+	// counted twice.
+	pending atomic.Int64
 
 	dropped atomic.Uint64
 	written atomic.Uint64
 }
+
+// gaveUp marks pending once a Close has given up on the writer.
+const gaveUp = math.MinInt64 / 2
 
 // item is an event on the queue, or a flush marker.
 type item struct {
@@ -169,6 +190,18 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	}
 	if c.QueueSize == 0 {
 		c.QueueSize = DefaultQueueSize
+	}
+	if c.MaxArgsBytes < 0 {
+		return fmt.Errorf("Config.MaxArgsBytes: must not be negative, got %d", c.MaxArgsBytes)
+	}
+	if c.MaxArgsBytes == 0 {
+		c.MaxArgsBytes = DefaultMaxArgsBytes
+	}
+	if c.MaxTextBytes < 0 {
+		return fmt.Errorf("Config.MaxTextBytes: must not be negative, got %d", c.MaxTextBytes)
+	}
+	if c.MaxTextBytes == 0 {
+		c.MaxTextBytes = DefaultMaxTextBytes
 	}
 	if c.File.MaxBytes < 0 {
 		return fmt.Errorf("Config.File.MaxBytes: must not be negative, got %d", c.File.MaxBytes)
@@ -294,7 +327,7 @@ func (p *Plugin) event(c *flows.Context) error {
 	err := c.Err()
 	switch {
 	case err != nil:
-		ev.Error = flows.Reason(err)
+		ev.Error = reason(err)
 		by, code := c.DecidedBy(), flows.CodeOf(err)
 		if n != nil && n.failed {
 			by, code = n.failedBy, n.failCode
@@ -329,6 +362,27 @@ func resultText(res *mcp.CallToolResult) string {
 	return ""
 }
 
+// Record queues an event for a request that no flow run saw: one refused
+// before it reached the MCP server, e.g. by the auth plugin's HTTP scope
+// challenge (auth.Config.Audit). Its Args are redacted and its fields
+// capped like a run's; a zero Time is set to now. Events of flows outside
+// Config.Flows are ignored. Record never blocks: a full queue drops the
+// event and counts it.
+func (p *Plugin) Record(ev Event) {
+	if i := ev.Flow.Index(); i < 0 || !p.audited[i] {
+		return
+	}
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	it := item{ev: &ev}
+	if len(ev.Args) > 0 {
+		it.input = ev.Args
+		ev.Args = nil
+	}
+	p.enqueue(it)
+}
+
 // enqueue puts it on the queue, or counts it as dropped when the queue is
 // full or the plugin closed. It never blocks.
 func (p *Plugin) enqueue(it item) {
@@ -345,18 +399,31 @@ func (p *Plugin) enqueue(it item) {
 	}
 }
 
-// work writes queued events until Close, then drains the queue.
+// work writes queued events until Close, then drains the queue and closes
+// the sinks. When a Close has given up on it (a sink is stuck), it counts
+// what is left as dropped instead of writing it.
 func (p *Plugin) work() {
 	defer close(p.done)
+	defer func() {
+		var errs []error
+		for _, s := range p.sinks {
+			errs = append(errs, s.close())
+		}
+		p.closeErr = errors.Join(errs...)
+	}()
 	for {
 		select {
 		case it := <-p.q:
-			p.handle(it)
+			if !p.handle(it) {
+				return
+			}
 		case <-p.stop:
 			for {
 				select {
 				case it := <-p.q:
-					p.handle(it)
+					if !p.handle(it) {
+						return
+					}
 				default:
 					return
 				}
@@ -365,23 +432,52 @@ func (p *Plugin) work() {
 	}
 }
 
-func (p *Plugin) handle(it item) {
+// handle writes it to every sink, and reports false when a Close has
+// given up on the writer (it then counts it as dropped).
+func (p *Plugin) handle(it item) bool {
 	if it.flush != nil {
 		close(it.flush)
-		return
+		return true
 	}
-	switch in := it.input.(type) {
-	case json.RawMessage:
-		it.ev.Args = p.redact.apply(in)
-	case map[string]any:
-		it.ev.Args = p.redact.applyValue(in)
+	if !p.pending.CompareAndSwap(0, int64(len(p.sinks))) {
+		p.dropped.Add(1)
+		return false
 	}
+	p.limit(it)
 	for _, s := range p.sinks {
-		if err := safeWrite(s, it.ev); err != nil {
+		err := safeWrite(s, it.ev)
+		if p.pending.Add(-1) < 0 {
+			continue // Close counted this write as dropped
+		}
+		if err != nil {
 			p.dropped.Add(1)
 		} else {
 			p.written.Add(1)
 		}
+	}
+	return true
+}
+
+// limit redacts the event's arguments and caps its client-supplied fields.
+func (p *Plugin) limit(it item) {
+	ev := it.ev
+	switch in := it.input.(type) {
+	case json.RawMessage:
+		ev.Args = p.redact.apply(in)
+	case map[string]any:
+		ev.Args = p.redact.applyValue(in)
+	}
+	if len(ev.Args) > p.cfg.MaxArgsBytes {
+		ev.Args = truncateJSON(ev.Args, p.cfg.MaxArgsBytes)
+		ev.Truncated = append(ev.Truncated, "args")
+	}
+	if len(ev.Error) > p.cfg.MaxTextBytes {
+		ev.Error = truncateText(ev.Error, p.cfg.MaxTextBytes)
+		ev.Truncated = append(ev.Truncated, "error")
+	}
+	if len(ev.URI) > p.cfg.MaxTextBytes {
+		ev.URI = truncateText(ev.URI, p.cfg.MaxTextBytes)
+		ev.Truncated = append(ev.Truncated, "uri")
 	}
 }
 
@@ -433,27 +529,54 @@ func (p *Plugin) Flush(ctx context.Context) error {
 	}
 }
 
-// Close writes the queued events, stops the writer and closes the file.
-// Events of runs that finish afterwards are dropped. Close is idempotent.
-func (p *Plugin) Close() error {
+// Close writes the queued events, stops the writer and closes the sinks,
+// waiting at most until ctx is done. When ctx ends first (a sink is stuck),
+// Close returns ctx's error and counts every event it could not write as
+// dropped; the writer closes the sinks when the stuck write returns.
+// Events of runs that finish after Close are dropped. Close may be called
+// again: it waits, bounded by its own ctx, for the writer to stop, and
+// returns the sinks' close error.
+func (p *Plugin) Close(ctx context.Context) error {
 	p.qmu.Lock()
-	if p.closed {
-		p.qmu.Unlock()
-		return nil
-	}
+	first := !p.closed
 	p.closed = true
 	started := p.q != nil
 	p.qmu.Unlock()
 	if !started {
 		return nil
 	}
-	close(p.stop)
-	<-p.done
-	var errs []error
-	for _, s := range p.sinks {
-		errs = append(errs, s.close())
+	if first {
+		close(p.stop)
 	}
-	return errors.Join(errs...)
+	select {
+	case <-p.done:
+		return p.closeErr
+	case <-ctx.Done():
+	}
+	if first {
+		p.giveUp()
+	}
+	return ctx.Err()
+}
+
+// giveUp counts what the writer has not written yet as dropped: the
+// pending writes of the event it is stuck on, and the queued events.
+func (p *Plugin) giveUp() {
+	if n := p.pending.Swap(gaveUp); n > 0 {
+		p.dropped.Add(uint64(n))
+	}
+	for {
+		select {
+		case it := <-p.q:
+			if it.flush != nil {
+				close(it.flush)
+			} else {
+				p.dropped.Add(1)
+			}
+		default:
+			return
+		}
+	}
 }
 
 var _ framework.Plugin = (*Plugin)(nil)

@@ -79,7 +79,7 @@ func flush(t testing.TB, p *audit.Plugin) {
 func newAudit(t testing.TB, out *lines, cfg audit.Config) *audit.Plugin {
 	cfg.Handler = slog.NewJSONHandler(out, nil)
 	p := audit.New(cfg)
-	t.Cleanup(func() { _ = p.Close() })
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	return p
 }
 
@@ -92,7 +92,7 @@ func TestPluginChecks(t *testing.T) {
 func TestPluginChecksFileSink(t *testing.T) {
 	plugintest.Run(t, func(t testing.TB) framework.Plugin {
 		p := audit.New(audit.Config{File: audit.File{Path: filepath.Join(t.TempDir(), "audit.jsonl"), MaxBytes: 4096}})
-		t.Cleanup(func() { _ = p.Close() })
+		t.Cleanup(func() { _ = p.Close(context.Background()) })
 		return p
 	}, nil)
 }
@@ -265,7 +265,7 @@ func TestSlowSinkNeverBlocksCalls(t *testing.T) {
 	out := &lines{}
 	release := make(chan struct{})
 	aud := audit.New(audit.Config{Handler: blockingHandler{slog.NewJSONHandler(out, nil), release}, QueueSize: 2, Flows: []flows.ID{flows.ToolsCallTool}})
-	t.Cleanup(func() { _ = aud.Close() })
+	t.Cleanup(func() { _ = aud.Close(context.Background()) })
 	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{aud}})
 	const calls = 20
 	for i := range calls {
@@ -295,7 +295,7 @@ func TestFailingSinkCountsDrops(t *testing.T) {
 				File:    audit.File{Path: path},
 				Flows:   []flows.ID{flows.ToolsCallTool},
 			})
-			t.Cleanup(func() { _ = aud.Close() })
+			t.Cleanup(func() { _ = aud.Close(context.Background()) })
 			h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{aud}})
 			for range 5 {
 				h.Call(plugintest.ToolEcho, plugintest.Text{Text: "x"}).WantText(plugintest.EchoText("x"))
@@ -320,13 +320,13 @@ func TestFileRotation(t *testing.T) {
 	path := filepath.Join(dir, "audit.jsonl")
 	const maxBytes = 1024
 	aud := audit.New(audit.Config{File: audit.File{Path: path, MaxBytes: maxBytes, MaxBackups: 2}, Flows: []flows.ID{flows.ToolsCallTool}})
-	t.Cleanup(func() { _ = aud.Close() })
+	t.Cleanup(func() { _ = aud.Close(context.Background()) })
 	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{aud}})
 	const calls = 60 // about 250 bytes each: several rotations
 	for i := range calls {
 		h.Call(plugintest.ToolEcho, plugintest.Text{Text: fmt.Sprintf("call %03d", i)})
 	}
-	if err := aud.Close(); err != nil {
+	if err := aud.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	names, _ := filepath.Glob(path + "*")
@@ -373,7 +373,7 @@ func TestBadConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			p := audit.New(tt.cfg)
-			defer p.Close()
+			defer p.Close(context.Background())
 			err := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{p}}).Start()
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("plugin %q", p.Name())) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Start() = %v, want an error naming the plugin and %q", err, tt.want)
@@ -428,7 +428,7 @@ func TestCloseDropsLaterEvents(t *testing.T) {
 	aud := newAudit(t, out, audit.Config{Flows: []flows.ID{flows.ToolsCallTool}})
 	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{aud}})
 	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "before"})
-	if err := aud.Close(); err != nil {
+	if err := aud.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(out.events(t)); n != 1 {
@@ -438,7 +438,7 @@ func TestCloseDropsLaterEvents(t *testing.T) {
 	if aud.Dropped() != 1 {
 		t.Errorf("Dropped() = %d after a call past Close, want 1", aud.Dropped())
 	}
-	if err := aud.Close(); err != nil {
+	if err := aud.Close(context.Background()); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
 }

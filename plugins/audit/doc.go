@@ -13,10 +13,33 @@
 //	answered_early  a hook answered before execute (e.g. plugins/cache); decided_by names it
 //	recovered       it failed and an onError hook recovered it; decided_by names it
 //
+// # What is recorded
+//
 // The arguments of tools/call and prompts/get are recorded as the client
 // sent them (before any hook rewrote them), with the fields of
 // [Config.Redact] replaced by [Redacted]. Tokens and HTTP headers are never
 // recorded.
+//
+// The error of a failed run is the reason the client was given, with one
+// exception: input that fails validation is recorded by where it failed
+// the tool's schema and which keyword refused it, never by its value, so
+// that a redacted field cannot leak through the error:
+//
+//	validating "arguments": validating root: validating /properties/password: type (value not recorded)
+//
+// The model still reads the validator's full text, value included: it is
+// the caller's own input, sent back to the caller, and the model needs it
+// to correct the call. Errors that hooks return are recorded as written;
+// a hook must not quote secrets in them.
+//
+// # Size
+//
+// One caller must not be able to flush the audit trail (push earlier events
+// out of the rotated files) with a few huge calls. Each event's arguments
+// are capped at [Config.MaxArgsBytes] (8 KiB by default) after redaction,
+// and its error and URI at [Config.MaxTextBytes] (1 KiB): what is longer is
+// cut, and [Event.Truncated] names the fields that were. Cut arguments are
+// recorded as a JSON string holding their first bytes.
 //
 // # Never blocking, never failing
 //
@@ -25,7 +48,9 @@
 // panics loses its write; both only increment [Plugin.Dropped]. A call is
 // never delayed by a sink and never fails because of one. [Plugin.Flush]
 // waits for the queue to drain; [Plugin.Close] drains it and closes the
-// file; call it when the server stops.
+// file; call it when the server stops, with a deadline: a sink stuck past
+// it does not hold the shutdown, and the events it could not write are
+// counted by [Plugin.Dropped].
 //
 // # Configuration
 //

@@ -58,7 +58,9 @@ type Event struct {
 	// DecidedBy is the ID of the hook that blocked, answered early or
 	// recovered the run (or panicked).
 	DecidedBy string `json:"decided_by,omitempty"`
-	// Error is the reason the client was given when the run failed.
+	// Error is why the run failed: the reason the client was given, except
+	// for invalid input, recorded by where it failed the input schema and
+	// never by the value (see the package doc, "What is recorded").
 	Error string `json:"error,omitempty"`
 	// Duration is how long the run took, from its first stage to finally
 	// (in nanoseconds in JSON, as slog's JSON handler writes durations).
@@ -68,6 +70,9 @@ type Event struct {
 	// Args are the arguments of a tools/call or prompts/get as the client
 	// sent them, with the configured fields replaced by [Redacted].
 	Args json.RawMessage `json:"args,omitempty"`
+	// Truncated lists the fields ("args", "error", "uri") cut to
+	// [Config.MaxArgsBytes] or [Config.MaxTextBytes]; nil when none was.
+	Truncated []string `json:"truncated,omitempty"`
 }
 
 // record turns ev into a slog record with message "audit" at level Info.
@@ -99,6 +104,9 @@ func (ev *Event) record() slog.Record {
 		// JSON handlers embed a json.RawMessage as JSON; text handlers
 		// quote it as a string.
 		r.AddAttrs(slog.Any("args", ev.Args))
+	}
+	if len(ev.Truncated) > 0 {
+		r.AddAttrs(slog.Any("truncated", ev.Truncated))
 	}
 	return r
 }

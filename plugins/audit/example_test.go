@@ -46,7 +46,7 @@ func Example() {
 		Redact:  []string{"password"},
 		Flows:   []flows.ID{flows.ToolsCallTool},
 	})
-	defer aud.Close()
+	defer aud.Close(context.Background())
 	if err := srv.Use(aud); err != nil {
 		panic(err)
 	}

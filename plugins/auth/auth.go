@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
@@ -91,10 +93,17 @@ type Config struct {
 	// tool and explains a denial, which helps the model and the user but
 	// reveals the tool's name and scopes.
 	Conceal bool
-	// NoScopeChallenge turns off the HTTP 403 insufficient-scope response to
-	// a tools/call over HTTP; the call is then refused in-band, with an
-	// isError result, like over stdio.
-	NoScopeChallenge bool
+	// ScopeChallenge answers a tools/call over HTTP whose token lacks the
+	// tool's scopes with HTTP 403 and a WWW-Authenticate insufficient_scope
+	// challenge, before the MCP server sees it, instead of the in-band
+	// isError result the model reads (see the package doc, "Refusing a
+	// call"). Off by default.
+	ScopeChallenge bool
+	// Audit receives an event for every call the scope challenge refuses:
+	// those never reach the MCP server, so no flow runs and no audit hook
+	// sees them. An *audit.Plugin is an Auditor. [Plugin.Handler] warns
+	// when ScopeChallenge is on without it.
+	Audit Auditor
 	// Priority of the plugin's hooks; 0 means priority.Auth: before rate
 	// limits, caches and the tool's own hooks.
 	Priority int
@@ -102,6 +111,17 @@ type Config struct {
 	// failures); nil uses the server's logger. Tokens are never logged.
 	Logger *slog.Logger
 }
+
+// Auditor records an audit event for a request that no flow run saw;
+// *audit.Plugin implements it.
+type Auditor interface {
+	Record(audit.Event)
+}
+
+// DefaultSessionTimeout is how long [Plugin.Handler] keeps an idle
+// stateful session when its options set no SessionTimeout: a client that
+// goes away without closing its session no longer holds it for ever.
+const DefaultSessionTimeout = 30 * time.Minute
 
 // Plugin is the auth plugin. Build it with [New], attach it with
 // framework.Server.Use (or App.Use, to guard that app's tools only), and
@@ -117,6 +137,13 @@ type attachment struct {
 	srv    *framework.Server
 	app    *scope.Scope // nil at server level
 	logger *slog.Logger
+	// challenger is the decided_by of the audit events of calls the
+	// scope challenge refuses: the plugin's scope path + "/http:scope-challenge".
+	challenger string
+	// ids numbers those events' request IDs, after the plugin's random
+	// prefix idPrefix.
+	ids      atomic.Uint64
+	idPrefix string
 }
 
 // New returns the auth plugin configured by cfg. cfg is validated when the
@@ -157,7 +184,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if p.att.Load() != nil {
 		return errors.New("the plugin is already attached; make one per server (auth.New)")
 	}
-	a := &attachment{srv: pc.Server, logger: p.cfg.Logger}
+	a := &attachment{srv: pc.Server, logger: p.cfg.Logger,
+		challenger: pc.Scope.Path() + "/http:scope-challenge", idPrefix: "auth-" + rand.Text()[:8] + "-"}
 	if pc.App != nil {
 		a.app = pc.App.Scope()
 	}

@@ -76,7 +76,7 @@ func TestInMemory(t *testing.T) {
 // shows what the token may call.
 func TestHTTPInBand(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		srv, p := newServer(t, func() auth.Config { c := baseConfig(); c.NoScopeChallenge = true; return c }(), nil)
+		srv, p := newServer(t, baseConfig(), nil) // in-band is the default (issue 9 item 22)
 		ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: stateless})
 		for _, tc := range []struct {
 			token    string
@@ -138,7 +138,7 @@ func TestHTTPInBand(t *testing.T) {
 // *jsonrpc.Error of an HTTP error response), and its session survives.
 func TestHTTPChallengeOverClient(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		srv, p := newServer(t, baseConfig(), nil)
+		srv, p := newServer(t, challenging(), nil)
 		ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: stateless})
 		cs := connectHTTP(t, ts, tokNotes)
 		want := `permission denied: the caller's access token lacks scope "deploy:write", required by tool "deploy"`

@@ -26,22 +26,42 @@
 // method or tool); a refusal the model can act on — ask the user to grant
 // a scope, pick another tool — is a tool result with isError, which
 // clients show to the model. JSON-RPC has no standard code for
-// authorization, and the transport-level signal clients act on is HTTP 403
-// with WWW-Authenticate (below). Set [Config.Conceal] to make forbidden
-// tools indistinguishable from missing ones (-32602 "unknown tool").
+// authorization. Set [Config.Conceal] to make forbidden tools
+// indistinguishable from missing ones (-32602 "unknown tool").
 //
 // # HTTP
 //
 // [Plugin.Handler] serves the server over streamable HTTP behind
 // auth.RequireBearerToken: a request without a valid token gets 401 with a
-// WWW-Authenticate challenge before any MCP message is read. A tools/call
-// whose token lacks the tool's scopes gets 403 with
+// WWW-Authenticate challenge before any MCP message is read. Set
+// [Config.ResourceMetadataURL] and serve the metadata (RFC 9728, e.g. with
+// the SDK's auth.ProtectedResourceMetadataHandler) outside the middleware,
+// so that OAuth clients can find the authorization server; Handler logs a
+// warning when it is not set. Idle stateful sessions are closed after
+// [DefaultSessionTimeout] unless the options set SessionTimeout (negative:
+// never), so that clients that vanish do not hold sessions for ever.
+//
+// # Refusing a call: in-band by default, or HTTP 403
+//
+// By default a tools/call whose token lacks the tool's scopes is refused
+// in-band, as over stdio: the model reads an isError result naming the
+// missing scopes, and the run is audited like any other.
+//
+// [Config.ScopeChallenge] answers it instead with HTTP 403 and
 // `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, the
-// MCP authorization spec's step-up signal: the streamable transport
-// answers a POST with status 200 before the tool runs, so the plugin reads
-// the JSON-RPC message in front of the SDK to decide. The 403 carries a
+// MCP authorization spec's step-up signal: an OAuth client can ask the
+// user for the missing scope and retry. The streamable transport answers a
+// POST with status 200 before the tool runs, so the plugin reads the
+// JSON-RPC message in front of the SDK to decide; the 403 carries a
 // JSON-RPC error body ([CodeInsufficientScope]) so that the SDK's client
-// reports a call error and keeps the session.
+// reports a call error and keeps the session. The trade: a client with a
+// static token (no OAuth flow) cannot step up, and gets a transport error
+// its model never reads instead of a refusal it could act on; and the
+// call never reaches the MCP server, so no flow runs and no audit hook
+// sees it — set [Config.Audit] to an audit plugin to record these
+// refusals (outcome blocked, decided_by the plugin's scope path +
+// "/http:scope-challenge"); Handler warns when it is not set. Turn the
+// challenge on when your clients do OAuth step-up.
 //
 // # Without a token
 //
@@ -56,6 +76,13 @@
 // (the SDK would send the verifier's message to the client), and removes
 // the Authorization header before the request reaches the MCP server, so
 // that no hook (an audit plugin logging headers) can see or forward it.
+//
+// Nor does it log a verifier's error text: verifiers quote the token they
+// reject, and in encodings no redaction can list (%q escapes some bytes,
+// %x hex-encodes all of them). A rejection is logged with the token's
+// fingerprint, the first 12 hex digits of its SHA-256, and — when the
+// verifier's error implements slog.LogValuer — the value the verifier
+// chose to make loggable.
 //
 // Attach the plugin to the server (srv.Use) to guard every tool, or to an
 // App (app.Use) to guard that app's tools only; either way its list hook

@@ -100,6 +100,13 @@ func baseConfig() auth.Config {
 	}
 }
 
+// challenging is baseConfig with the HTTP 403 scope challenge on.
+func challenging() auth.Config {
+	c := baseConfig()
+	c.ScopeChallenge = true
+	return c
+}
+
 // logBuffer is a goroutine-safe log sink.
 type logBuffer struct {
 	mu  sync.Mutex

@@ -3,6 +3,8 @@ package auth
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,7 +16,9 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/audit"
 )
 
 // maxPeek bounds how much of a POST body the scope challenge reads to find
@@ -25,13 +29,23 @@ const maxPeek = 4 << 20
 // Handler starts srv, which must have the plugin attached (srv.Use), and
 // returns its streamable HTTP handler behind [Plugin.Middleware]. It fails
 // when the configuration has no Verifier or names tools the server lacks.
-// opts are the SDK's options for the handler and may be nil.
+// opts are the SDK's options for the handler and may be nil; a zero
+// SessionTimeout becomes [DefaultSessionTimeout]. Handler logs a warning
+// when Config.ResourceMetadataURL is unset, and when Config.ScopeChallenge
+// is on without Config.Audit.
 func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	mw, err := p.Middleware()
 	if err != nil {
 		return nil, err
 	}
-	h, err := srv.HTTPHandler(opts)
+	var o mcp.StreamableHTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	h, err := srv.HTTPHandler(&o)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +55,21 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
+	p.warn()
 	return mw(h), nil
+}
+
+// warn logs the configurations that serve HTTP but leave a gap: no
+// resource metadata (OAuth clients cannot find the authorization server),
+// or a scope challenge whose refusals nobody audits.
+func (p *Plugin) warn() {
+	l := p.logger()
+	if p.cfg.ResourceMetadataURL == "" {
+		l.Warn("auth: Config.ResourceMetadataURL is not set: 401 responses name no resource_metadata, so OAuth clients cannot discover the authorization server; serve the metadata (e.g. the SDK's auth.ProtectedResourceMetadataHandler) outside the middleware and set its URL")
+	}
+	if p.cfg.ScopeChallenge && !p.cfg.Conceal && p.cfg.Audit == nil {
+		l.Warn("auth: Config.ScopeChallenge is on without Config.Audit: calls refused with HTTP 403 never reach the server and leave no audit event")
+	}
 }
 
 // Middleware returns HTTP middleware for a handler serving the server the
@@ -57,14 +85,17 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 //     error="insufficient_scope", scope="…"` and a JSON-RPC error body
 //     (code [CodeInsufficientScope]), which the SDK's client turns into a
 //     call error without dropping the session, and its OAuth handler into
-//     step-up authorization (unless Config.NoScopeChallenge or Conceal);
+//     step-up authorization (only with Config.ScopeChallenge, never with
+//     Conceal), and the refusal goes to Config.Audit;
 //  3. the Authorization header is removed, so that hooks reading
 //     Request().Header (an audit plugin) never see the token, and nothing
 //     can pass it on to another service.
 //
-// Verifier errors are logged without the token and reach the client as a
-// fixed text ("invalid token", "oauth error" or "token verification
-// failed"), never as the verifier's message.
+// Verifier errors reach the client as a fixed text ("invalid token",
+// "oauth error" or "token verification failed") and the log without their
+// text, which may quote the token: the log has the token's SHA-256
+// fingerprint instead, and the error's slog.LogValuer value when it has
+// one.
 func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	if p.cfg.Verifier == nil {
 		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server)")
@@ -92,43 +123,50 @@ func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	}, nil
 }
 
-// verify wraps the configured verifier: its errors are logged (without the
-// token) and replaced by fixed ones, since the SDK writes the error's text
-// into the 401 body.
+// verify wraps the configured verifier: its errors are replaced by fixed
+// ones, since the SDK writes the error's text into the 401 body, and are
+// logged without their text (see logRejection).
 func (p *Plugin) verify(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
 	ti, err := p.cfg.Verifier(ctx, token, r)
 	if err == nil {
 		return ti, nil
 	}
-	msg := redact(err.Error(), token)
 	switch {
 	case errors.Is(err, sdkauth.ErrInvalidToken):
-		p.logger().LogAttrs(ctx, slog.LevelDebug, "auth: token rejected", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelDebug, "auth: token rejected", err, token, r)
 		return nil, sdkauth.ErrInvalidToken
 	case errors.Is(err, sdkauth.ErrOAuth):
-		p.logger().LogAttrs(ctx, slog.LevelWarn, "auth: token rejected (oauth error)", slog.String("reason", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelWarn, "auth: token rejected (oauth error)", err, token, r)
 		return nil, sdkauth.ErrOAuth
 	default:
-		p.logger().LogAttrs(ctx, slog.LevelError, "auth: token verification failed", slog.String("error", msg), slog.String("remote", r.RemoteAddr))
+		p.logRejection(ctx, slog.LevelError, "auth: token verification failed", err, token, r)
 		return nil, errVerification
 	}
 }
 
 var errVerification = errors.New("token verification failed")
 
-// redact removes every occurrence of token (and of a long enough part of
-// it, in case the verifier quoted a prefix) from s.
-func redact(s, token string) string {
-	if token == "" {
-		return s
+// logRejection logs a verifier's error without its text: verifiers quote
+// the token they reject, in encodings no redaction can list (%q escapes
+// some bytes, %x hex-encodes them all). It logs the token's fingerprint
+// (the first 12 hex digits of its SHA-256, to match against the tokens an
+// operator issued) and, when the error implements slog.LogValuer, the
+// value the verifier chose to make loggable.
+func (p *Plugin) logRejection(ctx context.Context, level slog.Level, msg string, err error, token string, r *http.Request) {
+	l := p.logger()
+	if !l.Enabled(ctx, level) {
+		return
 	}
-	s = strings.ReplaceAll(s, token, "[REDACTED]")
-	if len(token) >= 16 {
-		// Verifiers often quote a prefix or suffix of the token.
-		s = strings.ReplaceAll(s, token[:len(token)/2], "[REDACTED]")
-		s = strings.ReplaceAll(s, token[len(token)/2:], "[REDACTED]")
+	sum := sha256.Sum256([]byte(token))
+	attrs := []slog.Attr{
+		slog.String("token_sha256", hex.EncodeToString(sum[:6])),
+		slog.String("remote", r.RemoteAddr),
 	}
-	return s
+	var lv slog.LogValuer
+	if errors.As(err, &lv) {
+		attrs = append(attrs, slog.Any("reason", lv))
+	}
+	l.LogAttrs(ctx, level, msg, attrs...)
 }
 
 func (p *Plugin) logger() *slog.Logger {
@@ -144,7 +182,7 @@ func (p *Plugin) logger() *slog.Logger {
 // serveVerified runs the scope challenge, strips the Authorization header
 // and calls next.
 func (p *Plugin) serveVerified(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	if r.Method == http.MethodPost && !p.cfg.NoScopeChallenge && !p.cfg.Conceal {
+	if r.Method == http.MethodPost && p.cfg.ScopeChallenge && !p.cfg.Conceal {
 		if p.challenge(w, r) {
 			return
 		}
@@ -176,7 +214,8 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Name string `json:"name"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
 	// A batch (a JSON array) does not decode: it is checked in-band.
@@ -190,6 +229,19 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	}
 	a.logger.LogAttrs(r.Context(), slog.LevelDebug, "auth: call denied (HTTP 403 insufficient_scope)",
 		slog.String("tool", denied.Tool), slog.String("principal", principal(ti)), slog.Any("missing", denied.Missing))
+	if p.cfg.Audit != nil {
+		p.cfg.Audit.Record(audit.Event{
+			Flow:      flows.ToolsCallTool,
+			Entity:    denied.Tool,
+			SessionID: r.Header.Get("Mcp-Session-Id"),
+			RequestID: a.idPrefix + strconv.FormatUint(a.ids.Add(1), 10),
+			Principal: principal(ti),
+			Outcome:   audit.Blocked,
+			DecidedBy: a.challenger,
+			Error:     denied.Error(),
+			Args:      msg.Params.Arguments,
+		})
+	}
 	params := []string{`error="insufficient_scope"`, "scope=" + strconv.Quote(strings.Join(denied.Required, " "))}
 	if p.cfg.ResourceMetadataURL != "" {
 		params = append(params, "resource_metadata="+strconv.Quote(p.cfg.ResourceMetadataURL))

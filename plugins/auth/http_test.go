@@ -71,19 +71,19 @@ func TestHTTPStatus(t *testing.T) {
 		{name: "lacks the HTTP-wide scope", authz: "Bearer " + tokNoGlobal, body: initBody, status: 403, challenge: `Bearer error="insufficient_scope", scope="mcp", ` + rm},
 		{name: "no resource metadata", mutate: func(c *auth.Config) { c.ResourceMetadataURL = ""; c.Scopes = nil }, body: initBody, status: 401, challenge: "Bearer"},
 		{
-			name: "call lacking a tool scope", authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 403,
+			name: "call lacking a tool scope", mutate: func(c *auth.Config) { c.ScopeChallenge = true }, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 403,
 			challenge: `Bearer error="insufficient_scope", scope="deploy:write", ` + rm + `, error_description="permission denied: the caller's access token lacks scope \"deploy:write\", required by tool \"deploy\""`,
 			bodyHas:   `{"error":{"code":-32003,"data":{"missingScopes":["deploy:write"],"requiredScopes":["deploy:write"],"tool":"deploy"},"message":"permission denied: the caller's access token lacks scope \"deploy:write\", required by tool \"deploy\""},"id":7,"jsonrpc":"2.0"}`,
 		},
 		{
-			name: "challenge lists every required scope", authz: "Bearer " + tokAdmin, body: callBody("admin"), status: 403,
+			name: "challenge lists every required scope", mutate: func(c *auth.Config) { c.ScopeChallenge = true }, authz: "Bearer " + tokAdmin, body: callBody("admin"), status: 403,
 			challenge: `Bearer error="insufficient_scope", scope="audit:read admin", …`,
 		},
 		{name: "allowed call", authz: "Bearer " + tokNotes, body: callBody("read_notes"), status: 200, bodyHas: `"structuredContent":{"tool":"read_notes"}`},
 		{name: "unknown tool is the SDK's business", authz: "Bearer " + tokNotes, body: callBody("nope"), status: 200, bodyHas: `unknown tool`},
-		{name: "batch is checked in-band", authz: "Bearer " + tokNotes, body: "[" + callBody("deploy") + "]", notChallge: true},
-		{name: "challenge off", mutate: func(c *auth.Config) { c.NoScopeChallenge = true }, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 200, bodyHas: `lacks scope \"deploy:write\"`},
-		{name: "concealed", mutate: func(c *auth.Config) { c.Conceal = true }, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 200, bodyHas: `unknown tool \"deploy\"`},
+		{name: "batch is checked in-band", mutate: func(c *auth.Config) { c.ScopeChallenge = true }, authz: "Bearer " + tokNotes, body: "[" + callBody("deploy") + "]", notChallge: true},
+		{name: "challenge off by default", authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 200, bodyHas: `lacks scope \"deploy:write\"`},
+		{name: "concealed", mutate: func(c *auth.Config) { c.Conceal = true; c.ScopeChallenge = true }, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 200, bodyHas: `unknown tool \"deploy\"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig()
@@ -134,7 +134,7 @@ func TestHTTPStatus(t *testing.T) {
 // any response.
 func TestNoTokenLeaks(t *testing.T) {
 	logs := &logBuffer{}
-	srv, p := newServer(t, baseConfig(), logs)
+	srv, p := newServer(t, challenging(), logs)
 	var mu sync.Mutex
 	var sawAuthorization []string
 	err := srv.Hook(

@@ -336,7 +336,7 @@ func TestAuditSaysAnsweredEarly(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	aud := audit.New(audit.Config{Handler: slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil), Flows: []flows.ID{flows.ToolsCallTool}})
-	t.Cleanup(func() { _ = aud.Close() })
+	t.Cleanup(func() { _ = aud.Close(context.Background()) })
 	h, _, _ := newHarness(t, cache.Config{}, aud)
 	h.Call("weather", query{City: "Paris"})
 	h.Call("weather", query{City: "Paris"})

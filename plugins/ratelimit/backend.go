@@ -16,9 +16,21 @@ const Never time.Duration = math.MaxInt64
 type Backend interface {
 	// Take takes one token from each of buckets, atomically: from all of
 	// them, or — when one has less than a token — from none. An error means
-	// the backend could not decide (unreachable, timed out); ctx carries
-	// the plugin's timeout.
+	// the backend could not decide (unreachable, timed out). The plugin
+	// waits for the answer at most Config.Timeout; ctx's deadline is
+	// LateReplyWait later, so that a backend that honours it still sees a
+	// late answer through (see [Refunder]).
 	Take(ctx context.Context, buckets []Bucket) (Decision, error)
+}
+
+// Refunder is a Backend that can give back the tokens of a Take: the
+// plugin calls Refund when a Take granted a call after the call stopped
+// waiting for it (and was refused, or let through by FailOpen, without
+// it), so that a slow reply does not spend budget. Refund adds one token
+// to each of buckets, up to its burst. [Redis] is a Refunder; a Backend
+// that is not loses the tokens of late grants.
+type Refunder interface {
+	Refund(ctx context.Context, buckets []Bucket) error
 }
 
 // Bucket names one token bucket and its limit. A bucket that does not

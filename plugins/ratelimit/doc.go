@@ -41,8 +41,27 @@
 // backend fails — Redis refusing connections, or accepting and never
 // answering — [Config.OnBackendError] decides: [FailClosed] (the default)
 // refuses the call with an [*UnavailableError], [FailOpen] lets it
-// through; either way within [Config.Timeout]. [RedisClientOptions] builds
-// a go-redis client that fails fast.
+// through; either way within [Config.Timeout].
+//
+// # Timeouts and late replies
+//
+// The plugin enforces Config.Timeout itself, whatever the backend or its
+// Redis client does with deadlines: a call never waits longer for a
+// decision. The backend's request is not abandoned with it: it runs on, off
+// the call's path, for up to [LateReplyWait] more. When its reply arrives
+// late and granted the call, the tokens it took are given back
+// ([Refunder]; Redis is one), so a call refused as unavailable spends no
+// budget (and one let through by FailOpen is, like every FailOpen call,
+// not counted). A grant that arrives after LateReplyWait, or from a
+// backend that is not a Refunder, keeps its tokens: each such timed-out
+// call then costs its budgets one call they never ran — they allow fewer
+// calls, never more.
+//
+// [RedisClientOptions] builds a go-redis client for this: dials and pool
+// waits bounded by the Timeout, reads long enough to see late replies, and
+// a pool of [DefaultRedisPoolSize] connections, so that a burst of
+// concurrent calls is decided at once rather than queued for a connection
+// past the Timeout (go-redis's default pool is 10 per CPU).
 //
 // Only tools are limited; resources, prompts and list requests are not.
 package ratelimit

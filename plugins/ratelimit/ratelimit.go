@@ -23,6 +23,11 @@ const Name = "ratelimit"
 // DefaultTimeout bounds each backend decision when [Config.Timeout] is 0.
 const DefaultTimeout = 250 * time.Millisecond
 
+// LateReplyWait is how long past [Config.Timeout] the plugin still waits,
+// off the call's path, for the reply of a backend decision the call gave
+// up on, to refund the tokens of a late grant (see [Refunder]).
+const LateReplyWait = time.Second
+
 // Limit is a token bucket: it holds at most Burst tokens, gains Rate tokens
 // per second, and each call takes one. The zero Limit is "no limit".
 type Limit struct {
@@ -129,8 +134,12 @@ type Config struct {
 	// OnBackendError decides a call when the backend fails; the default is
 	// FailClosed.
 	OnBackendError Policy
-	// Timeout bounds each backend decision; 0 means DefaultTimeout. It is
-	// not applied to the in-memory backend, which never waits on I/O.
+	// Timeout bounds how long a call waits for the backend's decision; 0
+	// means DefaultTimeout. The plugin enforces it whatever the backend and
+	// its client do with context deadlines; past it the call is decided by
+	// OnBackendError, and a grant that arrives later is refunded when the
+	// backend is a [Refunder]. It is not applied to the in-memory backend,
+	// which never waits on I/O.
 	Timeout time.Duration
 	// Priority of the plugin's hook; 0 means priority.RateLimit: after auth,
 	// so a call the caller may not make spends no budget.
@@ -300,9 +309,7 @@ func (p *Plugin) take(c *flows.Context) error {
 	if p.local {
 		d, err = p.backend.Take(ctx, b)
 	} else {
-		tctx, cancel := context.WithTimeout(ctx, p.timeout)
-		d, err = p.backend.Take(tctx, b)
-		cancel()
+		d, err = p.remoteTake(ctx, b)
 	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
@@ -322,6 +329,74 @@ func (p *Plugin) take(c *flows.Context) error {
 		e.Dimension, e.Limit = dims[d.Blocked], b[d.Blocked].Limit
 	}
 	return e
+}
+
+// errTimeout is the backend failure of a decision that took longer than
+// Config.Timeout.
+var errTimeout = errors.New("no decision within the plugin's Timeout")
+
+// pendingTake is a remote decision in flight. Its state says who owns the
+// outcome: the call, when the decision came in time, or the late-reply
+// goroutine, when the call gave up first.
+type pendingTake struct {
+	state atomic.Int32 // 0 pending, 1 delivered to the call, 2 abandoned by it
+	done  chan struct{}
+	d     Decision
+	err   error
+}
+
+// remoteTake asks a backend that does I/O, waiting at most p.timeout (or
+// until ctx is done) whatever the backend or its client does with
+// deadlines. The backend call itself runs on, up to p.timeout +
+// LateReplyWait, so that a grant arriving after the call gave up is
+// refunded (when the backend is a Refunder) instead of spending tokens for
+// a refused call.
+func (p *Plugin) remoteTake(ctx context.Context, buckets []Bucket) (Decision, error) {
+	buckets = slices.Clone(buckets) // the caller's array is on its stack
+	tk := &pendingTake{done: make(chan struct{})}
+	go p.decide(context.WithoutCancel(ctx), buckets, tk)
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	var why error
+	select {
+	case <-tk.done:
+		return tk.d, tk.err
+	case <-timer.C:
+		why = errTimeout
+	case <-ctx.Done():
+		why = ctx.Err()
+	}
+	if !tk.state.CompareAndSwap(0, 2) { // delivered meanwhile
+		<-tk.done
+		return tk.d, tk.err
+	}
+	return Decision{}, why
+}
+
+// decide runs one backend decision for remoteTake, and refunds a grant
+// that came after the call gave up.
+func (p *Plugin) decide(ctx context.Context, buckets []Bucket, tk *pendingTake) {
+	ctx, cancel := context.WithTimeout(ctx, p.timeout+LateReplyWait)
+	defer cancel()
+	d, err := p.backend.Take(ctx, buckets)
+	tk.d, tk.err = d, err
+	if tk.state.CompareAndSwap(0, 1) {
+		close(tk.done)
+		return
+	}
+	if err != nil || !d.Allowed {
+		return
+	}
+	r, ok := p.backend.(Refunder)
+	if !ok {
+		return
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout+LateReplyWait)
+	defer rcancel()
+	if err := r.Refund(rctx, buckets); err != nil {
+		p.logger.Load().LogAttrs(rctx, slog.LevelWarn, "ratelimit: could not refund the tokens of a late grant",
+			slog.Int("buckets", len(buckets)), slog.String("error", err.Error()))
+	}
 }
 
 // logFailure logs a backend failure, at most once a second.

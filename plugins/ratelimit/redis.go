@@ -30,10 +30,12 @@ type RedisOptions struct {
 // buckets, with the time taken from the Redis server's clock (TIME), so the
 // instances' clocks do not matter.
 //
-// Give it a client that fails fast when Redis is unreachable:
-// [RedisClientOptions] builds one; a client of your own should set
-// ContextTimeoutEnabled (so the plugin's Timeout bounds each call) or short
-// read, write and dial timeouts.
+// The plugin bounds every call by its Timeout whatever the client does; a
+// client of its own from [RedisClientOptions] also has a pool sized for
+// bursts and reads late replies so that their grants are refunded. A
+// client of your own should set ContextTimeoutEnabled, and a pool as large
+// as the bursts you expect: calls that wait for a connection past the
+// Timeout are refused (FailClosed).
 type Redis struct {
 	client  redis.Scripter
 	prefix  string
@@ -53,19 +55,27 @@ func NewRedis(client redis.Scripter, opts *RedisOptions) *Redis {
 	return r
 }
 
+// DefaultRedisPoolSize is the connection pool of the clients
+// [RedisClientOptions] configures: enough for a burst of a few hundred
+// concurrent calls to be decided at once rather than queue for a
+// connection past the plugin's Timeout (go-redis's default is 10 per CPU).
+const DefaultRedisPoolSize = 256
+
 // RedisClientOptions returns go-redis options for a rate limiter's client
-// of the server at addr: every dial, read, write and pool wait bounded by
-// timeout (a few hundred milliseconds suits a rate limiter), context
-// deadlines honoured, one dial attempt, no retries, and no optional
-// handshake commands. Set Password, DB, TLSConfig… on the result, then
-// pass it to redis.NewClient.
+// of the server at addr, given the plugin's Timeout: dials and pool waits
+// bounded by timeout, reads and writes by timeout + LateReplyWait (so that
+// a late grant is read and refunded), context deadlines honoured, a pool
+// of DefaultRedisPoolSize connections, one dial attempt, no retries, and
+// no optional handshake commands. Set Password, DB, TLSConfig… on the
+// result, then pass it to redis.NewClient.
 func RedisClientOptions(addr string, timeout time.Duration) *redis.Options {
 	return &redis.Options{
 		Addr:                     addr,
 		DialTimeout:              timeout,
-		ReadTimeout:              timeout,
-		WriteTimeout:             timeout,
+		ReadTimeout:              timeout + LateReplyWait,
+		WriteTimeout:             timeout + LateReplyWait,
 		PoolTimeout:              timeout,
+		PoolSize:                 DefaultRedisPoolSize,
 		ContextTimeoutEnabled:    true,
 		MaxRetries:               -1,
 		DialerRetries:            1,
@@ -136,11 +146,40 @@ end
 return {1, 0, 0}
 `)
 
-// Take implements Backend.
-func (r *Redis) Take(ctx context.Context, buckets []Bucket) (Decision, error) {
-	if len(buckets) == 0 {
-		return Decision{Allowed: true}, nil
-	}
+// refundScript gives back one token to every bucket in KEYS, up to its
+// burst, refilling it first as takeScript does. ARGV is as for takeScript.
+// A missing bucket is full already.
+var refundScript = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local maxidle = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local rate = tonumber(ARGV[2 * i])
+  local burst = tonumber(ARGV[2 * i + 1])
+  local v = redis.call('HMGET', KEYS[i], 'tk', 'ts')
+  local tk = tonumber(v[1])
+  local ts = tonumber(v[2])
+  if tk ~= nil and ts ~= nil then
+    if now > ts and rate > 0 then
+      tk = tk + (now - ts) * rate / 1000000
+    end
+    tk = tk + 1
+    if tk > burst then tk = burst end
+    redis.call('HSET', KEYS[i], 'tk', string.format('%.17g', tk), 'ts', string.format('%d', now))
+    local ttl = maxidle
+    if rate > 0 then
+      ttl = math.ceil((burst - tk) * 1000 / rate) + 1000
+      if ttl > maxidle then ttl = maxidle end
+    end
+    redis.call('PEXPIRE', KEYS[i], ttl)
+  end
+end
+return 1
+`)
+
+// args returns the keys and arguments of buckets for the scripts.
+func (r *Redis) args(buckets []Bucket) ([]string, []any) {
 	keys := make([]string, len(buckets))
 	args := make([]any, 1, 1+2*len(buckets))
 	args[0] = strconv.FormatInt(r.maxIdle.Milliseconds(), 10)
@@ -148,6 +187,27 @@ func (r *Redis) Take(ctx context.Context, buckets []Bucket) (Decision, error) {
 		keys[i] = r.prefix + b.Key
 		args = append(args, strconv.FormatFloat(b.Limit.Rate, 'g', -1, 64), strconv.Itoa(b.Limit.Burst))
 	}
+	return keys, args
+}
+
+// Refund implements Refunder.
+func (r *Redis) Refund(ctx context.Context, buckets []Bucket) error {
+	if len(buckets) == 0 {
+		return nil
+	}
+	keys, args := r.args(buckets)
+	if err := refundScript.Run(ctx, r.client, keys, args...).Err(); err != nil {
+		return fmt.Errorf("ratelimit: redis: refund: %w", err)
+	}
+	return nil
+}
+
+// Take implements Backend.
+func (r *Redis) Take(ctx context.Context, buckets []Bucket) (Decision, error) {
+	if len(buckets) == 0 {
+		return Decision{Allowed: true}, nil
+	}
+	keys, args := r.args(buckets)
 	res, err := takeScript.Run(ctx, r.client, keys, args...).Int64Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratelimit: redis: %w", err)
@@ -167,3 +227,5 @@ func (r *Redis) Take(ctx context.Context, buckets []Bucket) (Decision, error) {
 	}
 	return d, nil
 }
+
+var _ Refunder = (*Redis)(nil)
