@@ -115,10 +115,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	srv := pc.Server
 	return pc.Hook(
-		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: priority.Cache, Name: "lookup",
-			Fn: func(c *flows.Context) error { return p.lookup(srv, c) }},
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: priority.Cache, Name: "lookup", Fn: p.lookup},
 		// First in afterExecute: store what execute produced, before other
 		// hooks rewrite it (they rewrite cached answers the same way).
 		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: priority.CacheStore, Name: "store",
@@ -160,19 +158,19 @@ func (p *Plugin) validate() error {
 	return nil
 }
 
-// cacheable reports whether the tool is annotated read-only or idempotent.
-func cacheable(srv *framework.Server, name string) bool {
-	info, ok := srv.Tool(name)
-	if !ok || info.Tool == nil || info.Tool.Annotations == nil {
+// cacheable reports whether the run's tool is annotated read-only or
+// idempotent.
+func cacheable(e *flows.Entity) bool {
+	if e == nil || e.Tool == nil || e.Tool.Annotations == nil {
 		return false
 	}
-	a := info.Tool.Annotations
+	a := e.Tool.Annotations
 	return a.ReadOnlyHint || a.IdempotentHint
 }
 
-func (p *Plugin) lookup(srv *framework.Server, c *flows.Context) error {
+func (p *Plugin) lookup(c *flows.Context) error {
 	e := c.Entity()
-	if e == nil || !cacheable(srv, e.Name) {
+	if !cacheable(e) {
 		return nil
 	}
 	key, ok := p.key(c, e.Name)
@@ -197,14 +195,11 @@ func (p *Plugin) lookup(srv *framework.Server, c *flows.Context) error {
 }
 
 // key returns the cache key of the call: the tool's name and a hash of the
-// principal and the canonical JSON of the validated input.
+// principal and the validated arguments in canonical JSON, which the run
+// keeps ([flows.Context.Arguments]): nothing is encoded again.
 func (p *Plugin) key(c *flows.Context, name string) (string, bool) {
-	b, err := json.Marshal(c.Input())
-	if err != nil {
-		return "", false
-	}
-	canon, err := canonical(b)
-	if err != nil {
+	canon := c.Arguments()
+	if canon == nil {
 		return "", false
 	}
 	h := sha256.New()
@@ -214,18 +209,6 @@ func (p *Plugin) key(c *flows.Context, name string) (string, bool) {
 	}
 	h.Write(canon)
 	return name + ":" + hex.EncodeToString(h.Sum(nil)), true
-}
-
-// canonical returns the canonical form of the JSON b: object keys sorted,
-// no insignificant whitespace, numbers as written.
-func canonical(b []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
 }
 
 func (p *Plugin) store(c *flows.Context) error {
