@@ -3,14 +3,15 @@ package gen
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"go/types"
 	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/load"
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
@@ -78,50 +79,19 @@ func Render(p *analyze.Package) ([]byte, error) {
 		g.f.Comment(`renamed or deleted, or its signature changed: re-run "go generate".`)
 		g.f.Var().Id("_").Op("=").Index(jen.Op("...")).Any().Custom(multi("{", "}"), guard...)
 	}
-	// jennifer formats with go/format; the file is formatted once, after
-	// grouping the imports.
+	// The file is formatted once, by the imports package, which also
+	// groups the standard library's imports apart as goimports does.
+	// FormatOnly: every import is known, none is looked up.
 	g.f.NoFormat = true
 	var buf bytes.Buffer
 	if err := g.f.Render(&buf); err != nil {
 		return nil, err
 	}
-	src, err := format.Source(groupImports(buf.Bytes()))
+	src, err := imports.Process(load.GenFile, buf.Bytes(), &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
 	if err != nil {
 		return nil, fmt.Errorf("formatting the generated code: %w\n%s", err, buf.Bytes())
 	}
 	return src, nil
-}
-
-// groupImports puts the standard library's imports first, in a group of
-// their own, as goimports does (jennifer writes one group, sorted by path).
-func groupImports(src []byte) []byte {
-	start := bytes.Index(src, []byte("\nimport (\n"))
-	if start < 0 {
-		return src
-	}
-	start += len("\nimport (\n")
-	end := bytes.Index(src[start:], []byte("\n)"))
-	if end < 0 {
-		return src
-	}
-	end += start
-	var std, other []string
-	for _, line := range strings.Split(string(src[start:end]), "\n") {
-		path := line[strings.IndexByte(line, '"')+1:]
-		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-			other = append(other, line)
-		} else {
-			std = append(std, line)
-		}
-	}
-	if len(std) == 0 || len(other) == 0 {
-		return src
-	}
-	var out bytes.Buffer
-	out.Write(src[:start])
-	out.WriteString(strings.Join(std, "\n") + "\n\n" + strings.Join(other, "\n"))
-	out.Write(src[end:])
-	return out.Bytes()
 }
 
 func multi(open, close string) jen.Options {

@@ -40,11 +40,3 @@ func TestIsGenerated(t *testing.T) {
 		}
 	}
 }
-
-func TestGroupImports(t *testing.T) {
-	in := "package a\n\nimport (\n\"errors\"\nx \"example.com/x\"\n\"github.com/a/b\"\n\"net/http\"\n)\n\nvar _ = 1\n"
-	want := "package a\n\nimport (\n\"errors\"\n\"net/http\"\n\nx \"example.com/x\"\n\"github.com/a/b\"\n)\n\nvar _ = 1\n"
-	if got := string(groupImports([]byte(in))); got != want {
-		t.Errorf("groupImports:\n%s\nwant:\n%s", got, want)
-	}
-}
