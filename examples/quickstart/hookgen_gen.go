@@ -42,7 +42,7 @@ func RegisterHookflow(r framework.Registrar) error {
 		framework.AddTool(r, framework.Tool[SetForecast, ForecastIn, ForecastOut]{
 			Tool: &mcp.Tool{
 				Name:        "set_forecast",
-				Description: "SetForecast overrides the forecast of a city. Only callers whose token\ncarries the weather.admin scope may call it: the auth plugin blocks the\nothers, and hides the tool from their tools/list.",
+				Description: "SetForecast overrides the forecast of a city. Only callers whose token carries the weather.admin scope may call it: the auth plugin blocks the others, and hides the tool from their tools/list.",
 				Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)},
 			},
 			Execute: SetForecast.Execute,

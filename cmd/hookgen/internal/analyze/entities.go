@@ -3,6 +3,8 @@ package analyze
 // Entity declarations: the //mcp: types and their prompt arguments.
 
 import (
+	"go/ast"
+	"go/doc/comment"
 	"go/token"
 	"go/types"
 	"slices"
@@ -67,10 +69,7 @@ func (a *analyzer) declare(ts *typeSite) {
 		return
 	}
 	ts.named = named
-	doc := ""
-	if ts.doc != nil {
-		doc = strings.TrimSpace(ts.doc.Text())
-	}
+	doc := description(ts.doc)
 	switch v := first.Value.(type) {
 	case directive.Plugin:
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
@@ -141,4 +140,45 @@ func (a *analyzer) promptArgs(prompt *directive.Decoded, list []directive.Prompt
 		out = append(out, v)
 	}
 	return out
+}
+
+// description returns the default description of an entity: the first
+// paragraph of its doc comment (directives left out), on one line. The
+// rest of the comment, often notes for the package's developers, is not
+// sent to clients; set description= to send something else.
+func description(doc *ast.CommentGroup) string {
+	if doc == nil {
+		return ""
+	}
+	var p comment.Parser
+	for _, b := range p.Parse(doc.Text()).Content {
+		para, ok := b.(*comment.Paragraph)
+		if !ok {
+			continue
+		}
+		var sb strings.Builder
+		for _, t := range para.Text {
+			inlineText(&sb, t)
+		}
+		return strings.Join(strings.Fields(sb.String()), " ")
+	}
+	return ""
+}
+
+// inlineText appends the text of t, without markup, to sb.
+func inlineText(sb *strings.Builder, t comment.Text) {
+	switch t := t.(type) {
+	case comment.Plain:
+		sb.WriteString(string(t))
+	case comment.Italic:
+		sb.WriteString(string(t))
+	case *comment.Link:
+		for _, x := range t.Text {
+			inlineText(sb, x)
+		}
+	case *comment.DocLink:
+		for _, x := range t.Text {
+			inlineText(sb, x)
+		}
+	}
 }

@@ -268,7 +268,7 @@ func flowIDs() []string {
 
 // defaultDefs builds hookflow's directive definitions, in -list order.
 func defaultDefs() []Def {
-	description := Key{Name: "description", Kind: KindString, Default: "the doc comment's text", Help: "description shown to clients and models"}
+	description := Key{Name: "description", Kind: KindString, Default: "the first paragraph of the doc comment, on one line", Help: "description shown to clients and models"}
 	title := Key{Name: "title", Kind: KindString, Help: "human-readable display name"}
 	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", check: checkNonEmpty}
 	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", check: checkMIME}
