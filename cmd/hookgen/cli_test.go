@@ -73,13 +73,31 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"-explain", "tools:call"}, 2, `unknown flow "tools:call" (did you mean "tools:call-tool"?)`},
 		{[]string{"-explain", "x"}, 2, `unknown flow "x" (flows: tools:call-tool, `},
 		{[]string{"-list", "./..."}, 2, "-list takes no packages"},
-		{[]string{"-h"}, 0, "usage: hookgen [-check | -explain <flow> | -list]"},
+		{[]string{"-nope"}, 2, "Exit status: 0 when all is well"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := cli(tt.args...)
 		if code != tt.code || !strings.Contains(stderr, tt.stderr) {
 			t.Errorf("hookgen %s: exit %d, stderr:\n%s\nwant exit %d and %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.stderr)
 		}
+	}
+	// Help asked for is the answer: on stdout, exit 0, with the exit codes.
+	code, stdout, stderr := cli("-h")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: hookgen [-check | -explain <flow> | -list]") ||
+		!strings.Contains(stdout, "Exit status: 0 when all is well; 1 for directive errors") || !strings.Contains(stdout, "-explain flow") {
+		t.Errorf("hookgen -h: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// A directory without Go files is a load error hookgen names itself.
+func TestCLINoGoFiles(t *testing.T) {
+	dir := inModule(t, map[string]string{"cli.go": cliTool})
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli("./empty")
+	if code != 2 || !strings.HasPrefix(stderr, "hookgen: ") || !strings.Contains(stderr, "no Go files in") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -101,7 +119,7 @@ func TestCLIGenerateAndCheck(t *testing.T) {
 	gen := filepath.Join(dir, "hookgen_gen.go")
 
 	code, stdout, stderr := cli("-check")
-	if code != 1 || !strings.HasPrefix(stdout, "--- /dev/null\n+++ b/hookgen_gen.go\n@@ -0,0 +1,") || stderr != "hookgen: 1 generated file(s) stale: run go generate\n" {
+	if code != 1 || !strings.HasPrefix(stdout, "--- /dev/null\n+++ b/hookgen_gen.go\n@@ -0,0 +1,") || stderr != "hookgen: 1 generated file stale: run go generate\n" {
 		t.Fatalf("-check before generating: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(gen); !os.IsNotExist(err) {
@@ -295,7 +313,7 @@ tools:list-tools (every request: the flow has no embedded hooks)
      0  <server>/tools:list-tools/afterExecute/First
     -1  <server>/tools:list-tools/afterExecute/Last
 `
-	if code != 0 || !strings.HasSuffix(stdout, want) || !strings.HasPrefix(stdout, "hookgen -explain tools:list-tools\n") {
+	if code != 0 || !strings.HasSuffix(stdout, want) || stdout != "hookgen -explain tools:list-tools (descending priority; ties in registration order)\n"+want {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant suffix:\n%s", code, stdout, stderr, want)
 	}
 	if _, err := os.Stat("hookgen_gen.go"); !os.IsNotExist(err) {

@@ -21,6 +21,8 @@
 //	                that is stale and exit 1 if there is one
 //	-list           print every directive with its keys and help, and exit
 //	-explain <flow> print the ordered hook plan of the flow for each entity
+//	                (with -v, also the registration order it assumes: hook
+//	                functions in source order, files in file-name order)
 //	-tags <list>    comma-separated build tags to load the packages with
 //	                (hookgen adds its own tag, hookgen)
 //	-v              print what was written and the time each phase took

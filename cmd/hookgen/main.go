@@ -41,6 +41,9 @@ it from packages that have none left. Use it from go generate:
 
 	//go:generate go tool hookgen
 
+Exit status: 0 when all is well; 1 for directive errors, or stale output
+with -check; 2 for a usage error or packages that fail to load.
+
 Flags:
 `
 
@@ -60,14 +63,20 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 	explainFlow := fset.String("explain", "", "print the ordered hook plan of a `flow` (e.g. tools:call-tool) per entity")
 	tags := fset.String("tags", "", "comma-separated build `tags` to load packages with (hookgen adds its own: hookgen)")
 	verbose := fset.Bool("v", false, "print the files written and the time each phase took")
-	fset.Usage = func() {
-		fmt.Fprint(stderr, usage)
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, usage)
+		fset.SetOutput(w)
 		fset.PrintDefaults()
+		fset.SetOutput(stderr)
 	}
+	fset.Usage = func() {} // printed below, where it belongs
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			// Asked for: the usage is the answer, on stdout.
+			printUsage(stdout)
 			return exitOK
 		}
+		printUsage(stderr)
 		return exitUsage
 	}
 	if *list {
@@ -121,6 +130,11 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 	}
 	for _, d := range res.Diags {
 		d.Pos.Filename = rel(d.Pos.Filename)
+		// Positions a message refers to are written with their full path:
+		// show them relative too.
+		if dir != "" {
+			d.Msg = strings.ReplaceAll(d.Msg, dir+string(filepath.Separator), "")
+		}
 		fmt.Fprintln(stderr, d.String())
 	}
 	loadFailed := false
@@ -138,7 +152,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 	switch {
 	case flow != "":
 		if code == exitOK && !loadFailed {
-			explain.Header(stdout, flow)
+			explain.Header(stdout, flow, *verbose)
 			n := 0
 			for _, p := range res.Packages {
 				if p.Model != nil {
@@ -168,7 +182,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 			fmt.Fprint(stdout, udiff.Unified(from, to, string(p.Old), string(p.New)))
 		}
 		if stale > 0 {
-			fmt.Fprintf(stderr, "hookgen: %d generated file(s) stale: run go generate\n", stale)
+			fmt.Fprintf(stderr, "hookgen: %s stale: run go generate\n", plural(stale, "generated file"))
 			code = exitFailed
 		}
 	default:
@@ -189,13 +203,21 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 	}
 	if *verbose {
 		st := res.Stats
-		fmt.Fprintf(stderr, "hookgen: %d packages listed, %d with directives; list %s, scan %s, load+typecheck %s, analyze %s, render %s, write %s; total %s\n",
-			st.Packages, st.Candidates, ms(st.List), ms(st.Scan), ms(st.Types), ms(st.Analyze), ms(st.Render), ms(st.Write), ms(time.Since(start)))
+		fmt.Fprintf(stderr, "hookgen: %s listed, %d with directives; list %s, scan %s, load+typecheck %s, analyze %s, render %s, write %s; total %s\n",
+			plural(st.Packages, "package"), st.Candidates, ms(st.List), ms(st.Scan), ms(st.Types), ms(st.Analyze), ms(st.Render), ms(st.Write), ms(time.Since(start)))
 	}
 	if loadFailed {
 		return exitUsage
 	}
 	return code
+}
+
+// plural returns "1 package", "2 packages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
@@ -250,5 +272,5 @@ func relError(e load.Error, rel func(string) string) string {
 		p.Filename = rel(p.Filename)
 		return p.String() + ": " + e.Msg
 	}
-	return e.String()
+	return "hookgen: " + e.String()
 }

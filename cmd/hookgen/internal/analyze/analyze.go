@@ -132,16 +132,9 @@ func (a *analyzer) build() *Package {
 // short renders a position for a message: the file's base name, line and
 // column.
 func (a *analyzer) short(p token.Position) string {
-	p.Filename = baseName(p.Filename)
 	return p.String()
 }
 
-func baseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
-}
 
 // ServerPlaceholder stands for the server scope's path (the server's name)
 // in the IDs of external hooks, which hookgen cannot know.

@@ -213,6 +213,10 @@ func (r *Registry) List() string {
 		b.WriteString("    on: " + d.Targets.String() + "\n")
 		if d.Stage {
 			b.WriteString("    stages: " + strings.Join(stages.Names(), ", ") + "\n")
+			b.WriteString("    signatures, per flow (a method of an entity type takes its flow's view; T is the type):\n")
+			for _, line := range hookSignatures() {
+				b.WriteString("      " + line + "\n")
+			}
 		}
 		width := 0
 		for _, k := range d.Keys {
@@ -237,6 +241,26 @@ func (r *Registry) List() string {
 		}
 	}
 	return b.String()
+}
+
+// hookSignatures returns, per flow of the flow table, the signature a hook
+// function of that flow must have.
+func hookSignatures() []string {
+	var out []string
+	for _, f := range flows.All() {
+		sig := "func(c *flows.Context) error"
+		switch f.View {
+		case flows.ViewContext:
+		case flows.ViewToolCall:
+			sig = "func (T) M(c flows.ToolCall[In, Out]) error (embedded, In and Out the tool's); external: " + sig
+		case flows.ViewList:
+			sig += " or func(c flows.List[*mcp." + f.Result + "]) error"
+		default:
+			sig += " or func(c flows." + f.View.String() + ") error"
+		}
+		out = append(out, string(f.ID)+": "+sig)
+	}
+	return out
 }
 
 // wrap writes text in lines of at most 80 bytes, each starting with indent.

@@ -13,19 +13,22 @@ import (
 	"github.com/hookflow/hookflow/stages"
 )
 
-// Header writes what -explain assumes about registration order.
-func Header(w io.Writer, flow flows.ID) {
-	fmt.Fprintf(w, `hookgen -explain %s
-Each stage runs its hooks in descending priority; equal priorities keep
-registration order, which hookgen assumes is: (1) the package's hook
-functions, registered by RegisterHookflow in source order; (2) the hooks of
-the package's plugin types, attached at Start (shown in plugin-name order:
-the runtime uses the order of the Use calls); (3) the entity's embedded
-hooks, registered at Start. Hooks of other packages and plugins written in
-code are not shown. %s stands for the server scope's path (the
-server's name); a plugin attached to an app has the path
-%s/app:<name>/plugin:<name>.
-`, flow, analyze.ServerPlaceholder, analyze.ServerPlaceholder)
+// Header writes the title of the plans of flow and, when verbose, what
+// -explain assumes about registration order.
+func Header(w io.Writer, flow flows.ID, verbose bool) {
+	fmt.Fprintf(w, "hookgen -explain %s (descending priority; ties in registration order)\n", flow)
+	if !verbose {
+		return
+	}
+	fmt.Fprintf(w, `Registration order, as hookgen assumes it: (1) the package's hook
+functions, registered by RegisterHookflow in source order, files in
+file-name order; (2) the hooks of the package's plugin types, attached at
+Start (shown in plugin-name order: the runtime uses the order of the Use
+calls); (3) the entity's embedded hooks, registered at Start. Hooks of other
+packages and plugins written in code are not shown. %s stands for the
+server scope's path (the server's name); a plugin attached to an app has
+the path %s/app:<name>/plugin:<name>.
+`, analyze.ServerPlaceholder, analyze.ServerPlaceholder)
 }
 
 // planned is one hook in a plan.
