@@ -135,7 +135,6 @@ func (a *analyzer) short(p token.Position) string {
 	return p.String()
 }
 
-
 // ServerPlaceholder stands for the server scope's path (the server's name)
 // in the IDs of external hooks, which hookgen cannot know.
 const ServerPlaceholder = "<server>"
