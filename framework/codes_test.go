@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -135,5 +137,31 @@ func TestInputRoundsRunTheFlowOnce(t *testing.T) {
 	}
 	if e, f := executes.Load(), finals.Load(); e != 3 || f != 1 {
 		t.Errorf("the tool ran %d times (want 3 rounds), finally %d times (want 1)", e, f)
+	}
+}
+
+// A panic outside any flow (here in a subscribe handler the SDK calls)
+// reaches the client as a fixed text and an ID; its value, which may hold
+// secrets, goes to the log under that ID.
+func TestPanicOutsideAFlowHidesItsValue(t *testing.T) {
+	var logged strings.Builder
+	srv := framework.NewServer(&mcp.Implementation{Name: "panic", Version: "v1"}, &framework.Options{
+		Logger: slog.New(slog.NewTextHandler(&logged, nil)),
+		Subscribe: func(context.Context, *mcp.SubscribeRequest) error {
+			panic("dsn=postgres://u:pw@h")
+		},
+		Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	must(t, framework.AddResourceFunc(srv, &mcp.Resource{URI: "test://r", Name: "r"}, nil,
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		}))
+	cs := inMemory("2025-11-25")(t, srv, nil)
+	err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://r"})
+	if err == nil || strings.Contains(err.Error(), "pw@h") || !strings.Contains(err.Error(), "internal error (request ") {
+		t.Fatalf("Subscribe = %v", err)
+	}
+	if !strings.Contains(logged.String(), "pw@h") {
+		t.Errorf("the panic value is not in the log: %s", logged.String())
 	}
 }

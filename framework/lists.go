@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,9 +41,12 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
 			if v := recover(); v != nil {
+				// The value may hold secrets: it goes to the log, under an
+				// ID the client gets instead.
+				id := s.idStamp + "-" + strconv.FormatUint(s.nextID.Add(1), 36)
 				s.logger.LogAttrs(ctx, slog.LevelError, "hookflow: request panicked",
-					slog.String("method", method), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
-				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: panic: %v", v)}
+					slog.String("method", method), slog.String("request", id), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error (request " + id + ")"}
 			}
 		}()
 		res, err = flowing(ctx, method, req)
