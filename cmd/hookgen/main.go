@@ -130,11 +130,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 	}
 	for _, d := range res.Diags {
 		d.Pos.Filename = rel(d.Pos.Filename)
-		// Positions a message refers to are written with their full path:
-		// show them relative too.
-		if dir != "" {
-			d.Msg = strings.ReplaceAll(d.Msg, dir+string(filepath.Separator), "")
-		}
+		d.Ref.Filename = rel(d.Ref.Filename)
 		fmt.Fprintln(stderr, d.String())
 	}
 	loadFailed := false

@@ -97,6 +97,12 @@ func (a *analyzer) errorf(pos token.Position, format string, args ...any) {
 	a.diags = append(a.diags, directive.Diagnostic{Pos: pos, Severity: directive.Error, Msg: fmt.Sprintf(format, args...)})
 }
 
+// refErrorf reports an error whose message refers to the declaration at
+// ref: the message is format's, then " (<ref>)", then tail.
+func (a *analyzer) refErrorf(pos, ref token.Position, tail, format string, args ...any) {
+	a.diags = append(a.diags, directive.Diagnostic{Pos: pos, Severity: directive.Error, Msg: fmt.Sprintf(format, args...), Ref: ref, Tail: tail})
+}
+
 // build checks the collected directives and builds the model.
 func (a *analyzer) build() *Package {
 	tp := a.in.Types
@@ -127,12 +133,6 @@ func (a *analyzer) build() *Package {
 	})
 	slices.SortStableFunc(p.Plugins, func(x, y *Plugin) int { return strings.Compare(x.Name, y.Name) })
 	return p
-}
-
-// short renders a position for a message: the file's base name, line and
-// column.
-func (a *analyzer) short(p token.Position) string {
-	return p.String()
 }
 
 // ServerPlaceholder stands for the server scope's path (the server's name)

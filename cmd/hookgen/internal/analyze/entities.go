@@ -24,8 +24,8 @@ func (a *analyzer) declare(ts *typeSite) {
 		case first == nil:
 			first = d
 		default:
-			a.errorf(d.Directive.Pos, "%s already has %s (%s): a type declares one entity or plugin",
-				ts.spec.Name.Name, first.Directive.Head(), a.short(first.Directive.Pos))
+			a.refErrorf(d.Directive.Pos, first.Directive.Pos, ": a type declares one entity or plugin", "%s already has %s",
+				ts.spec.Name.Name, first.Directive.Head())
 		}
 	}
 	if first == nil || !isPrompt(first) {
@@ -133,7 +133,7 @@ func (a *analyzer) promptArgs(prompt *directive.Decoded, list []directive.Prompt
 			at = x.ValuePos
 		}
 		if first, dup := seen[v.Name]; dup {
-			a.errorf(at, "prompt argument %q is already declared (%s)", v.Name, a.short(first))
+			a.refErrorf(at, first, "", "prompt argument %q is already declared", v.Name)
 			continue
 		}
 		seen[v.Name] = at

@@ -30,16 +30,26 @@ type Diagnostic struct {
 	Pos      token.Position // the offending token; Column counts bytes
 	Severity Severity
 	Msg      string // lowercase, without position or severity
+	// Ref, when valid, is the position of the declaration the message
+	// refers to (the first of two that clash): String writes it after Msg,
+	// in parentheses, then Tail. Whoever shortens Pos.Filename for printing
+	// shortens Ref.Filename alike.
+	Ref  token.Position
+	Tail string
 }
 
 // String renders the diagnostic as "file.go:line:col: message", or
 // "file.go:line:col: warning: message" for a warning, the form compilers and
 // editors recognize.
 func (d Diagnostic) String() string {
-	if d.Severity == Warning {
-		return d.Pos.String() + ": warning: " + d.Msg
+	msg := d.Msg
+	if d.Ref.IsValid() {
+		msg += " (" + d.Ref.String() + ")" + d.Tail
 	}
-	return d.Pos.String() + ": " + d.Msg
+	if d.Severity == Warning {
+		return d.Pos.String() + ": warning: " + msg
+	}
+	return d.Pos.String() + ": " + msg
 }
 
 // at returns the position of byte off of a comment whose "//" is at pos.
