@@ -47,7 +47,9 @@ type Server struct {
 	// read lock-free by requests.
 	index atomic.Pointer[entityIndex]
 
-	lists   middlewarePlans
+	lists middlewarePlans
+	// hides is whether a Visibility plugin is attached, set at Start.
+	hides   atomic.Bool
 	nextID  atomic.Uint64
 	idStamp string
 }
@@ -222,6 +224,7 @@ func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.attaching = false
+	s.hides.Store(s.hidesAny())
 	if err == nil {
 		// started is set after the pending entities register: until then a
 		// duplicate name is still an error (after Start it replaces).

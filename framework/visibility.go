@@ -78,7 +78,9 @@ func (s *Server) visibilityFor(sc *scope.Scope) visibility {
 }
 
 // hidesAny reports whether a Visibility plugin is attached anywhere: then
-// what a list holds depends on the caller.
+// what a list holds depends on the caller. Start calls it once, when every
+// plugin has attached; requests read the answer from s.hides. Callers hold
+// s.mu.
 func (s *Server) hidesAny() bool {
 	for _, p := range s.plugins {
 		if _, ok := p.plugin.(Visibility); ok {
@@ -114,6 +116,8 @@ type lister[P, R, T any] struct {
 	// entity returns the item's entity and the plugins that decide its
 	// visibility; nil when hookflow does not know it.
 	entity func(ix *entityIndex, key string) (*flows.Entity, visibility)
+	// cache is the result's cache-control fields.
+	cache func(*R) *mcp.Cacheable
 }
 
 // The list methods hookflow runs as flows.
@@ -122,6 +126,7 @@ var (
 		cursor: func(p *mcp.ListToolsParams) *string { return &p.Cursor },
 		items:  func(r *mcp.ListToolsResult) *[]*mcp.Tool { return &r.Tools },
 		next:   func(r *mcp.ListToolsResult) *string { return &r.NextCursor },
+		cache:  func(r *mcp.ListToolsResult) *mcp.Cacheable { return &r.Cacheable },
 		key:    func(t *mcp.Tool) string { return t.Name },
 		entity: func(ix *entityIndex, k string) (*flows.Entity, visibility) {
 			if e := ix.tools[k]; e != nil {
@@ -134,6 +139,7 @@ var (
 		cursor: func(p *mcp.ListPromptsParams) *string { return &p.Cursor },
 		items:  func(r *mcp.ListPromptsResult) *[]*mcp.Prompt { return &r.Prompts },
 		next:   func(r *mcp.ListPromptsResult) *string { return &r.NextCursor },
+		cache:  func(r *mcp.ListPromptsResult) *mcp.Cacheable { return &r.Cacheable },
 		key:    func(p *mcp.Prompt) string { return p.Name },
 		entity: func(ix *entityIndex, k string) (*flows.Entity, visibility) {
 			if e := ix.prompts[k]; e != nil {
@@ -146,6 +152,7 @@ var (
 		cursor: func(p *mcp.ListResourcesParams) *string { return &p.Cursor },
 		items:  func(r *mcp.ListResourcesResult) *[]*mcp.Resource { return &r.Resources },
 		next:   func(r *mcp.ListResourcesResult) *string { return &r.NextCursor },
+		cache:  func(r *mcp.ListResourcesResult) *mcp.Cacheable { return &r.Cacheable },
 		key:    func(x *mcp.Resource) string { return x.URI },
 		entity: resourceEntity,
 	}
@@ -153,6 +160,7 @@ var (
 		cursor: func(p *mcp.ListResourceTemplatesParams) *string { return &p.Cursor },
 		items:  func(r *mcp.ListResourceTemplatesResult) *[]*mcp.ResourceTemplate { return &r.ResourceTemplates },
 		next:   func(r *mcp.ListResourceTemplatesResult) *string { return &r.NextCursor },
+		cache:  func(r *mcp.ListResourceTemplatesResult) *mcp.Cacheable { return &r.Cacheable },
 		key:    func(x *mcp.ResourceTemplate) string { return x.URITemplate },
 		entity: resourceEntity,
 	}
@@ -208,8 +216,9 @@ func (l lister[P, R, T]) execute(s *Server, next mcp.MethodHandler, c *flows.Con
 		return e == nil || vis.sight(r, e) == Shown
 	}
 	*l.items(res), *l.next(res) = paginate(*l.items(res), l.key, keep, after, s.pageSize())
-	if s.hidesAny() {
-		markPrivate(out)
+	if s.hides.Load() {
+		// The page depends on who asked: no cache may serve it to another.
+		l.cache(res).CacheScope = "private"
 	}
 	return out, nil
 }
@@ -224,21 +233,6 @@ type listSteps[P, R, T any] struct {
 
 func (l listSteps[P, R, T]) Execute(c *flows.Context) (any, error) {
 	return l.execute(l.srv, l.next, c)
-}
-
-// markPrivate marks a list result as one that must not be cached for other
-// callers: its content depends on who asked.
-func markPrivate(res mcp.Result) {
-	switch r := res.(type) {
-	case *mcp.ListToolsResult:
-		r.CacheScope = "private"
-	case *mcp.ListPromptsResult:
-		r.CacheScope = "private"
-	case *mcp.ListResourcesResult:
-		r.CacheScope = "private"
-	case *mcp.ListResourceTemplatesResult:
-		r.CacheScope = "private"
-	}
 }
 
 // paginate keeps the items of items (sorted by key) that come after the
