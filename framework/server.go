@@ -63,7 +63,9 @@ type Options struct {
 	// Observer, when set, sees every hook call and step of every run (see
 	// [flows.Observer]); the quickstart uses it to print traces.
 	Observer flows.Observer
-	// PageSize is the SDK's list page size; 0 keeps the SDK's default.
+	// PageSize is how many items a list page holds; 0 uses SDK.PageSize,
+	// else the SDK's default. hookflow pages lists itself, after leaving
+	// out what the caller may not see.
 	PageSize int
 	// Capabilities are extra server capabilities, merged with those inferred
 	// from the registered entities (tools, resources, prompts, completions)

@@ -95,10 +95,15 @@ func (s *Server) hidesAny() bool {
 // then paginates them itself with [Options.PageSize].
 const sdkPageSize = math.MaxInt32
 
-// pageSize returns the list page size clients get.
+// pageSize returns the list page size clients get: Options.PageSize, else
+// the page size of Options.SDK, else the SDK's default, as before hookflow
+// paged lists itself.
 func (s *Server) pageSize() int {
-	if s.opts.PageSize > 0 {
+	switch {
+	case s.opts.PageSize > 0:
 		return s.opts.PageSize
+	case s.opts.SDK != nil && s.opts.SDK.PageSize > 0:
+		return s.opts.SDK.PageSize
 	}
 	return mcp.DefaultPageSize
 }

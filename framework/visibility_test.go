@@ -213,3 +213,15 @@ func TestVisibleOfTheWrongShape(t *testing.T) {
 		t.Fatalf("Use = %v", err)
 	}
 }
+
+// The SDK options' page size still sizes pages when Options.PageSize is 0.
+func TestSDKPageSize(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "pages", Version: "0"}, &framework.Options{SDK: &mcp.ServerOptions{PageSize: 1}})
+	addTool(t, srv, "a")
+	addTool(t, srv, "b")
+	cs := inMemory("")(t, srv, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 1 || res.NextCursor == "" {
+		t.Fatalf("first page: %+v, %v; want one tool and a cursor", res, err)
+	}
+}
