@@ -279,8 +279,9 @@ func (d *toolDef[T, In, Out]) checkWhole(res *mcp.CallToolResult) (*mcp.CallTool
 }
 
 // result turns a finished run into what the SDK sends: a protocol error for
-// a *jsonrpc.Error, an isError result for any other failure, else the
-// checked output (see CheckOutput).
+// a *jsonrpc.Error, an isError result for any other failure (a timeout's
+// reason is its *TimeoutError's text), else the checked output (see
+// CheckOutput).
 func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
 		var wire *jsonrpc.Error
@@ -288,26 +289,12 @@ func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error)
 			return nil, wire
 		}
 		res := &mcp.CallToolResult{}
-		var te *TimeoutError
-		if errors.As(err, &te) {
-			res.SetError(te)
-		} else {
-			res.SetError(errors.New(clientReason(err, info)))
-		}
+		res.SetError(errors.New(clientReason(err, info)))
 		return res, nil
 	}
-	if res, ok := output.(*mcp.CallToolResult); ok && res != nil {
-		return res, nil
-	}
-	return internal(d.finalize(output))
-}
-
-// internal turns a plain error into an internal JSON-RPC error (the SDK
-// would send a plain error with code 0).
-func internal(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	}
+	// A run that succeeded went through the output step (CheckOutput),
+	// which left a result to send.
+	res, _ := output.(*mcp.CallToolResult)
 	return res, nil
 }
 
