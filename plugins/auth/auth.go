@@ -320,10 +320,24 @@ func union(a, b []string) []string {
 	return out
 }
 
-// allowed reports whether ti may call the tool named name. It allocates
-// nothing when the call is allowed.
+// allowed reports whether ti may call the tool named name, looked up by
+// name (the HTTP layer, before any flow runs).
 func (p *Plugin) allowed(a *attachment, name string, ti *sdkauth.TokenInfo) bool {
 	cfg, own := p.scopesOf(a, name)
+	return p.permits(cfg, own, ti)
+}
+
+// allowedEntity reports whether ti may call the tool e that a run
+// resolved: its scopes come with it, so no lookup is made. The plugin's
+// hooks and Visible only see tools the plugin covers, so the app check of
+// scopesOf is not needed here.
+func (p *Plugin) allowedEntity(e *flows.Entity, ti *sdkauth.TokenInfo) bool {
+	return p.permits(p.cfg.ToolScopes[e.Name], e.Scopes, ti)
+}
+
+// permits reports whether ti holds every scope of cfg and own. It
+// allocates nothing.
+func (p *Plugin) permits(cfg, own []string, ti *sdkauth.TokenInfo) bool {
 	if len(cfg)+len(own) == 0 {
 		return true
 	}
@@ -409,12 +423,12 @@ func writeScopes(b *strings.Builder, scopes []string) {
 
 // callHook refuses a tools/call whose caller may not call the tool.
 func (p *Plugin) callHook(c *flows.Context) error {
-	a := p.att.Load()
-	name := c.Entity().Name
 	ti := c.Request().TokenInfo
-	if p.allowed(a, name, ti) {
+	if p.allowedEntity(c.Entity(), ti) {
 		return nil
 	}
+	a := p.att.Load()
+	name := c.Entity().Name
 	e := p.denial(a, name, ti)
 	a.logger.LogAttrs(c.Context(), slog.LevelDebug, "auth: call denied",
 		slog.String("tool", name),
@@ -430,7 +444,7 @@ func (p *Plugin) callHook(c *flows.Context) error {
 // the scopes it needs; with Config.Conceal it is hidden instead, unknown to
 // tools/call as well.
 func (p *Plugin) Visible(r *flows.Request, e *flows.Entity) framework.Sight {
-	if e.Kind != flows.EntityTool || p.allowed(p.att.Load(), e.Name, r.TokenInfo) {
+	if e.Kind != flows.EntityTool || p.allowedEntity(e, r.TokenInfo) {
 		return framework.Shown
 	}
 	if p.cfg.Conceal {
