@@ -85,6 +85,21 @@ func RedisClientOptions(addr string, timeout time.Duration) *redis.Options {
 	}
 }
 
+// luaStore is the Lua function both scripts store a bucket with: its
+// tokens and time, expiring when it would be full again (at most maxidle
+// milliseconds from now).
+const luaStore = `
+local function store(key, tk, now, rate, burst, maxidle)
+  redis.call('HSET', key, 'tk', string.format('%.17g', tk), 'ts', string.format('%d', now))
+  local ttl = maxidle
+  if rate > 0 then
+    ttl = math.ceil((burst - tk) * 1000 / rate) + 1000
+    if ttl > maxidle then ttl = maxidle end
+  end
+  redis.call('PEXPIRE', key, ttl)
+end
+`
+
 // takeScript takes one token from every bucket in KEYS, or none.
 //
 // ARGV[1] is the longest a key may live, in ms; then ARGV[2i] and
@@ -92,7 +107,7 @@ func RedisClientOptions(addr string, timeout time.Duration) *redis.Options {
 // a hash {tk: tokens, ts: last update in µs on the server's clock}; a
 // missing one is full. It returns {allowed (0/1), blocked bucket (1-based,
 // 0 if allowed), wait in µs until every bucket has a token (-1: never)}.
-var takeScript = redis.NewScript(`
+var takeScript = redis.NewScript(luaStore + `
 if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5: writes after TIME
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -135,13 +150,7 @@ for i = 1, n do
   local rate = tonumber(ARGV[2 * i])
   local burst = tonumber(ARGV[2 * i + 1])
   local tk = tokens[i] - 1
-  redis.call('HSET', KEYS[i], 'tk', string.format('%.17g', tk), 'ts', string.format('%d', now))
-  local ttl = maxidle
-  if rate > 0 then
-    ttl = math.ceil((burst - tk) * 1000 / rate) + 1000
-    if ttl > maxidle then ttl = maxidle end
-  end
-  redis.call('PEXPIRE', KEYS[i], ttl)
+  store(KEYS[i], tk, now, rate, burst, maxidle)
 end
 return {1, 0, 0}
 `)
@@ -149,7 +158,7 @@ return {1, 0, 0}
 // refundScript gives back one token to every bucket in KEYS, up to its
 // burst, refilling it first as takeScript does. ARGV is as for takeScript.
 // A missing bucket is full already.
-var refundScript = redis.NewScript(`
+var refundScript = redis.NewScript(luaStore + `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -166,13 +175,7 @@ for i = 1, #KEYS do
     end
     tk = tk + 1
     if tk > burst then tk = burst end
-    redis.call('HSET', KEYS[i], 'tk', string.format('%.17g', tk), 'ts', string.format('%d', now))
-    local ttl = maxidle
-    if rate > 0 then
-      ttl = math.ceil((burst - tk) * 1000 / rate) + 1000
-      if ttl > maxidle then ttl = maxidle end
-    end
-    redis.call('PEXPIRE', KEYS[i], ttl)
+    store(KEYS[i], tk, now, rate, burst, maxidle)
   end
 end
 return 1
