@@ -3,7 +3,6 @@ package plugins_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
@@ -33,53 +33,6 @@ func newRedisBackend(t testing.TB) ratelimit.Backend {
 	return ratelimit.NewRedis(client, &ratelimit.RedisOptions{Prefix: prefix, MaxIdle: time.Minute})
 }
 
-// refusingAddr returns a loopback address nothing listens on.
-func refusingAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// silentAddr returns the address of a listener that accepts connections and
-// never answers.
-func silentAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
 // TestRedisUnreachableFailsClosedFast points the rate limiter at a Redis
 // address that refuses connections and at one that accepts and never
 // answers, with the other plugins on. The Redis client's own timeouts are a
@@ -96,7 +49,7 @@ func TestRedisUnreachableFailsClosedFast(t *testing.T) {
 	for _, addr := range []struct {
 		name string
 		get  func(testing.TB) string
-	}{{"refused", refusingAddr}, {"silent", silentAddr}} {
+	}{{"refused", redistest.RefusingAddr}, {"silent", redistest.SilentAddr}} {
 		for _, policy := range []ratelimit.Policy{ratelimit.FailClosed, ratelimit.FailOpen} {
 			t.Run(addr.name+"/"+policy.String(), func(t *testing.T) {
 				client := redis.NewClient(ratelimit.RedisClientOptions(addr.get(t), time.Minute))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -272,9 +273,9 @@ func TestRedisUnreachable(t *testing.T) {
 		// deadline must bound the call even when it is long.
 		clientTimeout time.Duration
 	}{
-		{"connection refused", refusingAddr, 100 * time.Millisecond},
-		{"accepts, never answers", silentAddr, 100 * time.Millisecond},
-		{"never answers, long client timeouts", silentAddr, time.Minute},
+		{"connection refused", redistest.RefusingAddr, 100 * time.Millisecond},
+		{"accepts, never answers", redistest.SilentAddr, 100 * time.Millisecond},
+		{"never answers, long client timeouts", redistest.SilentAddr, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := redis.NewClient(ratelimit.RedisClientOptions(tc.addr(t), tc.clientTimeout))

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -65,7 +66,7 @@ func TestRedisBurst(t *testing.T) {
 // and waits a minute for a reply cannot hold a call past the plugin's
 // Timeout.
 func TestTimeoutWhateverTheClient(t *testing.T) {
-	client := redis.NewClient(&redis.Options{Addr: silentAddr(t), ReadTimeout: time.Minute, WriteTimeout: time.Minute, MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: redistest.SilentAddr(t), ReadTimeout: time.Minute, WriteTimeout: time.Minute, MaxRetries: -1})
 	t.Cleanup(func() { _ = client.Close() })
 	srv, _ := newServer(t, ratelimit.Config{
 		PerSession: ratelimit.Limit{Rate: 1, Burst: 1},

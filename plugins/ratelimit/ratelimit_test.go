@@ -23,6 +23,7 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
+	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -300,7 +301,7 @@ func TestUnreachableRedis(t *testing.T) {
 	for _, where := range []struct {
 		name string
 		addr func(testing.TB) string
-	}{{"refused", refusingAddr}, {"silent", silentAddr}} {
+	}{{"refused", redistest.RefusingAddr}, {"silent", redistest.SilentAddr}} {
 		for _, tc := range []struct {
 			policy ratelimit.Policy
 			want   string

@@ -2,9 +2,7 @@ package ratelimit_test
 
 import (
 	"fmt"
-	"net"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,48 +34,4 @@ func newRedisBackend(t testing.TB) *ratelimit.Redis {
 	t.Cleanup(func() { _ = client.Close() })
 	prefix := fmt.Sprintf("hookflow-test:%d:%d:%s:", os.Getpid(), prefixSeq.Add(1), t.Name())
 	return ratelimit.NewRedis(client, &ratelimit.RedisOptions{Prefix: prefix, MaxIdle: time.Minute})
-}
-
-// refusingAddr returns a loopback address nothing listens on.
-func refusingAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// silentAddr returns the address of a listener that accepts connections and
-// never answers.
-func silentAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
 }
