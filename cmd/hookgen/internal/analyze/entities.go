@@ -3,6 +3,7 @@ package analyze
 // Entity declarations: the //mcp: types and their prompt arguments.
 
 import (
+	"cmp"
 	"go/ast"
 	"go/doc/comment"
 	"go/token"
@@ -75,30 +76,16 @@ func (a *analyzer) declare(ts *typeSite) {
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
 		return
 	case directive.Tool:
-		if v.Description == "" {
-			v.Description = doc
-		}
+		v.Description = cmp.Or(v.Description, doc)
 		ts.entity = &Entity{Kind: KindTool, Tool: v}
 	case directive.Resource:
-		if v.Description == "" {
-			v.Description = doc
-		}
-		if v.Name == "" {
-			v.Name = name
-		}
+		v.Description, v.Name = cmp.Or(v.Description, doc), cmp.Or(v.Name, name)
 		ts.entity = &Entity{Kind: KindResource, Resource: v}
 	case directive.ResourceTemplate:
-		if v.Description == "" {
-			v.Description = doc
-		}
-		if v.Name == "" {
-			v.Name = name
-		}
+		v.Description, v.Name = cmp.Or(v.Description, doc), cmp.Or(v.Name, name)
 		ts.entity = &Entity{Kind: KindTemplate, Template: v}
 	case directive.Prompt:
-		if v.Description == "" {
-			v.Description = doc
-		}
+		v.Description = cmp.Or(v.Description, doc)
 		v.Args = a.promptArgs(first, v.Args, args)
 		ts.entity = &Entity{Kind: KindPrompt, Prompt: v}
 	}
