@@ -67,37 +67,37 @@ func isNilResult(r mcp.Result) bool {
 }
 
 func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	// The steps of each flow without an entity, built once: the lists are
+	// paged by hookflow; any other such flow (initialize, or a new row of
+	// the flow table) runs around the SDK's own handler.
+	var steps [flows.Count]flows.Steps
+	for i, f := range flows.All() {
+		if f.Entity == flows.EntityNone {
+			steps[i] = nextSteps{next}
+		}
+	}
+	steps[flows.ToolsListTools.Index()] = listSteps[mcp.ListToolsParams, mcp.ListToolsResult, *mcp.Tool]{toolsList, s, next}
+	steps[flows.PromptsListPrompts.Index()] = listSteps[mcp.ListPromptsParams, mcp.ListPromptsResult, *mcp.Prompt]{promptsList, s, next}
+	steps[flows.ResourcesListResources.Index()] = listSteps[mcp.ListResourcesParams, mcp.ListResourcesResult, *mcp.Resource]{resourcesList, s, next}
+	steps[flows.ResourcesListResourceTemplates.Index()] = listSteps[mcp.ListResourceTemplatesParams, mcp.ListResourceTemplatesResult, *mcp.ResourceTemplate]{templatesList, s, next}
+
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		flow, ok := flows.ForMethod(method)
-		if !ok || flow.Info().Entity != flows.EntityNone {
-			return next(ctx, method, req)
+		if !ok || steps[flow.Index()] == nil {
+			return next(ctx, method, req) // an entity's flow: its own handler runs it
 		}
-		var steps flows.Steps
-		switch flow {
-		case flows.ToolsListTools:
-			steps = listSteps[mcp.ListToolsParams, mcp.ListToolsResult, *mcp.Tool]{toolsList, s, next}
-		case flows.PromptsListPrompts:
-			steps = listSteps[mcp.ListPromptsParams, mcp.ListPromptsResult, *mcp.Prompt]{promptsList, s, next}
-		case flows.ResourcesListResources:
-			steps = listSteps[mcp.ListResourcesParams, mcp.ListResourcesResult, *mcp.Resource]{resourcesList, s, next}
-		case flows.ResourcesListResourceTemplates:
-			steps = listSteps[mcp.ListResourceTemplatesParams, mcp.ListResourceTemplatesResult, *mcp.ResourceTemplate]{templatesList, s, next}
-		case flows.SessionInitialize:
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "initialize" && ss.InitializeParams() != nil {
+		st := steps[flow.Index()]
+		if flow == flows.SessionInitialize && method == "initialize" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.InitializeParams() != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the session is already initialized"}
 			}
-			steps = nextSteps{next}
-		default:
-			// Any other flow without an entity (a new row of the flow
-			// table) runs around the SDK's own handler.
-			steps = nextSteps{next}
 		}
 		p := s.lists[flow.Index()].Load()
-		if _, isNext := steps.(nextSteps); isNext && p.Len() == 0 && s.opts.Observer == nil {
+		if _, isNext := st.(nextSteps); isNext && p.Len() == 0 && s.opts.Observer == nil {
 			return next(ctx, method, req)
 		}
 		info := s.requestInfo(method, req)
-		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: steps})
+		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: st})
 		if err != nil {
 			return nil, protocolError(err, info)
 		}
