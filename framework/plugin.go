@@ -58,7 +58,7 @@ func (s *Server) Tool(name string) (info ToolInfo, ok bool) {
 	if e == nil {
 		return ToolInfo{}, false
 	}
-	return ToolInfo{Tool: e.tool, Scopes: e.entity.Scopes, App: e.scope}, true
+	return ToolInfo{Tool: e.entity.Tool, Scopes: e.entity.Scopes, App: e.scope}, true
 }
 
 // ToolInfo describes a registered tool.

@@ -73,7 +73,6 @@ type funcTool struct{}
 
 // toolEntry is what the server keeps about a registered tool.
 type toolEntry struct {
-	tool   *mcp.Tool
 	scope  *scope.Scope
 	entity *flows.Entity
 	vis    visibility
@@ -140,7 +139,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		d.timeout = 0
 	}
 	d.timedOut = &TimeoutError{Tool: name, After: d.timeout}
-	d.entry = &toolEntry{tool: &t, scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
+	d.entry = &toolEntry{scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil
