@@ -16,8 +16,10 @@ import (
 // them touch the Context after it returns.
 type Context struct {
 	// parent is the request's Go context; ctx is parent carrying the run
-	// (for FromContext), made on the first call of Context().
+	// (for FromContext), made on the first call of Context(). origin is
+	// the context the run started with, which SetContext leaves alone.
 	parent context.Context
+	origin context.Context
 	ctx    context.Context
 	done   <-chan struct{}
 	flow   ID
@@ -29,6 +31,8 @@ type Context struct {
 	req    *Request
 	args   json.RawMessage
 	logger *slog.Logger
+	// steps are the run's own steps, for Revalidate.
+	steps Steps
 
 	state []stateEntry
 
@@ -39,12 +43,14 @@ type Context struct {
 	responded  bool
 	decided    string
 	finallyErr []error
+	failures   []error
 
 	// hook and step say what is running, for the runner's panic recovery;
 	// ev is the event the runner reports to its observer.
-	hook *PlanEntry
-	step stepKind
-	ev   Event
+	hook     *PlanEntry
+	step     stepKind
+	ev       Event
+	observer Observer
 }
 
 type control uint8
@@ -66,8 +72,36 @@ func (c *Context) Context() context.Context {
 	return c.ctx
 }
 
+// SetContext makes ctx the Go context that the run's hooks and steps see
+// from now on ([Context.Context]). ctx must be derived from the current
+// one, so that the request's cancellation still reaches the run; a tracer
+// uses it to run the rest of the flow, the tool's execute step and the calls
+// it makes, inside the run's span. It has no effect in a hook with a
+// [Hook.Timeout], whose context ends when it returns.
+func (c *Context) SetContext(ctx context.Context) {
+	c.parent, c.done = ctx, ctx.Done()
+	c.ctx = nil
+	if ctx.Value(runKey{}) == c {
+		c.ctx = ctx
+	}
+}
+
+// Parent returns the run whose step sent the message this run is about:
+// for a request or notification the server sends its client from inside
+// a tool call (sampling, elicitation, progress…), the tool call's run,
+// which gives the entity and request that caused it. It returns nil when
+// the message was sent outside any run, and for the client's messages.
+func (c *Context) Parent() *Context { return FromContext(c.origin) }
+
 // Flow returns the flow this run belongs to.
 func (c *Context) Flow() ID { return c.flow }
+
+// Steps returns the run's own steps (validate and execute), nil for a run
+// without. Hooks never call them on their run; a hook that continues the
+// request elsewhere (plugins/middleware's ContinueAsync) passes them to a
+// run of its own with [Runner.Run]. Steps values are long-lived and safe for
+// concurrent use.
+func (c *Context) Steps() Steps { return c.steps }
 
 // Stage returns the stage whose hooks are running.
 func (c *Context) Stage() stages.Stage { return c.stage }
@@ -152,6 +186,13 @@ func (c *Context) DecidedBy() string { return c.decided }
 // with. They are logged and do not change the outcome.
 func (c *Context) FinallyErrors() []error { return c.finallyErr }
 
+// Failures returns the failures of the run's fail-open hooks
+// ([FailOpen]), in the order they happened: each an *Error naming the hook,
+// with CodeAborted for an error it returned, CodePanic or CodeTimeout. They
+// never change the run's outcome; finally hooks (an audit trail) read them
+// here.
+func (c *Context) Failures() []error { return c.failures }
+
 // emptyRequest is the shared, read-only Request of runs that have none.
 var emptyRequest Request
 
@@ -160,5 +201,8 @@ func (c *Context) reset() {
 	clear(st[:cap(st)]) // up to cap: Key.Delete leaves a stale copy past len
 	fe := c.finallyErr
 	clear(fe)
-	*c = Context{state: st[:0], finallyErr: fe[:0]}
+	fo := c.failures
+	clear(fo)
+	*c = Context{}
+	c.state, c.finallyErr, c.failures = st[:0], fe[:0], fo[:0]
 }

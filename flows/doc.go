@@ -33,6 +33,28 @@
 // finally runs exactly once per run, after success, failure, abort, panic,
 // early answer or cancellation.
 //
+// # Timeouts and failure policy
+//
+// A hook may carry a [Hook.Timeout] and a [Hook.OnFailure] policy. A hook
+// with a Timeout runs on a goroutine of its own with a copy of the run's
+// Context; when the time is up its Go context is cancelled with a
+// *[HookTimeoutError] and the run goes on without waiting for it (its late
+// changes to the Context are dropped). A failure is an error the hook
+// returns, a panic, or its timeout; [Context.Abort] is a decision, not a
+// failure, and stops the run under either policy.
+//
+//	                     before*/afterValidation/*Execute        onError                          finally
+//	times out, closed    as Abort, with CodeTimeout               as Abort, with CodeTimeout       logged and recorded (CodeTimeout)
+//	fails, open          recorded in Failures; next hook          recorded; the run's error stays  recorded in Failures; next hook
+//
+// A fail-open failure is logged at warning level, recorded in
+// [Context.Failures] (finally hooks, such as an audit trail, read it there)
+// and reported to the observer with the outcome "failed-open"; it never
+// changes the run's error. In onError and finally, which run after a
+// cancellation too, a timed hook's context is bounded by its Timeout only.
+// Hooks without a Timeout or a fail-open policy are called directly and
+// cost nothing extra.
+//
 // Errors from hooks reach the caller as an *[Error] with CodeAborted (or
 // CodePanic, CodeCanceled) naming the flow, stage and hook; an *Error a hook
 // returns is passed on unchanged. [Context.DecidedBy] names the hook that

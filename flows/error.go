@@ -38,9 +38,12 @@ const (
 	// CodeFailed: the flow's execute step (the tool, resource or prompt
 	// itself) returned an error; the cause is that error.
 	CodeFailed
+	// CodeTimeout: a hook ran past its [Hook.Timeout]; the cause is a
+	// *[HookTimeoutError].
+	CodeTimeout
 )
 
-var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed"}
+var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed", "timeout"}
 
 // String returns the code's snake_case name, e.g. "aborted".
 func (c Code) String() string {
@@ -112,6 +115,8 @@ func (e *Error) verb() string {
 		return "refused"
 	case CodeInvalidInput:
 		return "rejected the input"
+	case CodeTimeout:
+		return "timed out"
 	}
 	return "failed"
 }

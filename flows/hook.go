@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
@@ -37,6 +38,21 @@ type Hook struct {
 	Name string
 	// Fn is the hook itself.
 	Fn HookFunc
+	// Timeout bounds each call of the hook; 0 means no bound. A hook with
+	// a Timeout runs on a goroutine of its own with a copy of the run's
+	// Context whose Go context is cancelled when the time is up; the run
+	// then goes on without it, by OnFailure, and the hook's late changes to
+	// the Context are dropped. A hook that outlives its Timeout must stop
+	// touching values it reached through the run (its input, its output)
+	// once its context is done. Hooks without a Timeout cost nothing extra.
+	Timeout time.Duration
+	// OnFailure is what a failure of the hook does to the run: with
+	// FailClosed (the default) the run contract applies; with FailOpen a
+	// failure is logged and recorded ([Context.Failures]) and the run goes
+	// on as if the hook had returned nil. A failure is an error the hook
+	// returns, a panic, or its Timeout passing; a decision is not:
+	// [Context.Abort] stops the run under either policy.
+	OnFailure FailurePolicy
 
 	// view is what a hook built by On expects of the run: its flow and, for
 	// a tool call, the tool's input and output types.
@@ -83,8 +99,10 @@ func On[V View](stage stages.Stage, fn func(V) error) Hook {
 }
 
 // View is the set of typed views a hook may take instead of *Context:
-// [ToolCall], [ResourceRead], [PromptGet], [List], [Completion] and
-// [Initialize]. Each names its flow.
+// [ToolCall], [ResourceRead], [PromptGet], [List], [Completion],
+// [Initialize], [Subscribe], [Unsubscribe], [SetLevel],
+// [ClientNotification], [ServerNotification], [Sampling], [Elicitation]
+// and [RootsList]. Each names its flow.
 type View interface {
 	~struct{ *Context }
 	spec() viewSpec
@@ -150,6 +168,12 @@ func (h Hook) Validate() error {
 	if err := priority.Check(h.Priority); err != nil {
 		return fail("%v", err)
 	}
+	if h.Timeout < 0 {
+		return fail("negative timeout %v", h.Timeout)
+	}
+	if !h.OnFailure.Valid() {
+		return fail("invalid failure policy %d", uint8(h.OnFailure))
+	}
 	return nil
 }
 
@@ -207,5 +231,19 @@ func (h Hook) Named(name string) Hook {
 // At returns h with its Priority set to priority.
 func (h Hook) At(priority int) Hook {
 	h.Priority = priority
+	return h
+}
+
+// Within returns h with its Timeout set to d.
+func (h Hook) Within(d time.Duration) Hook {
+	h.Timeout = d
+	return h
+}
+
+// Failing returns h with its OnFailure policy set to p.
+//
+//	h := flows.On(stages.BeforeExecute, checkQuota).Named("quota").Within(250 * time.Millisecond).Failing(flows.FailOpen)
+func (h Hook) Failing(p FailurePolicy) Hook {
+	h.OnFailure = p
 	return h
 }

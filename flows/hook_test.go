@@ -32,6 +32,27 @@ func TestOnDerivesTheFlow(t *testing.T) {
 		{"List templates", flows.On(stages.AfterExecute, func(flows.List[*mcp.ListResourceTemplatesResult]) error { return nil }), flows.ResourcesListResourceTemplates},
 		{"Completion", flows.On(stages.BeforeExecute, func(flows.Completion) error { return nil }), flows.CompletionComplete},
 		{"Initialize", flows.On(stages.AfterExecute, func(flows.Initialize) error { return nil }), flows.SessionInitialize},
+		{"Subscribe", flows.On(stages.BeforeExecute, func(flows.Subscribe) error { return nil }), flows.ResourcesSubscribe},
+		{"Unsubscribe", flows.On(stages.BeforeExecute, func(flows.Unsubscribe) error { return nil }), flows.ResourcesUnsubscribe},
+		{"SetLevel", flows.On(stages.BeforeExecute, func(flows.SetLevel) error { return nil }), flows.LoggingSetLevel},
+		{"ClientNotification", flows.On(stages.BeforeExecute, func(flows.ClientNotification) error { return nil }), flows.NotificationsFromClient},
+		{"ServerNotification", flows.On(stages.BeforeExecute, func(flows.ServerNotification) error { return nil }), flows.NotificationsFromServer},
+		{"Sampling", flows.On(stages.BeforeExecute, func(flows.Sampling) error { return nil }), flows.SamplingCreateMessage},
+		{"Elicitation", flows.On(stages.BeforeExecute, func(flows.Elicitation) error { return nil }), flows.ElicitationCreate},
+		{"RootsList", flows.On(stages.AfterExecute, func(flows.RootsList) error { return nil }), flows.RootsListRoots},
+	}
+	// Every view of the flow table is covered.
+	views := map[flows.ViewKind]bool{}
+	for _, f := range flows.All() {
+		views[f.View] = true
+	}
+	for _, tt := range tests {
+		views[tt.hook.Flow.Info().View] = false
+	}
+	for v, missed := range views {
+		if missed && v != flows.ViewContext {
+			t.Errorf("no case for the view %s", v)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

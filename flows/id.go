@@ -54,9 +54,26 @@ const (
 	ViewCompletion
 	// ViewInitialize: [Initialize].
 	ViewInitialize
+	// ViewSubscribe: [Subscribe].
+	ViewSubscribe
+	// ViewUnsubscribe: [Unsubscribe].
+	ViewUnsubscribe
+	// ViewSetLevel: [SetLevel].
+	ViewSetLevel
+	// ViewClientNotification: [ClientNotification].
+	ViewClientNotification
+	// ViewServerNotification: [ServerNotification].
+	ViewServerNotification
+	// ViewSampling: [Sampling].
+	ViewSampling
+	// ViewElicitation: [Elicitation].
+	ViewElicitation
+	// ViewRootsList: [RootsList].
+	ViewRootsList
 )
 
-var viewKindNames = [...]string{"Context", "ToolCall", "ResourceRead", "PromptGet", "List", "Completion", "Initialize"}
+var viewKindNames = [...]string{"Context", "ToolCall", "ResourceRead", "PromptGet", "List", "Completion", "Initialize",
+	"Subscribe", "Unsubscribe", "SetLevel", "ClientNotification", "ServerNotification", "Sampling", "Elicitation", "RootsList"}
 
 // String returns the name of the view's type in this package, e.g.
 // "ToolCall".
@@ -67,6 +84,29 @@ func (k ViewKind) String() string {
 	return fmt.Sprintf("ViewKind(%d)", uint8(k))
 }
 
+// Direction says which side sends the message that starts a flow.
+type Direction uint8
+
+// The directions.
+const (
+	// FromClient: a request or notification the server receives (the
+	// zero value: most flows are the client's requests).
+	FromClient Direction = iota
+	// FromServer: a request or notification the server sends its client:
+	// sampling, elicitation, roots, progress, logging, list changes.
+	FromServer
+)
+
+var directionNames = [...]string{"client→server", "server→client"}
+
+// String returns "client→server" or "server→client".
+func (d Direction) String() string {
+	if int(d) < len(directionNames) {
+		return directionNames[d]
+	}
+	return fmt.Sprintf("Direction(%d)", uint8(d))
+}
+
 // Info describes one flow: one row of the flow table.
 type Info struct {
 	// ID is the flow's ID, e.g. "tools:call-tool".
@@ -75,9 +115,15 @@ type Info struct {
 	// "ToolsCallTool".
 	Const string
 	// Method is the MCP method that starts the flow, e.g. "tools/call".
+	// A method ending in "/*" stands for every method with that prefix
+	// that no other row of the same direction names: "notifications/*" is
+	// every notification.
 	Method string
 	// Alias is another MCP method that starts the same flow, or "".
 	Alias string
+	// Direction says who sends the message: the client (the zero value)
+	// or the server.
+	Direction Direction
 	// Entity is the kind of entity the flow resolves before its first stage.
 	Entity EntityKind
 	// View is the typed view the flow's hooks may take.
@@ -147,12 +193,25 @@ func Suggest(s string) (ID, bool) {
 	return ID(best), ok
 }
 
-// ForMethod returns the flow an MCP method starts, e.g. "tools/call" →
-// [ToolsCallTool], "server/discover" → [SessionInitialize]. It is
-// allocation-free and reads no map, so the framework dispatches with it on
-// every request.
+// ForMethod returns the flow that a message the server receives starts,
+// by its MCP method, e.g. "tools/call" → [ToolsCallTool], "server/discover"
+// → [SessionInitialize], "notifications/initialized" →
+// [NotificationsFromClient]. It is allocation-free and reads no map, so the
+// framework dispatches with it on every request.
 func ForMethod(method string) (ID, bool) {
 	i := methodIndex(method)
+	if i < 0 {
+		return "", false
+	}
+	return table[i].ID, true
+}
+
+// ForSent returns the flow that a message the server sends its client
+// starts, by its MCP method, e.g. "sampling/createMessage" →
+// [SamplingCreateMessage], "notifications/progress" →
+// [NotificationsFromServer]. Like [ForMethod] it is allocation-free.
+func ForSent(method string) (ID, bool) {
+	i := sentIndex(method)
 	if i < 0 {
 		return "", false
 	}

@@ -19,16 +19,26 @@ func TestIDs(t *testing.T) {
 		result    string
 		constName string
 		alias     string
+		dir       flows.Direction
 	}{
-		{flows.ToolsCallTool, 0, "tools", "call-tool", "tools/call", flows.EntityTool, flows.ViewToolCall, "CallToolResult", "ToolsCallTool", ""},
-		{flows.ToolsListTools, 1, "tools", "list-tools", "tools/list", flows.EntityNone, flows.ViewList, "ListToolsResult", "ToolsListTools", ""},
-		{flows.ResourcesReadResource, 2, "resources", "read-resource", "resources/read", flows.EntityResource, flows.ViewResourceRead, "ReadResourceResult", "ResourcesReadResource", ""},
-		{flows.ResourcesListResources, 3, "resources", "list-resources", "resources/list", flows.EntityNone, flows.ViewList, "ListResourcesResult", "ResourcesListResources", ""},
-		{flows.ResourcesListResourceTemplates, 4, "resources", "list-resource-templates", "resources/templates/list", flows.EntityNone, flows.ViewList, "ListResourceTemplatesResult", "ResourcesListResourceTemplates", ""},
-		{flows.PromptsGetPrompt, 5, "prompts", "get-prompt", "prompts/get", flows.EntityPrompt, flows.ViewPromptGet, "GetPromptResult", "PromptsGetPrompt", ""},
-		{flows.PromptsListPrompts, 6, "prompts", "list-prompts", "prompts/list", flows.EntityNone, flows.ViewList, "ListPromptsResult", "PromptsListPrompts", ""},
-		{flows.CompletionComplete, 7, "completion", "complete", "completion/complete", flows.EntityCompletion, flows.ViewCompletion, "CompleteResult", "CompletionComplete", ""},
-		{flows.SessionInitialize, 8, "session", "initialize", "initialize", flows.EntityNone, flows.ViewInitialize, "InitializeResult", "SessionInitialize", "server/discover"},
+		{flows.ToolsCallTool, 0, "tools", "call-tool", "tools/call", flows.EntityTool, flows.ViewToolCall, "CallToolResult", "ToolsCallTool", "", flows.FromClient},
+		{flows.ToolsListTools, 1, "tools", "list-tools", "tools/list", flows.EntityNone, flows.ViewList, "ListToolsResult", "ToolsListTools", "", flows.FromClient},
+		{flows.ResourcesReadResource, 2, "resources", "read-resource", "resources/read", flows.EntityResource, flows.ViewResourceRead, "ReadResourceResult", "ResourcesReadResource", "", flows.FromClient},
+		{flows.ResourcesListResources, 3, "resources", "list-resources", "resources/list", flows.EntityNone, flows.ViewList, "ListResourcesResult", "ResourcesListResources", "", flows.FromClient},
+		{flows.ResourcesListResourceTemplates, 4, "resources", "list-resource-templates", "resources/templates/list", flows.EntityNone, flows.ViewList, "ListResourceTemplatesResult", "ResourcesListResourceTemplates", "", flows.FromClient},
+		{flows.PromptsGetPrompt, 5, "prompts", "get-prompt", "prompts/get", flows.EntityPrompt, flows.ViewPromptGet, "GetPromptResult", "PromptsGetPrompt", "", flows.FromClient},
+		{flows.PromptsListPrompts, 6, "prompts", "list-prompts", "prompts/list", flows.EntityNone, flows.ViewList, "ListPromptsResult", "PromptsListPrompts", "", flows.FromClient},
+		{flows.CompletionComplete, 7, "completion", "complete", "completion/complete", flows.EntityCompletion, flows.ViewCompletion, "CompleteResult", "CompletionComplete", "", flows.FromClient},
+		{flows.SessionInitialize, 8, "session", "initialize", "initialize", flows.EntityNone, flows.ViewInitialize, "InitializeResult", "SessionInitialize", "server/discover", flows.FromClient},
+		{flows.SessionPing, 9, "session", "ping", "ping", flows.EntityNone, flows.ViewContext, "", "SessionPing", "", flows.FromClient},
+		{flows.ResourcesSubscribe, 10, "resources", "subscribe", "resources/subscribe", flows.EntityNone, flows.ViewSubscribe, "", "ResourcesSubscribe", "", flows.FromClient},
+		{flows.ResourcesUnsubscribe, 11, "resources", "unsubscribe", "resources/unsubscribe", flows.EntityNone, flows.ViewUnsubscribe, "", "ResourcesUnsubscribe", "", flows.FromClient},
+		{flows.LoggingSetLevel, 12, "logging", "set-level", "logging/setLevel", flows.EntityNone, flows.ViewSetLevel, "", "LoggingSetLevel", "", flows.FromClient},
+		{flows.NotificationsFromClient, 13, "notifications", "from-client", "notifications/*", flows.EntityNone, flows.ViewClientNotification, "", "NotificationsFromClient", "", flows.FromClient},
+		{flows.NotificationsFromServer, 14, "notifications", "from-server", "notifications/*", flows.EntityNone, flows.ViewServerNotification, "", "NotificationsFromServer", "", flows.FromServer},
+		{flows.SamplingCreateMessage, 15, "sampling", "create-message", "sampling/createMessage", flows.EntityNone, flows.ViewSampling, "CreateMessageWithToolsResult", "SamplingCreateMessage", "", flows.FromServer},
+		{flows.ElicitationCreate, 16, "elicitation", "create", "elicitation/create", flows.EntityNone, flows.ViewElicitation, "ElicitResult", "ElicitationCreate", "", flows.FromServer},
+		{flows.RootsListRoots, 17, "roots", "list-roots", "roots/list", flows.EntityNone, flows.ViewRootsList, "ListRootsResult", "RootsListRoots", "", flows.FromServer},
 	}
 	if len(tests) != flows.Count {
 		t.Fatalf("table has %d flows, flows.Count is %d", len(tests), flows.Count)
@@ -55,7 +65,7 @@ func TestIDs(t *testing.T) {
 			if got := id.String(); got != tt.namespace+":"+tt.name {
 				t.Errorf("String() = %q", got)
 			}
-			want := flows.Info{ID: id, Const: tt.constName, Method: tt.method, Alias: tt.alias, Entity: tt.entity, View: tt.view, Result: tt.result}
+			want := flows.Info{ID: id, Const: tt.constName, Method: tt.method, Alias: tt.alias, Direction: tt.dir, Entity: tt.entity, View: tt.view, Result: tt.result}
 			if got := id.Info(); got != want {
 				t.Errorf("Info() = %+v, want %+v", got, want)
 			}
@@ -68,8 +78,16 @@ func TestIDs(t *testing.T) {
 			if got, ok := flows.Suggest(string(id)); !ok || got != id {
 				t.Errorf("Suggest(%q) = %q, %v", id, got, ok)
 			}
-			if got, ok := flows.ForMethod(tt.method); !ok || got != id {
-				t.Errorf("ForMethod(%q) = %q, %v", tt.method, got, ok)
+			method := strings.Replace(tt.method, "*", "anything", 1)
+			forMethod, other := flows.ForMethod, flows.ForSent
+			if tt.dir == flows.FromServer {
+				forMethod, other = flows.ForSent, flows.ForMethod
+			}
+			if got, ok := forMethod(method); !ok || got != id {
+				t.Errorf("method %q (%s) gives %q, %v", method, tt.dir, got, ok)
+			}
+			if got, ok := other(method); ok && got == id {
+				t.Errorf("method %q gives %q in the other direction too", method, got)
 			}
 			if tt.alias != "" {
 				if got, ok := flows.ForMethod(tt.alias); !ok || got != id {
@@ -132,9 +150,36 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestForMethodUnknown(t *testing.T) {
-	for _, m := range []string{"", "tools/Call", "tools:call-tool", "ping", "notifications/initialized", "resources/subscribe"} {
+	for _, m := range []string{"", "tools/Call", "tools:call-tool", "notifications", "notifications:initialized", "sampling/createMessage", "roots/list"} {
 		if id, ok := flows.ForMethod(m); ok || id != "" {
 			t.Errorf("ForMethod(%q) = %q, %v; want no flow", m, id, ok)
+		}
+	}
+	for _, m := range []string{"", "tools/call", "ping", "initialize", "notifications", "logging/setLevel"} {
+		if id, ok := flows.ForSent(m); ok || id != "" {
+			t.Errorf("ForSent(%q) = %q, %v; want no flow", m, id, ok)
+		}
+	}
+}
+
+// Both directions carry every notification, each to its own flow.
+func TestNotificationsByDirection(t *testing.T) {
+	for _, m := range []string{"notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/roots/list_changed"} {
+		if id, _ := flows.ForMethod(m); id != flows.NotificationsFromClient {
+			t.Errorf("ForMethod(%q) = %q, want %q", m, id, flows.NotificationsFromClient)
+		}
+	}
+	for _, m := range []string{"notifications/progress", "notifications/message", "notifications/resources/updated", "notifications/tools/list_changed", "notifications/elicitation/complete"} {
+		if id, _ := flows.ForSent(m); id != flows.NotificationsFromServer {
+			t.Errorf("ForSent(%q) = %q, want %q", m, id, flows.NotificationsFromServer)
+		}
+	}
+}
+
+func TestDirectionString(t *testing.T) {
+	for d, want := range map[flows.Direction]string{flows.FromClient: "client→server", flows.FromServer: "server→client", 7: "Direction(7)"} {
+		if got := d.String(); got != want {
+			t.Errorf("Direction(%d).String() = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -2,18 +2,23 @@ package flows
 
 import (
 	"encoding/json"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"reflect"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/stages"
 )
 
 // PlanEntry is one hook as the runner calls it: its ID (reported when it
-// aborts, answers early or panics), its priority, and its function.
+// aborts, answers early or panics), its priority, its function, and the
+// bound and failure policy of its calls ([Hook.Timeout], [Hook.OnFailure]).
 type PlanEntry struct {
-	ID       string
-	Priority int
-	Fn       HookFunc
+	ID        string
+	Priority  int
+	Fn        HookFunc
+	Timeout   time.Duration
+	OnFailure FailurePolicy
 	// Check is the error of a typed hook that does not fit the plan's
 	// entity ([Hook.Check]); its Fn then fails the run with it.
 	Check error
@@ -75,6 +80,16 @@ type Steps interface {
 // hook that answered, if one did.
 type OutputChecker interface {
 	CheckOutput(c *Context) error
+}
+
+// Finisher is implemented by Steps that shape what a run returns from what
+// its hooks left in the run's state. Finish runs once per run, on every
+// path, after finally and before the Context is recycled; it gets the
+// run's output and error and returns those [Runner.Run] returns. The
+// tools:call-tool steps use it to turn a failure into an isError result and
+// to append the text hooks added for the model.
+type Finisher interface {
+	Finish(c *Context, output any, err error) (any, error)
 }
 
 // Entity is what a flow resolved before its first stage: a tool, resource,

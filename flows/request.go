@@ -48,3 +48,15 @@ func (r *Request) Principal() string {
 	}
 	return r.TokenInfo.UserID
 }
+
+// ClientID returns the OAuth client the bearer token was issued to, from
+// TokenInfo.Extra["client_id"] (set by verifiers that know it, such as
+// plugins/auth/oauth's), or "" when the request is not authenticated or
+// its verifier did not say.
+func (r *Request) ClientID() string {
+	if r == nil || r.TokenInfo == nil {
+		return ""
+	}
+	id, _ := r.TokenInfo.Extra["client_id"].(string)
+	return id
+}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hookflow/hookflow/stages"
 )
@@ -17,7 +18,7 @@ import (
 // any number of concurrent runs.
 type Runner struct {
 	logger   *slog.Logger
-	observer Observer
+	observer atomic.Pointer[Observer]
 	pool     sync.Pool
 }
 
@@ -35,6 +36,26 @@ type RunnerOptions struct {
 // valid only during the call.
 type Observer func(ev *Event)
 
+// SetObserver replaces the runner's observer (nil for none). Runs that
+// start afterwards report to obs; runs under way keep the observer they
+// started with. A framework Server sets it at Start, joining its own
+// observer with its plugins'.
+func (r *Runner) SetObserver(obs Observer) {
+	if obs == nil {
+		r.observer.Store(nil)
+		return
+	}
+	r.observer.Store(&obs)
+}
+
+// Observer returns the runner's observer, or nil.
+func (r *Runner) Observer() Observer {
+	if p := r.observer.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Event describes one hook call or step of a run.
 type Event struct {
 	Flow  ID
@@ -48,6 +69,10 @@ type Event struct {
 	Outcome string
 	// Err is the error the hook or step returned, if any.
 	Err error
+	// Context is the run, for observers that keep per-run state (a
+	// tracer reads its span from the run's state); like ev, it is valid
+	// only during the call.
+	Context *Context
 }
 
 // NewRunner returns a Runner configured by opts, which may be nil.
@@ -55,7 +80,7 @@ func NewRunner(opts *RunnerOptions) *Runner {
 	r := &Runner{}
 	if opts != nil {
 		r.logger = opts.Logger
-		r.observer = opts.Observer
+		r.SetObserver(opts.Observer)
 	}
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
@@ -104,7 +129,10 @@ func (r *Runner) Run(ctx context.Context, run Run) (output any, err error) {
 func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (output any, err error) {
 	c := r.pool.Get().(*Context)
 	c.logger = r.logger
-	c.parent = ctx
+	if p := r.observer.Load(); p != nil {
+		c.observer = *p
+	}
+	c.parent, c.origin = ctx, ctx
 	c.done = ctx.Done()
 	c.flow = run.Flow
 	c.entity = run.Entity
@@ -114,6 +142,7 @@ func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (outp
 	}
 	c.input = run.Input
 	c.args = run.Arguments
+	c.steps = run.Steps
 	plan := run.Plan
 	if plan == nil {
 		plan = &emptyPlan
@@ -129,6 +158,9 @@ func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (outp
 	}
 	r.finally(c, plan)
 	output, err = c.output, c.err
+	if f, ok := run.Steps.(Finisher); ok {
+		output, err = r.finish(c, f, output, err)
+	}
 	if inspect != nil {
 		inspect(c)
 	}
@@ -163,6 +195,18 @@ func (r *Runner) checkRecovered(c *Context, steps Steps) (err error) {
 	}()
 	c.hook = nil
 	return r.step(c, steps, stepOutput)
+}
+
+// finish calls f.Finish for c's run. A panic in it fails the run with a
+// *PanicError, as in any step.
+func (r *Runner) finish(c *Context, f Finisher, output any, err error) (_ any, ferr error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ferr = r.panicked(c, v)
+		}
+	}()
+	c.hook, c.step = nil, stepFinish
+	return f.Finish(c, output, err)
 }
 
 // main runs the four main stages and the two steps. One deferred recover
@@ -236,9 +280,14 @@ func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) 
 		}
 		c.hook = h
 		c.control = ctlNone
-		err := h.Fn(c)
+		var err error
+		if h.guarded() {
+			err = r.call(c, h)
+		} else {
+			err = h.Fn(c)
+		}
 		if err == nil && c.control == ctlNone {
-			if r.observer != nil {
+			if c.observer != nil {
 				r.emit(c, h.ID, "", "ok", nil)
 			}
 			continue
@@ -251,8 +300,11 @@ func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) 
 				r.observe(c, h.ID, "", "canceled", ce)
 				return false, ce
 			}
+			if r.absorbed(c, h, err) {
+				continue
+			}
 			c.decided = h.ID
-			r.observe(c, h.ID, "", "abort", err)
+			r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
 			return false, wrap(err, c, h.ID)
 		}
 		switch c.control {
@@ -346,6 +398,7 @@ const (
 	stepValidate stepKind = iota
 	stepExecute
 	stepOutput
+	stepFinish
 )
 
 func (k stepKind) String() string {
@@ -354,6 +407,8 @@ func (k stepKind) String() string {
 		return "validate"
 	case stepOutput:
 		return "output"
+	case stepFinish:
+		return "finish"
 	}
 	return "execute"
 }
@@ -392,7 +447,7 @@ func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
 		r.observe(c, "", k.String(), "error", err)
 		return err
 	}
-	if r.observer != nil {
+	if c.observer != nil {
 		r.emit(c, "", k.String(), "ok", nil)
 	}
 	return nil
@@ -445,14 +500,22 @@ func (r *Runner) onErrorFrom(c *Context, hooks []PlanEntry, i int) (next int) {
 	for ; i < len(hooks); i++ {
 		h := &hooks[i]
 		c.control = ctlNone
-		err := h.Fn(c)
+		var err error
+		if h.guarded() {
+			err = r.call(c, h)
+		} else {
+			err = h.Fn(c)
+		}
 		if err == nil && c.control == ctlAbort {
 			err = c.abortErr
 		}
 		if err != nil {
+			if r.absorbed(c, h, err) {
+				continue
+			}
 			c.decided = h.ID
 			c.err = wrap(err, c, h.ID)
-			r.observe(c, h.ID, "", "abort", err)
+			r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
 			continue
 		}
 		switch c.control {
@@ -498,10 +561,15 @@ func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (nex
 	for ; i < len(hooks); i++ {
 		h := &hooks[i]
 		c.control = ctlNone
-		err := h.Fn(c)
+		var err error
+		if h.guarded() {
+			err = r.call(c, h)
+		} else {
+			err = h.Fn(c)
+		}
 		c.output = out
 		if err == nil && c.control == ctlNone {
-			if r.observer != nil {
+			if c.observer != nil {
 				r.emit(c, h.ID, "", "ok", nil)
 			}
 			continue
@@ -510,7 +578,9 @@ func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (nex
 			err = c.abortErr
 		}
 		if err != nil {
-			r.finallyFailed(c, h, CodeAborted, err)
+			if !r.absorbed(c, h, err) {
+				r.finallyFailed(c, h, CodeAborted, err)
+			}
 			continue
 		}
 		switch c.control {
@@ -528,7 +598,10 @@ func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (nex
 
 // finallyFailed records and logs the error or panic of a finally hook.
 func (r *Runner) finallyFailed(c *Context, h *PlanEntry, code Code, err error) {
-	e := &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
+	e, own := ownFailure(h, err)
+	if !own {
+		e = &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
+	}
 	c.finallyErr = append(c.finallyErr, e)
 	r.logger.LogAttrs(c.parent, slog.LevelError, "hookflow: finally hook failed",
 		slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
@@ -537,7 +610,7 @@ func (r *Runner) finallyFailed(c *Context, h *PlanEntry, code Code, err error) {
 
 // observe reports an event to the observer, if there is one.
 func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
-	if r.observer != nil {
+	if c.observer != nil {
 		r.emit(c, hook, step, outcome, err)
 	}
 }
@@ -545,6 +618,6 @@ func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
 // emit reports an event through the Context's own Event, so that observing
 // a run allocates nothing.
 func (r *Runner) emit(c *Context, hook, step, outcome string, err error) {
-	c.ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err}
-	r.observer(&c.ev)
+	c.ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err, Context: c}
+	c.observer(&c.ev)
 }

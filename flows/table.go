@@ -20,4 +20,18 @@ var table = [Count]Info{
 	{ID: "completion:complete", Const: "CompletionComplete", Method: "completion/complete", Entity: EntityCompletion, View: ViewCompletion, Result: "CompleteResult"},
 	// Clients of protocol 2026-07-28 discover instead of initializing.
 	{ID: "session:initialize", Const: "SessionInitialize", Method: "initialize", Alias: "server/discover", View: ViewInitialize, Result: "InitializeResult"},
+	{ID: "session:ping", Const: "SessionPing", Method: "ping"},
+	{ID: "resources:subscribe", Const: "ResourcesSubscribe", Method: "resources/subscribe", View: ViewSubscribe},
+	{ID: "resources:unsubscribe", Const: "ResourcesUnsubscribe", Method: "resources/unsubscribe", View: ViewUnsubscribe},
+	{ID: "logging:set-level", Const: "LoggingSetLevel", Method: "logging/setLevel", View: ViewSetLevel},
+	// Every notification the client sends: initialized, cancelled,
+	// progress, roots/list_changed.
+	{ID: "notifications:from-client", Const: "NotificationsFromClient", Method: "notifications/*", View: ViewClientNotification},
+
+	// What the server sends its client. Every notification: progress,
+	// message (logging), resources/updated, the list changes.
+	{ID: "notifications:from-server", Const: "NotificationsFromServer", Method: "notifications/*", Direction: FromServer, View: ViewServerNotification},
+	{ID: "sampling:create-message", Const: "SamplingCreateMessage", Method: "sampling/createMessage", Direction: FromServer, View: ViewSampling, Result: "CreateMessageWithToolsResult"},
+	{ID: "elicitation:create", Const: "ElicitationCreate", Method: "elicitation/create", Direction: FromServer, View: ViewElicitation, Result: "ElicitResult"},
+	{ID: "roots:list-roots", Const: "RootsListRoots", Method: "roots/list", Direction: FromServer, View: ViewRootsList, Result: "ListRootsResult"},
 }

@@ -2,30 +2,50 @@
 
 package flows
 
+import "strings"
+
 // The flows hookflow runs, one per row of the flow table.
 const (
-	// ToolsCallTool is the flow of the MCP method tools/call.
+	// ToolsCallTool is the flow of the MCP method tools/call, which the server receives.
 	ToolsCallTool ID = "tools:call-tool"
-	// ToolsListTools is the flow of the MCP method tools/list.
+	// ToolsListTools is the flow of the MCP method tools/list, which the server receives.
 	ToolsListTools ID = "tools:list-tools"
-	// ResourcesReadResource is the flow of the MCP method resources/read.
+	// ResourcesReadResource is the flow of the MCP method resources/read, which the server receives.
 	ResourcesReadResource ID = "resources:read-resource"
-	// ResourcesListResources is the flow of the MCP method resources/list.
+	// ResourcesListResources is the flow of the MCP method resources/list, which the server receives.
 	ResourcesListResources ID = "resources:list-resources"
-	// ResourcesListResourceTemplates is the flow of the MCP method resources/templates/list.
+	// ResourcesListResourceTemplates is the flow of the MCP method resources/templates/list, which the server receives.
 	ResourcesListResourceTemplates ID = "resources:list-resource-templates"
-	// PromptsGetPrompt is the flow of the MCP method prompts/get.
+	// PromptsGetPrompt is the flow of the MCP method prompts/get, which the server receives.
 	PromptsGetPrompt ID = "prompts:get-prompt"
-	// PromptsListPrompts is the flow of the MCP method prompts/list.
+	// PromptsListPrompts is the flow of the MCP method prompts/list, which the server receives.
 	PromptsListPrompts ID = "prompts:list-prompts"
-	// CompletionComplete is the flow of the MCP method completion/complete.
+	// CompletionComplete is the flow of the MCP method completion/complete, which the server receives.
 	CompletionComplete ID = "completion:complete"
-	// SessionInitialize is the flow of the MCP method initialize.
+	// SessionInitialize is the flow of the MCP method initialize, which the server receives.
 	SessionInitialize ID = "session:initialize"
+	// SessionPing is the flow of the MCP method ping, which the server receives.
+	SessionPing ID = "session:ping"
+	// ResourcesSubscribe is the flow of the MCP method resources/subscribe, which the server receives.
+	ResourcesSubscribe ID = "resources:subscribe"
+	// ResourcesUnsubscribe is the flow of the MCP method resources/unsubscribe, which the server receives.
+	ResourcesUnsubscribe ID = "resources:unsubscribe"
+	// LoggingSetLevel is the flow of the MCP method logging/setLevel, which the server receives.
+	LoggingSetLevel ID = "logging:set-level"
+	// NotificationsFromClient is the flow of the MCP methods notifications/* (those starting with notifications/ that no other flow names), which the server receives.
+	NotificationsFromClient ID = "notifications:from-client"
+	// NotificationsFromServer is the flow of the MCP methods notifications/* (those starting with notifications/ that no other flow names), which the server sends.
+	NotificationsFromServer ID = "notifications:from-server"
+	// SamplingCreateMessage is the flow of the MCP method sampling/createMessage, which the server sends.
+	SamplingCreateMessage ID = "sampling:create-message"
+	// ElicitationCreate is the flow of the MCP method elicitation/create, which the server sends.
+	ElicitationCreate ID = "elicitation:create"
+	// RootsListRoots is the flow of the MCP method roots/list, which the server sends.
+	RootsListRoots ID = "roots:list-roots"
 )
 
 // Count is the number of flows. Arrays indexed by [ID.Index] have this length.
-const Count = 9
+const Count = 18
 
 // Index returns the flow's position in [All], or -1 for an unknown ID.
 // It is allocation-free and costs the same whatever the registry's size.
@@ -49,11 +69,30 @@ func (id ID) Index() int {
 		return 7
 	case SessionInitialize:
 		return 8
+	case SessionPing:
+		return 9
+	case ResourcesSubscribe:
+		return 10
+	case ResourcesUnsubscribe:
+		return 11
+	case LoggingSetLevel:
+		return 12
+	case NotificationsFromClient:
+		return 13
+	case NotificationsFromServer:
+		return 14
+	case SamplingCreateMessage:
+		return 15
+	case ElicitationCreate:
+		return 16
+	case RootsListRoots:
+		return 17
 	}
 	return -1
 }
 
-// methodIndex returns the position in [All] of the flow that method starts, or -1.
+// methodIndex returns the position in [All] of the flow that method starts as
+// a message the server receives, or -1.
 func methodIndex(method string) int {
 	switch method {
 	case "tools/call":
@@ -74,6 +113,34 @@ func methodIndex(method string) int {
 		return 7
 	case "initialize", "server/discover":
 		return 8
+	case "ping":
+		return 9
+	case "resources/subscribe":
+		return 10
+	case "resources/unsubscribe":
+		return 11
+	case "logging/setLevel":
+		return 12
+	}
+	if strings.HasPrefix(method, "notifications/") {
+		return 13
+	}
+	return -1
+}
+
+// sentIndex returns the position in [All] of the flow that method starts as
+// a message the server sends, or -1.
+func sentIndex(method string) int {
+	switch method {
+	case "sampling/createMessage":
+		return 15
+	case "elicitation/create":
+		return 16
+	case "roots/list":
+		return 17
+	}
+	if strings.HasPrefix(method, "notifications/") {
+		return 14
 	}
 	return -1
 }

@@ -225,3 +225,216 @@ func (c Initialize) AddExperimental(name string, value any) {
 	}
 	caps.Experimental[name] = value
 }
+
+// Subscribe is the typed view of a [ResourcesSubscribe] run: a client asks
+// to be told when a resource changes. Its input is the request parameters.
+type Subscribe struct{ *Context }
+
+func (Subscribe) spec() viewSpec { return viewSpec{kind: ViewSubscribe, flow: ResourcesSubscribe} }
+
+// Params returns the request parameters; hooks may change the URI before
+// execute.
+func (c Subscribe) Params() *mcp.SubscribeParams {
+	p, _ := c.input.(*mcp.SubscribeParams)
+	return p
+}
+
+// URI returns the URI of the resource to watch.
+func (c Subscribe) URI() string {
+	if p := c.Params(); p != nil {
+		return p.URI
+	}
+	return ""
+}
+
+// Unsubscribe is the typed view of a [ResourcesUnsubscribe] run. Its input
+// is the request parameters.
+type Unsubscribe struct{ *Context }
+
+func (Unsubscribe) spec() viewSpec {
+	return viewSpec{kind: ViewUnsubscribe, flow: ResourcesUnsubscribe}
+}
+
+// Params returns the request parameters.
+func (c Unsubscribe) Params() *mcp.UnsubscribeParams {
+	p, _ := c.input.(*mcp.UnsubscribeParams)
+	return p
+}
+
+// URI returns the URI of the resource no longer watched.
+func (c Unsubscribe) URI() string {
+	if p := c.Params(); p != nil {
+		return p.URI
+	}
+	return ""
+}
+
+// SetLevel is the typed view of a [LoggingSetLevel] run: the client sets
+// the lowest level of the log messages it wants. Its input is the request
+// parameters, which hooks may change before execute.
+type SetLevel struct{ *Context }
+
+func (SetLevel) spec() viewSpec { return viewSpec{kind: ViewSetLevel, flow: LoggingSetLevel} }
+
+// Params returns the request parameters.
+func (c SetLevel) Params() *mcp.SetLoggingLevelParams {
+	p, _ := c.input.(*mcp.SetLoggingLevelParams)
+	return p
+}
+
+// Level returns the level the client asks for.
+func (c SetLevel) Level() mcp.LoggingLevel {
+	if p := c.Params(); p != nil {
+		return p.Level
+	}
+	return ""
+}
+
+// ClientNotification is the typed view of a [NotificationsFromClient] run:
+// one notification the client sent (notifications/initialized, cancelled,
+// progress, roots/list_changed). Its input is the notification's
+// parameters; there is no output. The execute step delivers the
+// notification to the server's handler.
+//
+// A hook drops the notification with [ClientNotification.Drop], or by
+// returning an error (the server logs it): the server's handler then
+// never sees it. Cancellation is the exception: the MCP SDK cancels the
+// request a notifications/cancelled names before any hook runs.
+type ClientNotification struct{ *Context }
+
+func (ClientNotification) spec() viewSpec {
+	return viewSpec{kind: ViewClientNotification, flow: NotificationsFromClient}
+}
+
+// Method returns the notification's MCP method, e.g.
+// "notifications/initialized".
+func (c ClientNotification) Method() string { return c.req.Method }
+
+// Params returns the notification's parameters, e.g. a
+// *mcp.ProgressNotificationParams; hooks may change them in place.
+func (c ClientNotification) Params() mcp.Params {
+	p, _ := c.input.(mcp.Params)
+	return p
+}
+
+// SetParams replaces the parameters with p, which must have the type of
+// the notification's own (else the run fails when it delivers).
+func (c ClientNotification) SetParams(p mcp.Params) { c.input = p }
+
+// Drop ends the run without delivering the notification: execute is
+// skipped, afterExecute and finally hooks still run, and
+// [Context.Responded] reports true.
+func (c ClientNotification) Drop() { c.Context.Respond(nil) }
+
+// ServerNotification is the typed view of a [NotificationsFromServer] run:
+// one notification the server sends its client (notifications/progress,
+// message, resources/updated, the list changes). Its input is the
+// notification's parameters; there is no output. The execute step sends
+// it.
+//
+// A hook drops the notification with [ServerNotification.Drop] (the
+// sender sees success) or refuses it by returning an error (the sender
+// gets the error). The MCP SDK sends a cancellation of its own requests
+// (notifications/cancelled) past the flows, so no hook sees it.
+type ServerNotification struct{ *Context }
+
+func (ServerNotification) spec() viewSpec {
+	return viewSpec{kind: ViewServerNotification, flow: NotificationsFromServer}
+}
+
+// Method returns the notification's MCP method, e.g.
+// "notifications/progress".
+func (c ServerNotification) Method() string { return c.req.Method }
+
+// Params returns the notification's parameters, e.g. a
+// *mcp.LoggingMessageParams; replace them with SetParams rather than
+// changing them in place, as the sender may still hold them.
+func (c ServerNotification) Params() mcp.Params {
+	p, _ := c.input.(mcp.Params)
+	return p
+}
+
+// SetParams replaces the parameters sent.
+func (c ServerNotification) SetParams(p mcp.Params) { c.input = p }
+
+// Drop ends the run without sending the notification (see
+// [ClientNotification.Drop]).
+func (c ServerNotification) Drop() { c.Context.Respond(nil) }
+
+// Sampling is the typed view of a [SamplingCreateMessage] run: the server
+// asks the client's model for a message. Its input is the request in the
+// form that may carry tools (a request without tools is sent as it came),
+// the run's own copy, which hooks may change before execute; its output
+// is the client's answer. A hook that answers with
+// [Sampling.Respond] before execute answers for the client, which is not
+// asked.
+type Sampling struct{ *Context }
+
+func (Sampling) spec() viewSpec { return viewSpec{kind: ViewSampling, flow: SamplingCreateMessage} }
+
+// Params returns the sampling request.
+func (c Sampling) Params() *mcp.CreateMessageWithToolsParams {
+	p, _ := c.input.(*mcp.CreateMessageWithToolsParams)
+	return p
+}
+
+// SetParams replaces the sampling request.
+func (c Sampling) SetParams(p *mcp.CreateMessageWithToolsParams) { c.input = p }
+
+// Result returns the client's answer, nil before execute.
+func (c Sampling) Result() *mcp.CreateMessageWithToolsResult {
+	r, _ := c.output.(*mcp.CreateMessageWithToolsResult)
+	return r
+}
+
+// Respond answers the sampling request with res.
+func (c Sampling) Respond(res *mcp.CreateMessageWithToolsResult) { c.Context.Respond(res) }
+
+// Elicitation is the typed view of an [ElicitationCreate] run: the server
+// asks the client's user for input. Its input is the request (the run's
+// own copy), its output the user's answer. A hook that answers with
+// [Elicitation.Respond] before execute answers for the user, who is not
+// asked.
+type Elicitation struct{ *Context }
+
+func (Elicitation) spec() viewSpec { return viewSpec{kind: ViewElicitation, flow: ElicitationCreate} }
+
+// Params returns the elicitation request.
+func (c Elicitation) Params() *mcp.ElicitParams {
+	p, _ := c.input.(*mcp.ElicitParams)
+	return p
+}
+
+// SetParams replaces the elicitation request.
+func (c Elicitation) SetParams(p *mcp.ElicitParams) { c.input = p }
+
+// Result returns the user's answer, nil before execute.
+func (c Elicitation) Result() *mcp.ElicitResult {
+	r, _ := c.output.(*mcp.ElicitResult)
+	return r
+}
+
+// Respond answers the elicitation with res.
+func (c Elicitation) Respond(res *mcp.ElicitResult) { c.Context.Respond(res) }
+
+// RootsList is the typed view of a [RootsListRoots] run: the server asks
+// the client for its roots. Its input is the request parameters, its
+// output the client's answer, which hooks may filter in afterExecute.
+type RootsList struct{ *Context }
+
+func (RootsList) spec() viewSpec { return viewSpec{kind: ViewRootsList, flow: RootsListRoots} }
+
+// Params returns the request parameters.
+func (c RootsList) Params() *mcp.ListRootsParams {
+	p, _ := c.input.(*mcp.ListRootsParams)
+	return p
+}
+
+// Result returns the client's roots, nil before execute.
+func (c RootsList) Result() *mcp.ListRootsResult {
+	r, _ := c.output.(*mcp.ListRootsResult)
+	return r
+}
+
+// Respond answers the request with res.
+func (c RootsList) Respond(res *mcp.ListRootsResult) { c.Context.Respond(res) }

@@ -6,10 +6,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/otel"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -101,6 +105,15 @@ func BenchmarkCallTool(b *testing.B) {
 		// Visibility capability), which a call consults without a list run.
 		{"hookflow/auth", func(b *testing.B) *mcp.ClientSession {
 			return benchHookflow(b, 0, auth.New(auth.Config{Unauthenticated: auth.AllowAll}))
+		}},
+		// The otel plugin with the SDK: a span per run and per hook and
+		// step (batched to an exporter that discards them), and metrics
+		// aggregated in memory.
+		{"hookflow/hooks=10+otel", func(b *testing.B) *mcp.ClientSession {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+			b.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
+			return benchHookflow(b, 10, otel.New(otel.Config{TracerProvider: tp, MeterProvider: mp}))
 		}},
 	}
 	for _, v := range variants {

@@ -45,6 +45,31 @@
 // capabilities, and on HTTP the headers and the verified token. [Progress]
 // and [Log] report to the client.
 //
+// # What the server sends
+//
+// The requests and notifications the server sends its client run flows
+// too, through an SDK sending middleware: sampling:create-message,
+// elicitation:create and roots:list-roots when code calls the session's
+// CreateMessage, Elicit or ListRoots, and notifications:from-server for
+// progress, log messages, resource updates and list changes. Their
+// execute step sends the message; a hook may rewrite it, answer it
+// (Respond: the client is not asked) or drop a notification. The
+// notifications the client sends run notifications:from-client before the
+// server's handlers. A flow with no hooks is skipped. See docs/flows.md.
+//
+// # Text for the model
+//
+// A hook of a tools:call-tool run adds text for the model to read with
+// [AddContext]: it is appended to the call's result as text content, whether
+// the call succeeds, is answered early, or fails or is blocked (then to the
+// isError result). structuredContent is never changed.
+//
+// # Explaining the plan
+//
+// [Server.Explain] returns the ordered plan a flow runs for an entity, in
+// the format of hookgen -explain; [Options.Admin] serves it over HTTP,
+// behind the auth plugin (see [AdminOptions]).
+//
 // # Concurrency
 //
 // A Server is safe for concurrent use once started. Entities, apps and

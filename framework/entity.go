@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,10 @@ type EntityHook[T any, C flows.View] struct {
 	// method name.
 	Name string
 	Fn   func(T, C) error
+	// Timeout and OnFailure bound each call of the hook and say what its
+	// failure does, as [flows.Hook.Timeout] and [flows.Hook.OnFailure].
+	Timeout   time.Duration
+	OnFailure flows.FailurePolicy
 }
 
 // Registrar is where entities and external hooks are added: a *Server
@@ -171,6 +176,7 @@ func registerEmbedded[T any, C flows.View](s *Server, flow flows.ID, hooks []Ent
 			return fn(inst, c)
 		})
 		regs[i].Priority, regs[i].Name = h.Priority, h.Name
+		regs[i].Timeout, regs[i].OnFailure = h.Timeout, h.OnFailure
 	}
 	if _, err := s.scope.RegisterEmbedded(typ, regs...); err != nil {
 		return err
@@ -198,6 +204,9 @@ func hookSignature[T any, C flows.View](hooks []EntityHook[T, C]) string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%s:%s@%d", h.Stage, h.Name, h.Priority)
+		if h.Timeout != 0 || h.OnFailure != flows.FailClosed {
+			fmt.Fprintf(&b, "(timeout %v, fail %v)", h.Timeout, h.OnFailure)
+		}
 	}
 	return b.String()
 }

@@ -306,8 +306,12 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		// A server whose GetSessionID returns "" has no sessions.
 		sessions = sdk.GetSessionID() != ""
 	}
-	return &rpcHandler{
+	var h http.Handler = &rpcHandler{
 		sdk:      mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &o),
 		sessions: sessions,
 	}
+	if a := s.opts.Admin; a != nil && a.ExplainPath != "" {
+		h = &adminHandler{srv: s, opts: *a, next: h}
+	}
+	return h
 }

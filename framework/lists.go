@@ -50,7 +50,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}()
 		res, err = flowing(ctx, method, req)
-		if err == nil && isNilResult(res) {
+		if err == nil && isNilResult(res) && !isNotification(method) {
 			// A nil result without an error crashes the SDK's 2026-07-28 path.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %s produced no result", method)}
 		}
@@ -72,10 +72,11 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	// the flow table) runs around the SDK's own handler.
 	var steps [flows.Count]flows.Steps
 	for i, f := range flows.All() {
-		if f.Entity == flows.EntityNone {
+		if f.Entity == flows.EntityNone && f.Direction == flows.FromClient {
 			steps[i] = nextSteps{next}
 		}
 	}
+	steps[flows.NotificationsFromClient.Index()] = clientNotificationSteps{s, next}
 	steps[flows.ToolsListTools.Index()] = listSteps[mcp.ListToolsParams, mcp.ListToolsResult, *mcp.Tool]{toolsList, s, next}
 	steps[flows.PromptsListPrompts.Index()] = listSteps[mcp.ListPromptsParams, mcp.ListPromptsResult, *mcp.Prompt]{promptsList, s, next}
 	steps[flows.ResourcesListResources.Index()] = listSteps[mcp.ListResourcesParams, mcp.ListResourcesResult, *mcp.Resource]{resourcesList, s, next}
@@ -93,8 +94,11 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		p := s.lists[flow.Index()].Load()
-		if _, isNext := st.(nextSteps); isNext && p.Len() == 0 && s.opts.Observer == nil {
-			return next(ctx, method, req)
+		if p.Len() == 0 && s.runner.Observer() == nil {
+			switch st.(type) {
+			case nextSteps, clientNotificationSteps:
+				return next(ctx, method, req)
+			}
 		}
 		info := s.requestInfo(method, req)
 		out, err := s.runner.Run(ctx, flows.Run{Flow: flow, Request: info, Input: req.GetParams(), Plan: p, Steps: st})

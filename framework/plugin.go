@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -38,11 +39,45 @@ type PluginContext struct {
 	Server *Server
 	// App is the app the plugin is attached to, or nil at server level.
 	App *App
+
+	afterStart []func() error
+}
+
+// AfterStart registers check to run when Start has attached every plugin
+// and registered every entity, before it returns: the place for checks
+// that need the server's final set of entities, such as a tool name in the
+// plugin's configuration (Server.Tool answers by then). An error fails
+// Start, named after the plugin as an error of Attach is. Checks run in
+// the order of the plugins, then of registration, while Start holds the
+// server's lock: a check may read the server (Tool, Logger) but not add
+// to it.
+func (p *PluginContext) AfterStart(check func() error) {
+	p.afterStart = append(p.afterStart, check)
 }
 
 // Hook registers external hooks owned by the plugin: they run where the
 // plugin is attached.
 func (p *PluginContext) Hook(hooks ...flows.Hook) error { return p.Server.hook(p.Scope, hooks) }
+
+// Observe adds obs to the observers of the server's runs: from Start on,
+// it is told about every hook call and step of every run (see
+// [flows.Observer]), after [Options.Observer] and the observers of plugins
+// attached before. Observers run on the request path: a tracer or a
+// metrics plugin uses one; it must be fast and safe for concurrent use.
+// A server with no observer pays nothing for them.
+func (p *PluginContext) Observe(obs flows.Observer) error {
+	if obs == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: "Observe: nil observer"}
+	}
+	s := p.Server
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: "Observe: the server has started"}
+	}
+	s.observers = append(s.observers, obs)
+	return nil
+}
 
 // Provide adds a constructor whose result every scope of the server can
 // depend on (it is exported from the plugin's scope).
@@ -76,9 +111,24 @@ type attachedPlugin struct {
 
 func (a attachedPlugin) attach() error {
 	if err := a.plugin.Attach(a.ctx); err != nil {
-		return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("plugin %q (%s)", a.plugin.Name(), a.ctx.Scope.Path()), Err: err}
+		return a.fail(err)
 	}
 	return nil
+}
+
+// afterStart runs the plugin's AfterStart checks.
+func (a attachedPlugin) afterStart() error {
+	var errs []error
+	for _, check := range a.ctx.afterStart {
+		if err := check(); err != nil {
+			errs = append(errs, a.fail(err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a attachedPlugin) fail(err error) error {
+	return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("plugin %q (%s)", a.plugin.Name(), a.ctx.Scope.Path()), Err: err}
 }
 
 // Use attaches plugins to the server: their hooks run for every entity.

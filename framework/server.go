@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,10 @@ type Server struct {
 	// read lock-free by requests.
 	index atomic.Pointer[entityIndex]
 
+	// observers are the plugins' observers (PluginContext.Observe),
+	// joined with Options.Observer at Start.
+	observers []flows.Observer
+
 	lists middlewarePlans
 	// hides is whether a Visibility plugin is attached, set at Start.
 	hides   atomic.Bool
@@ -86,6 +91,9 @@ type Options struct {
 	// SDK holds further SDK options. hookflow sets the fields above on a copy
 	// of it, plus CompletionHandler.
 	SDK *mcp.ServerOptions
+	// Admin, when set, makes [Server.HTTPHandler] serve read-only admin
+	// endpoints next to MCP; nil serves none. See [AdminOptions].
+	Admin *AdminOptions
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
@@ -132,6 +140,7 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	// The capability trim runs inside the flow middleware, so that
 	// session:initialize hooks see the capabilities the client will.
 	s.sdk.AddReceivingMiddleware(s.middleware, s.trimCapabilities)
+	s.sdk.AddSendingMiddleware(s.sendingMiddleware)
 	return s
 }
 
@@ -227,10 +236,16 @@ func (s *Server) Start() error {
 	defer s.mu.Unlock()
 	s.attaching = false
 	s.hides.Store(s.hidesAny())
+	if len(s.observers) > 0 {
+		s.runner.SetObserver(joinObservers(append([]flows.Observer{s.opts.Observer}, s.observers...)))
+	}
 	if err == nil {
 		// started is set after the pending entities register: until then a
 		// duplicate name is still an error (after Start it replaces).
 		err = s.registerPending()
+	}
+	if err == nil {
+		err = s.checkPlugins()
 	}
 	s.startErr = err
 	s.started = true
@@ -253,6 +268,17 @@ func (s *Server) attachPlugins() error {
 			errs = append(errs, err)
 		}
 	}
+}
+
+// checkPlugins runs the plugins' AfterStart checks. Callers hold mu.
+func (s *Server) checkPlugins() error {
+	var errs []error
+	for _, p := range s.plugins {
+		if err := p.afterStart(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // registerPending registers the entities added before Start. Callers hold
@@ -362,4 +388,18 @@ func sanitize(name string) string {
 		}
 	}
 	return string(b)
+}
+
+// joinObservers returns one observer that calls every non-nil one of obs
+// in order.
+func joinObservers(obs []flows.Observer) flows.Observer {
+	obs = slices.DeleteFunc(obs, func(o flows.Observer) bool { return o == nil })
+	if len(obs) == 1 {
+		return obs[0]
+	}
+	return func(ev *flows.Event) {
+		for _, o := range obs {
+			o(ev)
+		}
+	}
 }

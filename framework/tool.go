@@ -163,7 +163,13 @@ func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	}
 	out, err := s.runner.Run(ctx, flows.Run{Flow: flows.ToolsCallTool, Entity: &d.entity, Request: info,
 		Input: raw, Arguments: raw, Plan: d.plan.Load(), Steps: d})
-	return d.result(info, out, err)
+	if err != nil {
+		// Finish turned every failure into an isError result but a
+		// protocol error, and a panic of its own.
+		return nil, err
+	}
+	res, _ := out.(*mcp.CallToolResult)
+	return res, nil
 }
 
 func unknownTool(name string) error {
@@ -211,7 +217,8 @@ func (d *toolDef[T, In, Out]) Execute(c *flows.Context) (any, error) {
 // whoever produced it: an Out is encoded and validated; a whole result a
 // hook answered with must carry structuredContent that satisfies the
 // schema, or a single text content that is such JSON (it then becomes the
-// structuredContent). An error result is sent as it is. An answer that
+// structuredContent). An error result, and an input-required result (the
+// call comes again with the inputs), are sent as they are. An answer that
 // cannot be sent fails the run with an internal error naming the hook
 // that gave it.
 func (d *toolDef[T, In, Out]) CheckOutput(c *flows.Context) error {
@@ -235,7 +242,7 @@ func (d *toolDef[T, In, Out]) finalize(output any) (*mcp.CallToolResult, error) 
 		if out == nil {
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 		}
-		if d.out == nil || out.IsError {
+		if d.out == nil || out.IsError || out.InputRequests != nil {
 			return out, nil
 		}
 		return d.checkWhole(out)
@@ -277,24 +284,26 @@ func (d *toolDef[T, In, Out]) checkWhole(res *mcp.CallToolResult) (*mcp.CallTool
 	return &out, nil
 }
 
-// result turns a finished run into what the SDK sends: a protocol error for
-// a *jsonrpc.Error, an isError result for any other failure (a timeout's
-// reason is its *TimeoutError's text), else the checked output (see
-// CheckOutput).
-func (d *toolDef[T, In, Out]) result(info *flows.Request, output any, err error) (*mcp.CallToolResult, error) {
+// Finish turns a finished run into what the SDK sends: a protocol error
+// for a *jsonrpc.Error, an isError result for any other failure (a
+// timeout's reason is its *TimeoutError's text), else the checked output
+// (see CheckOutput). The text hooks added with [AddContext] is appended to
+// the result's content.
+func (d *toolDef[T, In, Out]) Finish(c *flows.Context, output any, err error) (any, error) {
+	var res *mcp.CallToolResult
 	if err != nil {
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
 			return nil, wire
 		}
-		res := &mcp.CallToolResult{}
-		res.SetError(errors.New(clientReason(err, info)))
-		return res, nil
+		res = &mcp.CallToolResult{}
+		res.SetError(errors.New(clientReason(err, c.Request())))
+	} else {
+		// A run that succeeded went through the output step
+		// (CheckOutput), which left a result to send.
+		res, _ = output.(*mcp.CallToolResult)
 	}
-	// A run that succeeded went through the output step (CheckOutput),
-	// which left a result to send.
-	res, _ := output.(*mcp.CallToolResult)
-	return res, nil
+	return appendContext(c, res), nil
 }
 
 func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {

@@ -332,6 +332,8 @@ func testConcurrent(t *testing.T, backend ratelimit.Backend, cfg stackConfig) {
 	wantFlows := map[string]int{
 		string(flows.ToolsCallTool):  wantEvents,
 		string(flows.ToolsListTools): int(s.listCalls.Load()), // the clients' lists, not the 1,000 visibility checks
+		// Each client session's notifications/initialized.
+		string(flows.NotificationsFromClient): len(all),
 	}
 	if !mapsEqual(byFlow, wantFlows) {
 		t.Errorf("audit events per flow %v, want %v (and session:initialize)", byFlow, wantFlows)

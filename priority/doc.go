@@ -6,7 +6,8 @@
 // priority is 0. The first-party plugins take the named positions below, so
 // that whatever order they are attached in, a tool call runs
 //
-//	audit (start) → auth → ratelimit → your hooks → cache lookup → execute → cache store → audit (answered)
+//	audit (start) → auth → ratelimit → remote interceptors (request) → your hooks → cache lookup → execute
+//	→ cache store → audit (answered) → your hooks → remote interceptors (response)
 //
 // | name        | value      | who                                            |
 // |-------------|------------|------------------------------------------------|
@@ -14,7 +15,9 @@
 // | audit       | 1000000    | audit: sees each stage before the others       |
 // | auth        | 1000       | auth: refuses a call before it costs anything  |
 // | ratelimit   | 900        | ratelimit: spends budget only on allowed calls |
+// | intercept-request  | 500  | plugins/intercept: remote validators, then mutators, see the request before your hooks |
 // | default     | 0          | hooks that name no position                    |
+// | intercept-response | -500 | plugins/intercept: remote mutators, then validators, see the result after your hooks |
 // | cache       | -1000000   | cache: answers early after every other hook    |
 //
 // A hook placed relative to a position is written as an offset from it: in

@@ -21,8 +21,18 @@ const (
 	// RateLimit is where the rate-limit plugin spends budget: after auth,
 	// so that a refused call costs nothing.
 	RateLimit = 900
+	// InterceptRequest is where the intercept plugin runs remote
+	// interceptors on a request (beforeExecute): after auth and rate
+	// limits, before hooks of default priority, so that your hooks and
+	// the tool see the request the interceptors let through.
+	InterceptRequest = 500
 	// Default is the priority of a hook that names none.
 	Default = 0
+	// InterceptResponse is where the intercept plugin runs remote
+	// interceptors on a result (afterExecute): after hooks of default
+	// priority have rewritten it, so that the interceptors see what the
+	// client will.
+	InterceptResponse = -500
 	// Cache is where the cache plugin answers a call from its cache in
 	// beforeExecute: after every hook of ordinary priority.
 	Cache = -1_000_000
@@ -49,7 +59,9 @@ var positions = [...]Position{
 	{"audit", "Audit", Audit},
 	{"auth", "Auth", Auth},
 	{"ratelimit", "RateLimit", RateLimit},
+	{"intercept-request", "InterceptRequest", InterceptRequest},
 	{"default", "Default", Default},
+	{"intercept-response", "InterceptResponse", InterceptResponse},
 	{"cache", "Cache", Cache},
 }
 

@@ -29,11 +29,14 @@ func TestParse(t *testing.T) {
 		{"cache-store", priority.CacheStore, ""},
 		{"cache-store+3", priority.CacheStore + 3, ""},
 		{"cache-store-3", priority.CacheStore - 3, ""},
+		{"intercept-request", priority.InterceptRequest, ""},
+		{"intercept-response-2", priority.InterceptResponse - 2, ""},
+		{"intercept-response+2", priority.InterceptResponse + 2, ""},
 		{"audit", priority.Audit, ""},
 		{"default", 0, ""},
 		{"default-2", -2, ""},
 		{"", 0, "empty priority"},
-		{"authz", 0, `unknown priority position "authz" (positions: cache-store, audit, auth, ratelimit, default, cache)`},
+		{"authz", 0, `unknown priority position "authz" (positions: cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache)`},
 		{"auth+x", 0, `unknown priority position "auth+x"`},
 		{"5x", 0, "not a whole number"},
 	}
@@ -53,14 +56,14 @@ func TestParse(t *testing.T) {
 
 func TestFormatRoundTrips(t *testing.T) {
 	for _, p := range []int{0, 3, -4, priority.Auth, priority.Auth + 10, priority.RateLimit - 1, priority.Cache, priority.Cache - 1,
-		priority.CacheStore, priority.Audit + 100, 500, priority.Max, priority.Min} {
+		priority.CacheStore, priority.Audit + 100, 300, priority.InterceptRequest + 7, priority.InterceptResponse - 1, priority.Max, priority.Min} {
 		s := priority.Format(p)
 		back, err := priority.Parse(s)
 		if err != nil || back != p {
 			t.Errorf("Format(%d) = %q, which parses as %d, %v", p, s, back, err)
 		}
 	}
-	for p, want := range map[int]string{0: "0", -3: "-3", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 500: "500", 2_000_000: "cache-store"} {
+	for p, want := range map[int]string{0: "0", -3: "-3", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 300: "300", 500: "intercept-request", -501: "intercept-response-1", 2_000_000: "cache-store"} {
 		if got := priority.Format(p); got != want {
 			t.Errorf("Format(%d) = %q, want %q", p, got, want)
 		}

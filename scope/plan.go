@@ -110,7 +110,7 @@ func (p *PlanRef) compile(snap *snapshot) *compiledPlan {
 			} else {
 				h, j = embedded[j], j+1
 			}
-			e := flows.PlanEntry{ID: h.id, Priority: h.Priority, Fn: h.Fn}
+			e := flows.PlanEntry{ID: h.id, Priority: h.Priority, Fn: h.Fn, Timeout: h.Timeout, OnFailure: h.OnFailure}
 			if err := h.Check(p.entity); err != nil {
 				e.Check = err
 				e.Fn = func(*flows.Context) error { return err }

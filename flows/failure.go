@@ -1,0 +1,72 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hookflow/hookflow/internal/suggest"
+)
+
+// FailurePolicy says what a hook's failure does to its run ([Hook.OnFailure]).
+type FailurePolicy uint8
+
+// The failure policies.
+const (
+	// FailClosed: a failure stops the run as the run contract says (in
+	// finally it is logged and recorded). It is the default.
+	FailClosed FailurePolicy = iota
+	// FailOpen: a failure is logged at warning level, recorded in
+	// [Context.Failures] and reported to the observer with the outcome
+	// "failed-open"; the run goes on as if the hook had returned nil and
+	// its error is never changed by it.
+	FailOpen
+)
+
+var policyNames = [...]string{FailClosed: "closed", FailOpen: "open"}
+
+// String returns "closed" or "open", the words directives and
+// configuration files use.
+func (p FailurePolicy) String() string {
+	if p.Valid() {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("FailurePolicy(%d)", uint8(p))
+}
+
+// Valid reports whether p is FailClosed or FailOpen.
+func (p FailurePolicy) Valid() bool { return int(p) < len(policyNames) }
+
+// ParseFailurePolicy returns the policy named s: "closed" or "open". An
+// unknown word is a CodeInvalid error with a did-you-mean hint.
+func ParseFailurePolicy(s string) (FailurePolicy, error) {
+	for p, name := range policyNames {
+		if s == name {
+			return FailurePolicy(p), nil
+		}
+	}
+	msg := fmt.Sprintf("unknown failure policy %q: want closed or open", s)
+	if near, ok := suggest.Closest(s, policyNames[:]); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return 0, &Error{Code: CodeInvalid, Msg: msg}
+}
+
+// HookTimeoutError is the cause of a hook call that ran past its
+// [Hook.Timeout]: the hook's Go context is cancelled with it, and the
+// CodeTimeout *Error of the run (or, for a fail-open hook, of
+// [Context.Failures]) wraps it.
+type HookTimeoutError struct {
+	// Hook is the hook's ID.
+	Hook  string
+	After time.Duration
+}
+
+// Error says how long the hook was given; it is what a client reads.
+func (e *HookTimeoutError) Error() string {
+	return fmt.Sprintf("hook timed out after %v", e.After)
+}
+
+// Is reports whether target is context.DeadlineExceeded, so that code
+// checking for a deadline sees one.
+func (e *HookTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
