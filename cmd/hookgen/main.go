@@ -152,7 +152,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 			n := 0
 			for _, p := range res.Packages {
 				if p.Model != nil {
-					explain.Package(stdout, p.Model, flow)
+					explain.Package(stdout, p.Model, flow, *verbose)
 					n++
 				}
 			}

@@ -62,6 +62,7 @@ type analyzer struct {
 	typeOrder []*typeSite
 	types     map[string]*typeSite // by type name
 	funcs     []*funcSite          // in source order
+	pkgDirs   []*directive.Decoded // in the package clause's doc comments
 }
 
 // typeSite is a type declaration with //mcp: directives.
@@ -78,6 +79,8 @@ type typeSite struct {
 	wired []wiredMethod
 	// args holds the directive's key positions.
 	dec *directive.Decoded
+	// declares are the type's //mcp:declare directives.
+	declares []*directive.Decoded
 }
 
 type wiredMethod struct {
@@ -114,7 +117,9 @@ func (a *analyzer) build() *Package {
 		a.declare(ts)
 	}
 	for _, fs := range a.funcs {
-		a.hooks(p, fs)
+		if fs = a.interceptors(p, fs); len(fs.dirs) > 0 {
+			a.hooks(p, fs)
+		}
 	}
 	for _, ts := range a.typeOrder {
 		switch {
@@ -125,7 +130,9 @@ func (a *analyzer) build() *Package {
 			p.Plugins = append(p.Plugins, ts.plugin)
 		}
 	}
+	a.declarations(p)
 	a.unique(p)
+	a.uniqueInterceptors(p)
 	a.clashes(p)
 	slices.SortStableFunc(p.Entities, func(x, y *Entity) int {
 		return cmp.Or(cmp.Compare(x.Kind, y.Kind), strings.Compare(x.DisplayName(), y.DisplayName()),

@@ -17,11 +17,15 @@ import (
 // declare turns a type's //mcp: directive into an entity or a plugin.
 func (a *analyzer) declare(ts *typeSite) {
 	var first *directive.Decoded
-	var args []*directive.Decoded
+	var args, guides []*directive.Decoded
 	for _, d := range ts.dirs {
 		switch {
 		case isArg(d):
 			args = append(args, d)
+		case isDeclare(d):
+			ts.declares = append(ts.declares, d)
+		case isGuidance(d):
+			guides = append(guides, d)
 		case first == nil:
 			first = d
 		default:
@@ -35,6 +39,7 @@ func (a *analyzer) declare(ts *typeSite) {
 		}
 		args = nil
 		if first == nil {
+			a.guidance(ts, guides)
 			return
 		}
 	}
@@ -74,6 +79,7 @@ func (a *analyzer) declare(ts *typeSite) {
 	switch v := first.Value.(type) {
 	case directive.Plugin:
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
+		a.guidance(ts, guides)
 		return
 	case directive.Tool:
 		v.Description = cmp.Or(v.Description, doc)
@@ -91,6 +97,7 @@ func (a *analyzer) declare(ts *typeSite) {
 	}
 	ts.entity.TypeName = name
 	ts.entity.Pos = at
+	a.guidance(ts, guides)
 }
 
 func isArg(d *directive.Decoded) bool {

@@ -75,6 +75,7 @@ func (a *analyzer) newHook(dec *directive.Decoded, decl *ast.FuncDecl, flow flow
 	}
 	return &HookDecl{
 		Stage: hv.Stage, Flow: flow, Priority: hv.Priority, Name: name, Func: decl.Name.Name, View: view,
+		Timeout: hv.Timeout, OnFailure: hv.OnFailure,
 		Pos: dec.Directive.Pos, NamePos: namePos, FuncPos: a.pos(decl.Name.Pos()),
 	}
 }

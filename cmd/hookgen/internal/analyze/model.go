@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"time"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/flows"
@@ -39,11 +40,15 @@ type Package struct {
 	Entities  []*Entity   // by kind (tools, resources, templates, prompts), then name
 	Externals []*HookDecl // top-level hook functions, in source order
 	Plugins   []*Plugin   // by name
+	Declared  []*Declared // //mcp:declare directives, in source order
+	// Interceptors are the //hook:validator and //hook:mutator
+	// functions, in source order.
+	Interceptors []*InterceptorDecl
 }
 
 // Empty reports whether the package has nothing to generate.
 func (p *Package) Empty() bool {
-	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0
+	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Declared) == 0 && len(p.Interceptors) == 0
 }
 
 // Kind is an entity kind.
@@ -102,6 +107,8 @@ type Entity struct {
 	Complete bool   // the type has a Complete method (prompts and resources)
 	In, Out  types.Type
 	Hooks    []*HookDecl // embedded hooks, in source order
+	// Guidance are the type's //mcp:guidance hooks, in source order.
+	Guidance []*GuidanceDecl
 }
 
 // Name returns the entity's registration key: a tool's or prompt's name, a
@@ -158,6 +165,10 @@ type HookDecl struct {
 	Pos      token.Position // the directive's "//"
 	NamePos  token.Position // the name= value, else the directive's stage name
 	FuncPos  token.Position // the method or function name
+
+	// Timeout and OnFailure are timeout= and onfail= (flows.Hook's).
+	Timeout   time.Duration
+	OnFailure flows.FailurePolicy
 }
 
 // Plugin is an //mcp:plugin type.

@@ -28,6 +28,7 @@ const (
 	ownedFunc
 	ownedTypeGroup
 	ownedOther
+	ownedPackage
 )
 
 // owners maps the file's doc comments to their declarations.
@@ -38,7 +39,7 @@ func owners(f *ast.File) map[*ast.CommentGroup]owner {
 			m[g] = o
 		}
 	}
-	set(f.Doc, owner{kind: ownedOther, what: "a package clause"})
+	set(f.Doc, owner{kind: ownedPackage})
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -120,6 +121,8 @@ func (a *analyzer) place(dec *directive.Decoded, o owner) {
 		target = directive.TargetMethod
 	case ownedFunc:
 		target = directive.TargetFunc
+	case ownedPackage:
+		target = directive.TargetPackage
 	case ownedTypeGroup:
 		a.errorf(d.Pos, "%s is in the doc comment of a type group: put it in the doc comment of one type of the group", d.Head())
 		return
@@ -135,6 +138,8 @@ func (a *analyzer) place(dec *directive.Decoded, o owner) {
 		return
 	}
 	switch o.kind {
+	case ownedPackage:
+		a.pkgDirs = append(a.pkgDirs, dec)
 	case ownedType:
 		name := o.spec.Name.Name
 		ts := a.types[name]

@@ -2,9 +2,13 @@ package directive
 
 import (
 	"errors"
+	"fmt"
 	"mime"
 	"strings"
 	"unicode"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/suggest"
 )
 
 // The value checks of the default registry. Each returns a lowercase reason
@@ -152,4 +156,17 @@ func checkIdent(s string) error {
 		}
 	}
 	return nil
+}
+
+// checkFailurePolicy accepts the failure policies of package flows: closed
+// or open.
+func checkFailurePolicy(s string) error {
+	if _, err := flows.ParseFailurePolicy(s); err == nil {
+		return nil
+	}
+	msg := "want closed or open"
+	if near, ok := suggest.Closest(s, []string{"closed", "open"}); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return errors.New(msg)
 }

@@ -1,11 +1,13 @@
 package directive
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/token"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
@@ -22,8 +24,8 @@ type Decoded struct {
 }
 
 // Value is the typed content of a directive: a [Tool], [Resource],
-// [ResourceTemplate], [Prompt], [PromptArg], [Plugin] or [Hook]. Use a type
-// switch.
+// [ResourceTemplate], [Prompt], [PromptArg], [Guidance], [Plugin] or
+// [Hook]. Use a type switch.
 type Value interface {
 	// Canonical renders the value as a directive line in canonical form: keys
 	// in definition order, optional keys with zero values left out, values bare
@@ -100,6 +102,10 @@ type HookDirective struct {
 	HasFlow  bool     // flow= was given
 	Priority int      // fits in an int32
 	Name     string   // "" when not given
+	// Timeout bounds each call (flows.Hook.Timeout); 0 when not given.
+	Timeout time.Duration
+	// OnFailure is the failure policy (flows.Hook.OnFailure).
+	OnFailure flows.FailurePolicy
 }
 
 func (Tool) value()             {}
@@ -209,6 +215,12 @@ func (h HookDirective) Canonical() string {
 	if h.Name != "" {
 		c.bare("name", h.Name)
 	}
+	if h.Timeout != 0 {
+		c.bare("timeout", h.Timeout.String())
+	}
+	if h.OnFailure != flows.FailClosed {
+		c.bare("onfail", h.OnFailure.String())
+	}
 	return c.String()
 }
 
@@ -295,7 +307,10 @@ func buildArg(f *fields) Value {
 
 func buildHook(f *fields) Value {
 	p, _ := f.vals["priority"].(int)
-	return HookDirective{Stage: f.stage, Flow: flows.ID(f.str("flow")), HasFlow: f.has("flow"), Priority: p, Name: f.str("name")}
+	d, _ := f.vals["timeout"].(time.Duration)
+	policy, _ := flows.ParseFailurePolicy(cmp.Or(f.str("onfail"), "closed"))
+	return HookDirective{Stage: f.stage, Flow: flows.ID(f.str("flow")), HasFlow: f.has("flow"), Priority: p, Name: f.str("name"),
+		Timeout: d, OnFailure: policy}
 }
 
 // decoder collects the diagnostics of one Decode call.
@@ -330,6 +345,12 @@ func (r *Registry) Decode(d *Directive) (*Decoded, []Diagnostic) {
 	if def.Stage {
 		st, err := stages.Parse(d.Name)
 		if err != nil {
+			if _, near := stages.Suggest(d.Name); !near {
+				if best, ok := suggest.Closest(d.Name, r.hookNames()); ok {
+					dc.errorf(d.NamePos, "unknown directive %q (did you mean %q?)", d.Namespace+":"+d.Name, NamespaceHook+":"+best)
+					return nil, dc.diags
+				}
+			}
 			dc.errorf(d.NamePos, "%s", err.Error())
 		}
 		f.stage = st
@@ -393,6 +414,10 @@ func (dc *decoder) unknownDirective(r *Registry) {
 		dc.errorf(d.NamePos, "unknown directive %q (did you mean %q?)", name, NamespaceHook+":"+st.String())
 		return
 	}
+	if best, ok := suggest.Closest(d.Name, r.hookNames()); ok {
+		dc.errorf(d.NamePos, "unknown directive %q (did you mean %q?)", name, NamespaceHook+":"+best)
+		return
+	}
 	dc.errorf(d.NamePos, "unknown directive %q (mcp directives: %s)", name, strings.Join(r.mcpNames(), ", "))
 }
 
@@ -445,6 +470,13 @@ func (dc *decoder) value(k *Key, a Arg) (any, bool) {
 			return nil, false
 		}
 		return n, true
+	case KindDuration:
+		d, err := time.ParseDuration(a.Value)
+		if err != nil || d <= 0 {
+			dc.errorf(a.ValuePos, "invalid value %q for key %q: want a positive duration such as 250ms or 2s", a.Value, k.Name)
+			return nil, false
+		}
+		return d, true
 	case KindWord:
 		if !isWord(a.Value) {
 			dc.errorf(a.ValuePos, "invalid value %q for key %q: want a word of A-Z a-z 0-9 _ . -", a.Value, k.Name)
@@ -527,6 +559,9 @@ func suggestFlow(s string) (flows.ID, bool) {
 	if id, ok := flows.ForMethod(s); ok {
 		return id, true
 	}
+	if id, ok := flows.ForSent(s); ok {
+		return id, true
+	}
 	var match flows.ID
 	n := 0
 	for _, f := range flows.All() {
@@ -549,6 +584,8 @@ func kindNoun(k Kind) string {
 		return "a flow ID"
 	case KindPriority:
 		return "a priority"
+	case KindDuration:
+		return "a duration"
 	case KindList:
 		return "a list"
 	}

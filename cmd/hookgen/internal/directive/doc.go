@@ -15,7 +15,10 @@
 //	//mcp:prompt name=review_code [title=…] [description=…] [args=code,language?]
 //	//mcp:arg name=code [title=…] [description=…] [optional]
 //	//mcp:plugin name=audit
+//	//mcp:declare event=post_tool_use [toolname=Bash] [inputcontains="git commit"] [toolserver=…] [context=…] [contexttool=…] [contextargs=…] [priority=suggestion]
 //	//hook:<stage> [flow=<flow-id>] [priority=<priority>] [name=<word>]
+//	//hook:validator events=tools/call,… [name=…] [phase=request|response|both] [audit] [failopen] [description=…] [version=…]
+//	//hook:mutator events=… [name=…] [phase=…] [priorityhint=<int>] [audit] [failopen] [description=…] [version=…]
 //
 // A directive is "//" immediately followed by a namespace hookflow owns ("mcp"
 // or "hook"), a colon, a name that starts with a lowercase letter or a digit,
@@ -35,7 +38,9 @@
 // [Registry] (from [Default]) holds the typed definition ([Def]) of every
 // directive and turns a Directive into a [Decoded] value (a [Tool],
 // [Resource], [ResourceTemplate], [Prompt], [Plugin] or [Hook]) with
-// [Registry.Decode]. [Registry.Lookalike] warns about near misses such as
+// [Registry.Decode], or an [InterceptorDirective] for //hook:validator and
+// //hook:mutator, which declare SEP-2624 interceptors a host serves rather
+// than hooks of this server. [Registry.Lookalike] warns about near misses such as
 // "// hook:beforeExecute" or "//hook:BeforeExecute", which Go does not treat
 // as directives. [Registry.ParseComment] does all three for one line. The same
 // registry renders hookgen -list with [Registry.List], so parsing, validation

@@ -20,6 +20,7 @@ const (
 	KindList                     // a bare comma-separated list of non-empty, distinct elements
 	KindFlow                     // a bare flow ID, checked with flows.Parse
 	KindPriority                 // a bare priority: an int32, a position name, or a name with an offset (priority.Parse)
+	KindDuration                 // a bare positive Go duration, e.g. 250ms or 2s (time.ParseDuration)
 )
 
 // String returns the kind's name, e.g. "int", as -list shows it.
@@ -39,6 +40,8 @@ func (k Kind) String() string {
 		return "flow"
 	case KindPriority:
 		return "priority"
+	case KindDuration:
+		return "duration"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -48,9 +51,10 @@ type Target uint8
 
 // The targets. A directive's Targets is a union of them.
 const (
-	TargetType   Target = 1 << iota // a type declaration
-	TargetMethod                    // a method declaration
-	TargetFunc                      // a top-level function declaration
+	TargetType    Target = 1 << iota // a type declaration
+	TargetMethod                     // a method declaration
+	TargetFunc                       // a top-level function declaration
+	TargetPackage                    // the package clause
 )
 
 // String returns the targets joined by " or ", e.g. "method or function".
@@ -59,7 +63,7 @@ func (t Target) String() string {
 	for _, x := range [...]struct {
 		t    Target
 		name string
-	}{{TargetType, "type"}, {TargetMethod, "method"}, {TargetFunc, "function"}} {
+	}{{TargetType, "type"}, {TargetMethod, "method"}, {TargetFunc, "function"}, {TargetPackage, "package clause"}} {
 		if t&x.t != 0 {
 			parts = append(parts, x.name)
 		}
@@ -152,18 +156,25 @@ type Registry struct {
 	defs []Def // in -list order
 	mcp  map[string]*Def
 	hook *Def
+	// hookNamed are the //hook: directives whose name is not a stage
+	// (//hook:validator, //hook:mutator).
+	hookNamed map[string]*Def
 }
 
 // Default returns a new registry with hookflow's directives: //mcp:tool,
 // //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:arg,
-// //mcp:plugin and //hook:<stage>.
+// //mcp:guidance, //mcp:plugin, //mcp:declare, //hook:<stage>, and the
+// interceptors //hook:validator and //hook:mutator.
 func Default() *Registry {
-	r := &Registry{defs: defaultDefs(), mcp: map[string]*Def{}}
+	r := &Registry{defs: defaultDefs(), mcp: map[string]*Def{}, hookNamed: map[string]*Def{}}
 	for i := range r.defs {
 		d := &r.defs[i]
-		if d.Namespace == NamespaceHook {
+		switch {
+		case d.Namespace == NamespaceHook && d.Stage:
 			r.hook = d
-		} else {
+		case d.Namespace == NamespaceHook:
+			r.hookNamed[d.Name] = d
+		default:
 			r.mcp[d.Name] = d
 		}
 	}
@@ -180,12 +191,28 @@ func (r *Registry) Defs() []Def {
 	return out
 }
 
-// lookup returns the definition of a parsed directive, or nil.
+// lookup returns the definition of a parsed directive, or nil. A //hook:
+// name that is not one of the named hook directives is a stage.
 func (r *Registry) lookup(ns, name string) *Def {
 	if ns == NamespaceHook {
+		if d := r.hookNamed[name]; d != nil {
+			return d
+		}
 		return r.hook
 	}
 	return r.mcp[name]
+}
+
+// hookNames returns the names of the //hook: directives that are not
+// stages, in -list order.
+func (r *Registry) hookNames() []string {
+	var out []string
+	for _, d := range r.defs {
+		if d.Namespace == NamespaceHook && !d.Stage {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 // mcpNames returns the names of the //mcp: directives in -list order.
@@ -296,7 +323,7 @@ func defaultDefs() []Def {
 	title := Key{Name: "title", Kind: KindString, Help: "human-readable display name"}
 	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", check: checkNonEmpty}
 	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", check: checkMIME}
-	return []Def{
+	return append([]Def{
 		{
 			Namespace: NamespaceMCP, Name: "tool", Targets: TargetType,
 			Help: "declares the type as an MCP tool; its execute method takes the typed input and returns the typed output. " +
@@ -365,6 +392,7 @@ func defaultDefs() []Def {
 			},
 			build: buildArg,
 		},
+		guidanceDef(),
 		{
 			Namespace: NamespaceMCP, Name: "plugin", Targets: TargetType,
 			Help: "declares the type as a plugin; //hook: directives on its methods are external hooks and need flow=.",
@@ -373,6 +401,7 @@ func defaultDefs() []Def {
 			},
 			build: buildPlugin,
 		},
+		declareDef(),
 		{
 			Namespace: NamespaceHook, Name: "<stage>", Stage: true, Targets: TargetMethod | TargetFunc,
 			Help: "runs the method or function as a hook at the stage. On a method of an entity type it is an embedded hook; " +
@@ -381,8 +410,11 @@ func defaultDefs() []Def {
 				{Name: "flow", Kind: KindFlow, Default: "the entity's flow; required for external hooks", Help: "the flow the hook runs in"},
 				{Name: "priority", Kind: KindPriority, Default: "0", Help: "order within the stage, higher first: an int32, or a position of package priority with an optional offset (auth, auth+10, cache-1)"},
 				{Name: "name", Kind: KindWord, Default: "the method or function name", Help: "the hook's name, part of its stable ID"},
+				{Name: "timeout", Kind: KindDuration, Default: "no bound", Help: "bound on each call, e.g. 250ms: the hook's context is cancelled and the run goes on by onfail"},
+				{Name: "onfail", Kind: KindWord, Default: "closed", check: checkFailurePolicy,
+					Help: "what the hook's failure (error, panic, timeout) does: closed stops the run; open logs and records it, and the run goes on"},
 			},
 			build: buildHook,
 		},
-	}
+	}, interceptorDefs()...)
 }

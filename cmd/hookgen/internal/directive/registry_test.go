@@ -61,7 +61,7 @@ func TestDefs(t *testing.T) {
 	for _, d := range defs {
 		heads = append(heads, d.Head())
 	}
-	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:plugin //hook:<stage>"
+	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:guidance //mcp:plugin //mcp:declare //hook:<stage> //hook:validator //hook:mutator"
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("heads = %s, want %s", got, want)
 	}
@@ -83,11 +83,16 @@ func TestDefs(t *testing.T) {
 	if !tool.Allows(directive.TargetType) || tool.Allows(directive.TargetMethod) || tool.Allows(0) {
 		t.Errorf("tool targets = %v", tool.Targets)
 	}
-	hook := r.Defs()[len(defs)-1]
+	var hook directive.Def
+	for _, d := range r.Defs() {
+		if d.Head() == "//hook:<stage>" {
+			hook = d
+		}
+	}
 	if !hook.Stage || !hook.Allows(directive.TargetMethod) || !hook.Allows(directive.TargetFunc) || hook.Allows(directive.TargetType) {
 		t.Errorf("hook def = %+v", hook)
 	}
-	if got := hook.Usage(); got != "//hook:<stage> [flow=<flow>] [priority=<priority>] [name=<word>]" {
+	if got := hook.Usage(); got != "//hook:<stage> [flow=<flow>] [priority=<priority>] [name=<word>] [timeout=<duration>] [onfail=<word>]" {
 		t.Errorf("hook Usage() = %q", got)
 	}
 }
@@ -104,6 +109,7 @@ func TestKindAndTargetStrings(t *testing.T) {
 	}
 	targets := map[directive.Target]string{
 		directive.TargetType: "type", directive.TargetMethod | directive.TargetFunc: "method or function", 0: "nothing",
+		directive.TargetType | directive.TargetPackage: "type or package clause",
 	}
 	for tg, want := range targets {
 		if got := tg.String(); got != want {

@@ -27,7 +27,9 @@ Start (shown in plugin-name order: the runtime uses the order of the Use
 calls); (3) the entity's embedded hooks, registered at Start. Hooks of other
 packages and plugins written in code are not shown. %s stands for the
 server scope's path (the server's name); a plugin attached to an app has
-the path %s/app:<name>/plugin:<name>.
+the path %s/app:<name>/plugin:<name>. A line in parentheses is a position,
+not a hook: where plugins/intercept runs the interceptors of remote hosts,
+which are known only when the server starts.
 `, analyze.ServerPlaceholder, analyze.ServerPlaceholder)
 }
 
@@ -37,18 +39,23 @@ type planned struct {
 	priority int
 	seq      int
 	id       string
+	hook     *analyze.HookDecl
 }
 
-// Package writes the plan of flow for the package's entities.
-func Package(w io.Writer, p *analyze.Package, flow flows.ID) {
+// Package writes the plan of flow for the package's entities; verbose adds
+// the positions of remote interceptors.
+func Package(w io.Writer, p *analyze.Package, flow flows.ID, verbose bool) {
 	fmt.Fprintf(w, "\npackage %s\n", p.Path)
 	var external []planned
+	if verbose {
+		external = interceptorPositions(flow)
+	}
 	seq := 0
 	add := func(list *[]planned, h *analyze.HookDecl, id string) {
 		if h.Flow != flow {
 			return
 		}
-		*list = append(*list, planned{stage: h.Stage, priority: h.Priority, seq: seq, id: id})
+		*list = append(*list, planned{stage: h.Stage, priority: h.Priority, seq: seq, id: id, hook: h})
 		seq++
 	}
 	for _, h := range p.Externals {
@@ -81,7 +88,7 @@ func Package(w io.Writer, p *analyze.Package, flow flows.ID) {
 		hooks := slices.Clone(external)
 		s := seq
 		for _, h := range e.Hooks {
-			hooks = append(hooks, planned{stage: h.Stage, priority: h.Priority, seq: s, id: analyze.EmbeddedID(p.RuntimePath, e.TypeName, h)})
+			hooks = append(hooks, planned{stage: h.Stage, priority: h.Priority, seq: s, id: analyze.EmbeddedID(p.RuntimePath, e.TypeName, h), hook: h})
 			s++
 		}
 		typ := e.TypeName
@@ -104,28 +111,22 @@ func plural(k analyze.Kind) string {
 	return k.String() + "s"
 }
 
-// write prints hooks per stage in run order.
+// write prints hooks per stage in run order, sorted by the runtime's rule
+// (priority.Compare) and printed as the runtime prints its plans
+// (flows.Plan.Explain).
 func write(w io.Writer, hooks []planned) {
-	if len(hooks) == 0 {
-		fmt.Fprintln(w, "  no hooks")
-		return
-	}
-	// The runtime's rule, priority.Compare, within each stage.
 	slices.SortStableFunc(hooks, func(a, b planned) int {
 		return cmp.Or(cmp.Compare(a.stage, b.stage), priority.Compare(a.priority, uint64(a.seq), b.priority, uint64(b.seq)))
 	})
-	width := 1
+	var plan flows.Plan
 	for _, h := range hooks {
-		width = max(width, len(priority.Format(h.priority)))
-	}
-	var last stages.Stage = 255
-	for _, h := range hooks {
-		if h.stage != last {
-			fmt.Fprintf(w, "  %s\n", h.stage)
-			last = h.stage
+		e := flows.PlanEntry{ID: h.id, Priority: h.priority}
+		if h.hook != nil { // nil for a position (interceptorPositions)
+			e.Timeout, e.OnFailure = h.hook.Timeout, h.hook.OnFailure
 		}
-		fmt.Fprintf(w, "    %*s  %s\n", width, priority.Format(h.priority), h.id)
+		plan.Stages[h.stage] = append(plan.Stages[h.stage], e)
 	}
+	_ = plan.Explain(w)
 }
 
 // Flows returns the flow IDs, for usage messages.

@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dave/jennifer/jen"
 	"golang.org/x/tools/imports"
@@ -69,9 +70,21 @@ func Render(p *analyze.Package) ([]byte, error) {
 		sep()
 		g.register()
 	}
+	if len(p.EmbedPaths()) > 0 {
+		sep()
+		g.guidance()
+	}
 	for _, pl := range p.Plugins {
 		sep()
 		g.plugin(pl)
+	}
+	if len(p.Declared) > 0 {
+		sep()
+		g.declaredHooks()
+	}
+	if len(p.Interceptors) > 0 {
+		sep()
+		g.interceptors()
 	}
 	if guard := g.guard(); guard != nil {
 		sep()
@@ -136,6 +149,9 @@ func (g *renderer) localNames() map[string]bool {
 	for _, pl := range g.p.Plugins {
 		used[pl.TypeName] = true
 	}
+	for _, ic := range g.p.Interceptors {
+		used[ic.Func] = true
+	}
 	return used
 }
 
@@ -147,7 +163,9 @@ func (g *renderer) imports(local map[string]bool) {
 		pathErrors:        "errors",
 		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
 		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
-		analyze.PathPriority: "priority",
+		analyze.PathPriority: "priority", analyze.PathHost: "host", pathWire: "wire",
+		pathDeclared: "declared", pathJSON: "json",
+		pathEmbed: "embed", analyze.PathGuidance: "guidance",
 	}
 	for _, e := range g.p.Entities {
 		for _, t := range []types.Type{e.In, e.Out} {
@@ -222,6 +240,12 @@ func (g *renderer) scopeHook(h *analyze.HookDecl, fn *jen.Statement) jen.Code {
 		if h.Priority != 0 {
 			c = c.Dot("At").Call(g.priority(h.Priority))
 		}
+		if h.Timeout != 0 {
+			c = c.Dot("Within").Call(duration(h.Timeout))
+		}
+		if h.OnFailure != flows.FailClosed {
+			c = c.Dot("Failing").Call(g.qual(analyze.PathFlows, "FailOpen"))
+		}
 		return c
 	}
 	items := []jen.Code{
@@ -232,7 +256,38 @@ func (g *renderer) scopeHook(h *analyze.HookDecl, fn *jen.Statement) jen.Code {
 		items = append(items, field("Priority", g.priority(h.Priority)))
 	}
 	items = append(items, field("Name", jen.Lit(h.Name)), field("Fn", fn))
+	items = append(items, g.failureFields(h)...)
 	return g.qual(analyze.PathFlows, "Hook").Values(items...)
+}
+
+// failureFields renders a hook's Timeout and OnFailure fields, when set.
+func (g *renderer) failureFields(h *analyze.HookDecl) []jen.Code {
+	var items []jen.Code
+	if h.Timeout != 0 {
+		items = append(items, field("Timeout", duration(h.Timeout)))
+	}
+	if h.OnFailure != flows.FailClosed {
+		items = append(items, field("OnFailure", g.qual(analyze.PathFlows, "FailOpen")))
+	}
+	return items
+}
+
+// duration renders d as a Go expression of package time, e.g.
+// 250 * time.Millisecond, or a time.Duration conversion of its
+// nanoseconds when no unit divides it.
+func duration(d time.Duration) *jen.Statement {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"}, {time.Millisecond, "Millisecond"}, {time.Microsecond, "Microsecond"}} {
+		if d%u.d == 0 {
+			if d == u.d {
+				return jen.Qual("time", u.name)
+			}
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
+		}
+	}
+	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
 }
 
 // priority renders p as the directive wrote it: priority.Auth + 10 for a
@@ -376,6 +431,7 @@ func (g *renderer) entity(e *analyze.Entity) jen.Code {
 				hi = append(hi, field("Priority", g.priority(h.Priority)))
 			}
 			hi = append(hi, field("Name", jen.Lit(h.Name)), field("Fn", methodExpr(e, h.Func)))
+			hi = append(hi, g.failureFields(h)...)
 			hooks[i] = jen.Values(hi...)
 		}
 		items = append(items, field("Hooks",
@@ -440,6 +496,9 @@ func (g *renderer) guard() []jen.Code {
 		for _, h := range pl.Hooks {
 			add(pl.TypeName+"."+h.Func, jen.Parens(jen.Op("*").Id(pl.TypeName)).Dot(h.Func))
 		}
+	}
+	for _, ic := range g.p.Interceptors {
+		add(ic.Func, jen.Id(ic.Func))
 	}
 	return out
 }

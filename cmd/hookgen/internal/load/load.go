@@ -239,9 +239,10 @@ func onlyExcluded(p *packages.Package) bool {
 }
 
 // generated matches the type errors a load with the hookgen tag produces by
-// design: uses of the identifiers hookgen generates (RegisterHookflow and
-// <Type>Plugin), in this package or an imported one.
-var generated = regexp.MustCompile(`^undefined: (?:[\pL_][\pL\pN_]*\.)?(?:RegisterHookflow|[\pL_][\pL\pN_]*Plugin)$`)
+// design: uses of the identifiers hookgen generates (RegisterHookflow,
+// <Type>Plugin, DeclaredHooks, HookflowGuidance and HookflowInterceptors),
+// in this package or an imported one.
+var generated = regexp.MustCompile(`^undefined: (?:[\pL_][\pL\pN_]*\.)?(?:RegisterHookflow|DeclaredHooks|HookflowGuidance|HookflowInterceptors|[\pL_][\pL\pN_]*Plugin)$`)
 
 // relevant drops the type errors that only say a generated identifier is
 // missing, and the compiler's output for the package itself: without

@@ -1,0 +1,110 @@
+package directive
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/declared"
+)
+
+// Declare is the value of //mcp:declare: one SEP-2282 hook declaration
+// (package declared). The matcher fields are "" when not given.
+type Declare struct {
+	Event         declared.Event
+	ToolName      string
+	InputContains string
+	ToolServer    string
+	Context       string
+	ContextTool   string
+	ContextArgs   string // a JSON object; "" when not given
+	Priority      declared.Priority
+}
+
+func (Declare) value() {}
+
+// Canonical renders the declaration as an //mcp:declare line.
+func (d Declare) Canonical() string {
+	var c canon
+	c.head(NamespaceMCP, "declare")
+	c.bare("event", d.Event.String())
+	c.str("toolname", d.ToolName, false)
+	c.str("inputcontains", d.InputContains, false)
+	c.str("toolserver", d.ToolServer, false)
+	c.str("context", d.Context, false)
+	c.str("contexttool", d.ContextTool, false)
+	c.str("contextargs", d.ContextArgs, false)
+	if d.Priority != declared.Suggestion {
+		c.bare("priority", d.Priority.String())
+	}
+	return c.String()
+}
+
+// declareDef is the definition of //mcp:declare.
+func declareDef() Def {
+	return Def{
+		Namespace: NamespaceMCP, Name: "declare", Targets: TargetType | TargetPackage,
+		Help: "declares a SEP-2282 hook: clients inject its text into their agent's context at the event. " +
+			"On an //mcp:tool type it is the tool's own (toolname defaults to the tool's name for tool events); " +
+			"in the package clause's doc comment it is the server's. The generated DeclaredHooks function returns the package's " +
+			"declarations for the declared plugin. Exactly one of context and contexttool is required; " +
+			"context and contextargs may use {project_name} {tool_name} {tool_input} {tool_output} {session_id}.",
+		Keys: []Key{
+			{Name: "event", Kind: KindWord, Required: true, check: checkDeclaredEvent,
+				Help: "when it fires: " + strings.Join(declared.EventNames(), ", ")},
+			{Name: "toolname", Kind: KindString, check: checkNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
+				Help: "tool events only: the tool's name or a glob (* any run, ? one character)"},
+			{Name: "inputcontains", Kind: KindString, check: checkNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
+			{Name: "toolserver", Kind: KindString, check: checkNonEmpty, Help: "tool events only: the MCP server that provides the tool"},
+			{Name: "context", Kind: KindString, check: checkNonEmpty, Excludes: []string{"contexttool"}, Help: "the text to inject"},
+			{Name: "contexttool", Kind: KindString, check: checkToolName, Help: "a tool of this server whose result is the text to inject"},
+			{Name: "contextargs", Kind: KindString, check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
+			{Name: "priority", Kind: KindWord, check: checkDeclaredPriority, Default: "suggestion",
+				Help: "how strongly the agent should act on it: " + strings.Join(declared.PriorityNames(), ", ")},
+		},
+		build: buildDeclare,
+	}
+}
+
+func buildDeclare(f *fields) Value {
+	e, _ := declared.ParseEvent(f.str("event"))
+	p := declared.Suggestion
+	if f.has("priority") {
+		p, _ = declared.ParsePriority(f.str("priority"))
+	}
+	return Declare{
+		Event: e, ToolName: f.str("toolname"), InputContains: f.str("inputcontains"), ToolServer: f.str("toolserver"),
+		Context: f.str("context"), ContextTool: f.str("contexttool"), ContextArgs: f.str("contextargs"), Priority: p,
+	}
+}
+
+func checkDeclaredEvent(s string) error {
+	if _, err := declared.ParseEvent(s); err == nil {
+		return nil
+	}
+	return oneOf(s, declared.EventNames())
+}
+
+func checkDeclaredPriority(s string) error {
+	if _, err := declared.ParsePriority(s); err == nil {
+		return nil
+	}
+	return oneOf(s, declared.PriorityNames())
+}
+
+// oneOf is the reason a value that is not one of names is refused.
+func oneOf(s string, names []string) error {
+	msg := "want one of " + strings.Join(names, ", ")
+	if near, ok := suggest.Closest(s, names); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return errors.New(msg)
+}
+
+func checkArgs(s string) error {
+	if err := declared.CheckArgs(s); err != nil {
+		return errors.New(err.Error())
+	}
+	return nil
+}

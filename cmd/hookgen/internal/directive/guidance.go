@@ -1,0 +1,165 @@
+package directive
+
+// //mcp:guidance: the action guidance of a tool, prompt or resource type
+// (package plugins/guidance).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/guidance"
+)
+
+// Guidance is the value of //mcp:guidance: one guidance hook of the entity
+// type it sits on, whose content is a markdown file next to the Go file.
+type Guidance struct {
+	Tag       string
+	Type      guidance.Type // TypeAction when not given
+	Lifecycle guidance.Lifecycle
+	Level     guidance.Level
+	Name      string
+	// Description says what the hook provides; it is not sent to models.
+	Description string
+	Priority    int    // 0 when not given: the plugin's default (50)
+	File        string // "" when not given: Tag + ".md"
+	Features    []guidance.Feature
+	Storage     []string
+}
+
+func (Guidance) value() {}
+
+// ContentFile returns the content file's path relative to the package's
+// directory: File, or Tag + ".md".
+func (g Guidance) ContentFile() string {
+	if g.File != "" {
+		return g.File
+	}
+	return g.Tag + ".md"
+}
+
+// Canonical renders the guidance as an //mcp:guidance line.
+func (g Guidance) Canonical() string {
+	var c canon
+	c.head(NamespaceMCP, "guidance")
+	c.bare("tag", g.Tag)
+	if g.Type != guidance.TypeAction && g.Type != 0 {
+		c.bare("type", g.Type.String())
+	}
+	c.bare("lifecycle", g.Lifecycle.String())
+	c.bare("level", strings.ReplaceAll(g.Level.String(), " ", "-"))
+	c.str("name", g.Name, false)
+	c.str("description", g.Description, false)
+	if g.Priority != 0 {
+		c.bare("priority", fmt.Sprint(g.Priority))
+	}
+	c.str("file", g.File, false)
+	if len(g.Features) > 0 {
+		names := make([]string, len(g.Features))
+		for i, f := range g.Features {
+			names[i] = f.String()
+		}
+		c.bare("features", strings.Join(names, ","))
+	}
+	if len(g.Storage) > 0 {
+		c.bare("storage", strings.Join(g.Storage, ","))
+	}
+	return c.String()
+}
+
+// guidanceDef is the definition of //mcp:guidance.
+func guidanceDef() Def {
+	return Def{
+		Namespace: NamespaceMCP, Name: "guidance", Targets: TargetType,
+		Help: "declares a guidance hook (plugins/guidance) of the //mcp:tool, //mcp:prompt, //mcp:resource or " +
+			"//mcp:resource-template type it sits on: markdown for the model, delivered with the entity's requests. " +
+			"The content file sits next to the Go file; hookgen checks it exists, embeds it and generates " +
+			"HookflowGuidance(), which returns the package's hooks for guidance.Config.Hooks.",
+		Keys: []Key{
+			{Name: "tag", Kind: KindWord, Required: true, check: checkGuidanceTag,
+				Help: "the hook's tag, unique per type and lifecycle in the package: 1 to 64 of A-Z a-z 0-9 . _ -; its ID is app:type:lifecycle:tag"},
+			{Name: "type", Kind: KindWord, Default: "action", check: checkGuidanceType, Help: "what the guidance is about: action, storage, config or session"},
+			{Name: "lifecycle", Kind: KindWord, Required: true, check: checkLifecycle,
+				Help: "when it is delivered: start or end (tools, prompts, resources); running, progress or cancel (tools)"},
+			{Name: "level", Kind: KindWord, Required: true, check: checkLevel, Help: "the RFC 2119 requirement level: MUST, MUST-NOT, SHOULD, SHOULD-NOT or MAY"},
+			{Name: "name", Kind: KindString, Default: "the tag", Help: "the hook's heading in the composed text", check: checkNonEmpty},
+			{Name: "description", Kind: KindString, Help: "what the hook provides, for people (not sent to the model)"},
+			{Name: "priority", Kind: KindInt, Default: "50", Help: "order within the requirement level, higher first; 0 means the default"},
+			{Name: "file", Kind: KindString, Default: "<tag>.md", check: checkContentFile,
+				Help: "the markdown content file, a slash-separated path relative to the Go file's directory"},
+			{Name: "features", Kind: KindList, check: checkFeature, Help: "client features the hook requires: sampling, elicitation, roots"},
+			{Name: "storage", Kind: KindList, Help: "storage backends, one of which must be active (guidance.Config.Storage)"},
+		},
+		build: buildGuidance,
+	}
+}
+
+func buildGuidance(f *fields) Value {
+	g := Guidance{Tag: f.str("tag"), Type: guidance.TypeAction, Name: f.str("name"), Description: f.str("description"), File: f.str("file"),
+		Storage: f.list("storage")}
+	if f.has("type") {
+		g.Type, _ = guidance.ParseType(f.str("type"))
+	}
+	g.Lifecycle, _ = guidance.ParseLifecycle(f.str("lifecycle"))
+	g.Level, _ = guidance.ParseLevel(f.str("level"))
+	g.Priority, _ = f.vals["priority"].(int)
+	for _, s := range f.list("features") {
+		feat, _ := guidance.ParseFeature(s)
+		g.Features = append(g.Features, feat)
+	}
+	return g
+}
+
+func checkGuidanceTag(s string) error { return guidance.CheckTag(s) }
+
+func checkGuidanceType(s string) error {
+	_, err := guidance.ParseType(s)
+	return wantOneOf(err, s, "action", "storage", "config", "session")
+}
+
+func checkLifecycle(s string) error {
+	_, err := guidance.ParseLifecycle(s)
+	return wantOneOf(err, s, "start", "running", "progress", "cancel", "end")
+}
+
+func checkLevel(s string) error {
+	_, err := guidance.ParseLevel(s)
+	return wantOneOf(err, strings.ToUpper(s), "MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT", "MAY")
+}
+
+func checkFeature(s string) error {
+	switch s {
+	case "tools", "resources", "prompts":
+		return errors.New("a server feature: conditions test the client's features (sampling, elicitation, roots)")
+	}
+	_, err := guidance.ParseFeature(s)
+	return wantOneOf(err, s, "sampling", "elicitation", "roots")
+}
+
+// wantOneOf returns nil for a nil err, else "want a, b or c" with a
+// did-you-mean hint for a near miss of s.
+func wantOneOf(err error, s string, valid ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := "want " + strings.Join(valid[:len(valid)-1], ", ") + " or " + valid[len(valid)-1]
+	if near, ok := suggest.Closest(s, valid); ok {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return errors.New(msg)
+}
+
+// checkContentFile accepts a path that //go:embed can name: slash
+// separated, relative, without . or .. elements, glob characters or
+// backslashes.
+func checkContentFile(s string) error {
+	if !fs.ValidPath(s) || s == "." {
+		return errors.New("want a slash-separated path relative to the Go file's directory, without . or .. elements")
+	}
+	if strings.ContainsAny(s, "*?[]\\") {
+		return errors.New("the path must not hold * ? [ ] or \\ (//go:embed reads them as patterns)")
+	}
+	return nil
+}
