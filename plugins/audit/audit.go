@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,10 @@ type note struct {
 	failed   bool
 	failedBy string
 	failCode flows.Code
+	// decisions are what plugins reported with Decide; dropped is set
+	// when there were more than MaxDecisions.
+	decisions []Decision
+	dropped   bool
 }
 
 // New returns an audit plugin configured by cfg. The configuration is
@@ -311,6 +316,7 @@ func (p *Plugin) event(c *flows.Context) error {
 		SessionID: r.SessionID,
 		RequestID: r.ID,
 		Principal: r.Principal(),
+		ClientID:  r.ClientID(),
 	}
 	if e := c.Entity(); e != nil {
 		ev.Entity = e.Name
@@ -320,6 +326,10 @@ func (p *Plugin) event(c *flows.Context) error {
 	if n != nil {
 		ev.Duration = now.Sub(n.start)
 		ev.URI = n.uri
+		ev.Decisions = n.decisions
+		if n.dropped {
+			ev.Truncated = append(ev.Truncated, "decisions")
+		}
 		input = n.input
 	} else if raw, ok := c.Input().(json.RawMessage); ok {
 		input = raw // cancelled before the first hook: still raw
@@ -349,8 +359,37 @@ func (p *Plugin) event(c *flows.Context) error {
 			ev.Error = resultText(res)
 		}
 	}
+	for _, f := range c.Failures() {
+		hf := HookFailure{Code: flows.CodeOf(f).String(), Error: reason(f)}
+		var fe *flows.Error
+		if errors.As(f, &fe) {
+			hf.Hook = fe.Hook
+		}
+		ev.FailedOpen = append(ev.FailedOpen, hf)
+	}
 	p.enqueue(item{ev: ev, input: input})
 	return nil
+}
+
+// MaxDecisions is how many decisions an event keeps; [Plugin.Decide]
+// drops the ones after and the event's Truncated lists "decisions".
+const MaxDecisions = 64
+
+// Decide records a decision another plugin took during the run of c (e.g.
+// a remote interceptor's verdict), which the run's event carries in
+// Decisions. It must be called from the run's hooks, on the run's
+// goroutine, after the plugin's first hook (priority.Audit in
+// beforeValidation) ran; a run the plugin does not audit ignores it.
+func (p *Plugin) Decide(c *flows.Context, d Decision) {
+	n, ok := p.note.Get(c)
+	if !ok {
+		return
+	}
+	if len(n.decisions) == MaxDecisions {
+		n.dropped = true
+		return
+	}
+	n.decisions = append(n.decisions, d)
 }
 
 func resultText(res *mcp.CallToolResult) string {
@@ -478,6 +517,24 @@ func (p *Plugin) limit(it item) {
 	if len(ev.URI) > p.cfg.MaxTextBytes {
 		ev.URI = truncateText(ev.URI, p.cfg.MaxTextBytes)
 		ev.Truncated = append(ev.Truncated, "uri")
+	}
+	cut := false
+	for i := range ev.FailedOpen {
+		if f := &ev.FailedOpen[i]; len(f.Error) > p.cfg.MaxTextBytes {
+			f.Error, cut = truncateText(f.Error, p.cfg.MaxTextBytes), true
+		}
+	}
+	if cut {
+		ev.Truncated = append(ev.Truncated, "failed_open")
+	}
+	cut = false
+	for i := range ev.Decisions {
+		if d := &ev.Decisions[i]; len(d.Reason) > p.cfg.MaxTextBytes {
+			d.Reason, cut = truncateText(d.Reason, p.cfg.MaxTextBytes), true
+		}
+	}
+	if cut && !slices.Contains(ev.Truncated, "decisions") {
+		ev.Truncated = append(ev.Truncated, "decisions")
 	}
 }
 

@@ -156,7 +156,7 @@ func TestEvents(t *testing.T) {
 			)
 		},
 	})
-	s := h.Connect(&plugintest.SessionOptions{Token: &auth.TokenInfo{UserID: "alice", Scopes: []string{"read"}, Extra: map[string]any{"raw": "tok-SECRET-123"}}})
+	s := h.Connect(&plugintest.SessionOptions{Token: &auth.TokenInfo{UserID: "alice", Scopes: []string{"read"}, Extra: map[string]any{"raw": "tok-SECRET-123", "client_id": "app-1"}}})
 	flush(t, aud)
 	_ = out.events(t) // the session's initialize
 	out.buf.Reset()
@@ -229,6 +229,9 @@ func TestEvents(t *testing.T) {
 			}
 			if ev.Principal != "alice" || ev.RequestID == "" || ev.Duration <= 0 || ev.Time.IsZero() {
 				t.Errorf("principal %q, request ID %q, duration %v, time %v: want alice, an ID, a duration and a time", ev.Principal, ev.RequestID, ev.Duration, ev.Time)
+			}
+			if ev.ClientID != "app-1" {
+				t.Errorf("client ID %q, want the token's app-1", ev.ClientID)
 			}
 		})
 	}

@@ -5,7 +5,8 @@
 //
 // An [Event] says which flow ran for which entity (tool, prompt, resource),
 // on which session and hookflow request ID, for which principal (the
-// verified token's user ID), how it ended and how long it took:
+// verified token's user ID) and client (its client ID, when the verifier
+// says), how it ended and how long it took:
 //
 //	ok              the run succeeded
 //	error           it failed: tool error or isError result, invalid input, panic, cancellation
@@ -32,13 +33,27 @@
 // to correct the call. Errors that hooks return are recorded as written;
 // a hook must not quote secrets in them.
 //
+// Hooks with a fail-open policy (flows.FailOpen) never change a run's
+// outcome; their failures are recorded in [Event.FailedOpen], by hook ID,
+// code (aborted, panic, timeout) and reason, so that a check that silently
+// stopped working shows in the audit trail.
+//
+// # Decisions of other plugins
+//
+// A plugin that decides something about a run that the run's outcome does
+// not show — a remote interceptor that allowed, warned about or rewrote a
+// request (plugins/intercept) — reports it with [Plugin.Decide]; the
+// event lists these [Decision] values, each with who decided, the outcome
+// and how long it took, in the order they were reported.
+//
 // # Size
 //
 // One caller must not be able to flush the audit trail (push earlier events
 // out of the rotated files) with a few huge calls. Each event's arguments
 // are capped at [Config.MaxArgsBytes] (8 KiB by default) after redaction,
 // and its error and URI at [Config.MaxTextBytes] (1 KiB): what is longer is
-// cut, and [Event.Truncated] names the fields that were. Cut arguments are
+// cut, and [Event.Truncated] names the fields that were (a decision's
+// reason is capped like the error, and an event keeps [MaxDecisions]). Cut arguments are
 // recorded as a JSON string holding their first bytes.
 //
 // # Never blocking, never failing

@@ -37,7 +37,7 @@ const Redacted = "[REDACTED]"
 // JSON-lines file; the slog attributes have the same keys.
 //
 // An Event never holds the caller's token or HTTP headers: the principal is
-// the token's user ID only.
+// the token's user ID only, and the client its client ID.
 type Event struct {
 	// Time is when the run ended.
 	Time time.Time `json:"time"`
@@ -53,6 +53,9 @@ type Event struct {
 	RequestID string `json:"request_id"`
 	// Principal is the authenticated user's ID, or empty.
 	Principal string `json:"principal,omitempty"`
+	// ClientID is the OAuth client the caller's token was issued to, when
+	// its verifier says (flows.Request.ClientID), or empty.
+	ClientID string `json:"client_id,omitempty"`
 	// Outcome says how the run ended.
 	Outcome Outcome `json:"outcome"`
 	// DecidedBy is the ID of the hook that blocked, answered early or
@@ -70,9 +73,45 @@ type Event struct {
 	// Args are the arguments of a tools/call or prompts/get as the client
 	// sent them, with the configured fields replaced by [Redacted].
 	Args json.RawMessage `json:"args,omitempty"`
-	// Truncated lists the fields ("args", "error", "uri") cut to
-	// [Config.MaxArgsBytes] or [Config.MaxTextBytes]; nil when none was.
+	// FailedOpen lists the failures of the run's fail-open hooks
+	// ([flows.FailOpen]), in order: they did not change the outcome.
+	FailedOpen []HookFailure `json:"failed_open,omitempty"`
+	// Decisions are what other plugins decided during the run and
+	// reported with [Plugin.Decide] (e.g. each remote interceptor's
+	// verdict), in the order they were reported.
+	Decisions []Decision `json:"decisions,omitempty"`
+	// Truncated lists the fields ("args", "error", "uri", "failed_open",
+	// "decisions")
+	// cut to [Config.MaxArgsBytes] or [Config.MaxTextBytes]; nil when none
+	// was.
 	Truncated []string `json:"truncated,omitempty"`
+}
+
+// HookFailure is the failure of one fail-open hook.
+type HookFailure struct {
+	// Hook is the hook's ID.
+	Hook string `json:"hook"`
+	// Code is how it failed: "aborted" (it returned an error), "panic" or
+	// "timeout".
+	Code string `json:"code"`
+	// Error is the reason, as a client would read it (a panic's value is
+	// never recorded), capped at [Config.MaxTextBytes].
+	Error string `json:"error"`
+}
+
+// Decision is one decision a plugin took during a run and reported with
+// [Plugin.Decide], e.g. a remote interceptor's verdict on a request.
+type Decision struct {
+	// By names who decided, e.g. the interceptor "guard:pii-redactor".
+	By string `json:"by"`
+	// What says what was decided on, e.g. "validation request".
+	What string `json:"what,omitempty"`
+	// Outcome is the decision, e.g. "allowed", "blocked", "modified".
+	Outcome string `json:"outcome"`
+	// Duration is how long deciding took (in nanoseconds in JSON).
+	Duration time.Duration `json:"duration"`
+	// Reason explains the outcome, capped like [Event.Error].
+	Reason string `json:"reason,omitempty"`
 }
 
 // record turns ev into a slog record with message "audit" at level Info.
@@ -89,6 +128,9 @@ func (ev *Event) record() slog.Record {
 	if ev.Principal != "" {
 		r.AddAttrs(slog.String("principal", ev.Principal))
 	}
+	if ev.ClientID != "" {
+		r.AddAttrs(slog.String("client_id", ev.ClientID))
+	}
 	r.AddAttrs(slog.String("outcome", string(ev.Outcome)))
 	if ev.DecidedBy != "" {
 		r.AddAttrs(slog.String("decided_by", ev.DecidedBy))
@@ -104,6 +146,12 @@ func (ev *Event) record() slog.Record {
 		// JSON handlers embed a json.RawMessage as JSON; text handlers
 		// quote it as a string.
 		r.AddAttrs(slog.Any("args", ev.Args))
+	}
+	if len(ev.FailedOpen) > 0 {
+		r.AddAttrs(slog.Any("failed_open", ev.FailedOpen))
+	}
+	if len(ev.Decisions) > 0 {
+		r.AddAttrs(slog.Any("decisions", ev.Decisions))
 	}
 	if len(ev.Truncated) > 0 {
 		r.AddAttrs(slog.Any("truncated", ev.Truncated))

@@ -182,7 +182,7 @@ func (p *Plugin) lookup(c *flows.Context) error {
 		p.errs.Add(1)
 	}
 	if found {
-		if out, ok := p.decode(val); ok {
+		if out, ok := p.decode(val, e.Out); ok {
 			p.hits.Add(1)
 			c.Respond(out)
 			return nil
@@ -261,17 +261,24 @@ func (p *Plugin) encode(out any) ([]byte, bool) {
 }
 
 // decode returns a fresh value from a stored form, or false when the type
-// is unknown to this process or the JSON does not decode.
-func (p *Plugin) decode(val []byte) (any, bool) {
+// is unknown or the JSON does not decode. The tool's output type (out, from
+// its entity) is known to every process, so a result another instance
+// stored in a shared backend decodes here too; other types (a tool whose
+// output type is an interface) only in the process that stored them.
+func (p *Plugin) decode(val []byte, out reflect.Type) (any, bool) {
 	id, data, ok := bytes.Cut(val, []byte{'\n'})
 	if !ok {
 		return nil, false
 	}
-	t, ok := p.types.Load(string(id))
-	if !ok {
+	var t reflect.Type
+	if out != nil && out.Kind() != reflect.Interface && typeID(out) == string(id) {
+		t = out
+	} else if v, ok := p.types.Load(string(id)); ok {
+		t = v.(reflect.Type)
+	} else {
 		return nil, false
 	}
-	v, err := decodeAs(t.(reflect.Type), data)
+	v, err := decodeAs(t, data)
 	return v, err == nil
 }
 

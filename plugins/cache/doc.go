@@ -26,8 +26,11 @@
 // # Backends
 //
 // [Backend] is a small interface (Get, Set with a TTL). [Memory], the
-// default, is an in-process LRU map bounded by [Config.MaxEntries]. A
-// backend shared between processes (Redis) is not provided yet: a cached
-// output is decoded into a type this process has itself cached before, and
-// is a miss otherwise.
+// default, is an in-process LRU map bounded by [Config.MaxEntries].
+// [Redis] is shared by server instances behind a load balancer: what one
+// instance stored answers the same call on another, and entries expire in
+// Redis by their TTL. A stored output is decoded into the tool's own
+// output type, which every instance knows; an output of a tool whose
+// output type is an interface decodes only in the process that stored it
+// (a miss elsewhere). A backend error is a miss, never a failed call.
 package cache

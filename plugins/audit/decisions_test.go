@@ -1,0 +1,60 @@
+package audit_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// A plugin's decisions, reported with Decide during a run, travel in the
+// run's event in order, their reasons capped; past MaxDecisions they are
+// dropped and the event says so.
+func TestDecisions(t *testing.T) {
+	var out lines
+	a := newAudit(t, &out, audit.Config{MaxTextBytes: 16, Flows: []flows.ID{flows.ToolsCallTool}})
+	decider := framework.NewPlugin("guard", func(pc *framework.PluginContext) error {
+		return pc.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "decide", Fn: func(c *flows.Context) error {
+			in := flows.As[flows.ToolCall[plugintest.Text, plugintest.Text]](c).Input()
+			n := 2
+			if in.Text == "many" {
+				n = audit.MaxDecisions + 3
+			}
+			for i := range n {
+				a.Decide(c, audit.Decision{By: "guard:policy", What: "validation request", Outcome: "allowed", Duration: time.Duration(i) * time.Millisecond,
+					Reason: strings.Repeat("r", 10*i)})
+			}
+			return nil
+		}})
+	})
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{a, decider}})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "two"}).WantText(plugintest.EchoText("two"))
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "many"}).WantText(plugintest.EchoText("many"))
+	flush(t, a)
+	evs := out.events(t)
+	if len(evs) != 2 {
+		t.Fatalf("%d events: %s", len(evs), out.String())
+	}
+	two := evs[0].Decisions
+	if len(two) != 2 || two[0].By != "guard:policy" || two[1].Duration != time.Millisecond || two[1].Reason != strings.Repeat("r", 10) {
+		t.Errorf("decisions %+v", two)
+	}
+	if len(evs[0].Truncated) != 0 {
+		t.Errorf("truncated %v", evs[0].Truncated)
+	}
+	many := evs[1].Decisions
+	if len(many) != audit.MaxDecisions {
+		t.Errorf("%d decisions, want %d", len(many), audit.MaxDecisions)
+	}
+	if len(many) > 5 && len(many[5].Reason) > 16+len("…") {
+		t.Errorf("reason not capped: %q", many[5].Reason)
+	}
+	if strings.Join(evs[1].Truncated, ",") != "decisions" {
+		t.Errorf("truncated %v", evs[1].Truncated)
+	}
+}

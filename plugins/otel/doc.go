@@ -1,0 +1,59 @@
+// Package otel traces and measures hookflow runs with OpenTelemetry.
+//
+// Attach the plugin to a server (or an app) and every run of the flows it
+// covers becomes a span, with a child span for every hook that runs and for
+// the flow's own steps (validate, execute, output), and feeds a few
+// metrics. It uses the OpenTelemetry API only: the tracer and meter
+// providers come from [Config] (the global ones by default), so the
+// exporter is the application's choice; package otelsetup builds providers
+// that export to stdout or over OTLP.
+//
+//	p := otel.New(otel.Config{TracerProvider: tp, MeterProvider: mp, AuditDropped: aud.Dropped})
+//	err := srv.Use(p)
+//
+// # Semantic conventions
+//
+// Spans and the duration metric follow the OpenTelemetry semantic
+// conventions for MCP of release v1.41.0 (status: development): the run
+// span is a SERVER span named "{mcp.method.name} {target}" (the tool or
+// prompt name when there is one), with mcp.method.name, mcp.session.id,
+// mcp.protocol.version, mcp.resource.uri, gen_ai.tool.name,
+// gen_ai.prompt.name, gen_ai.operation.name (execute_tool for a tool
+// call), error.type (the JSON-RPC code, "tool_error" for an isError
+// result, else hookflow's error code) and rpc.response.status_code. The
+// hookflow-specific attributes are under hookflow.*: the flow, the
+// request ID hookflow minted, the run's outcome (ok, blocked, failed,
+// answered_early, recovered), the hook that decided it (decided_by), and
+// hookflow's error code.
+//
+// A hook span is an INTERNAL child named "{stage} {hook ID}" with
+// hookflow.hook.id, hookflow.hook.owner, hookflow.stage and
+// hookflow.outcome; a step span is named after the step. Hooks run one after
+// another, so a hook's span starts where the previous hook or step ended.
+//
+// # Trace context
+//
+// The run's parent is the trace context the client sent in the request's
+// params._meta (traceparent, tracestate, baggage), extracted with the
+// configured propagator (W3C trace context and baggage by default); the
+// ambient context (an HTTP server span, when there is one) is linked. The
+// rest of the run (the tool's execute step and whatever it calls) runs
+// inside the run span: [flows.Context.Context] carries it from the first
+// hook on, so calls made with it, such as a gateway's call upstream,
+// inject it in turn.
+//
+// # Metrics
+//
+//	mcp.server.operation.duration    histogram, s   per method, flow, outcome, error.type, tool or prompt
+//	hookflow.hook.duration           histogram, s   per hook, stage and outcome
+//	hookflow.run.blocked             counter        per flow and deciding hook
+//	hookflow.hook.failed_open        counter        per hook and code (fail-open failures)
+//	hookflow.ratelimit.rejections    counter        per flow and tool (calls the ratelimit plugin refused)
+//	hookflow.audit.dropped           counter        events the audit plugin dropped (Config.AuditDropped)
+//
+// # Cost
+//
+// A server without the plugin pays nothing: the runner reports to no
+// observer and runs no hook of it. With it, a run costs its spans and
+// metric records; docs/benchmarks.md has the numbers.
+package otel
