@@ -37,7 +37,9 @@
 // [Config.ResourceMetadataURL] and serve the metadata (RFC 9728, e.g. with
 // the SDK's auth.ProtectedResourceMetadataHandler) outside the middleware,
 // so that OAuth clients can find the authorization server; Handler logs a
-// warning when it is not set. Idle stateful sessions are closed after
+// warning when it is not set. Package oauth (plugins/auth/oauth) is the verifier and
+// the metadata for a real authorization server: its AuthConfig sets
+// Verifier, ResourceMetadataURL and ClockSkew. Idle stateful sessions are closed after
 // [DefaultSessionTimeout] unless the options set SessionTimeout (negative:
 // never), so that clients that vanish do not hold sessions for ever.
 //

@@ -236,6 +236,7 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 			SessionID: r.Header.Get("Mcp-Session-Id"),
 			RequestID: a.idPrefix + strconv.FormatUint(a.ids.Add(1), 10),
 			Principal: principal(ti),
+			ClientID:  (&flows.Request{TokenInfo: ti}).ClientID(),
 			Outcome:   audit.Blocked,
 			DecidedBy: a.challenger,
 			Error:     denied.Error(),

@@ -1,0 +1,84 @@
+// Package oauth makes a hookflow server an OAuth 2.1 resource server as
+// the MCP authorization specification (revision 2026-07-28) has it: it
+// publishes its protected resource metadata, and accepts only access
+// tokens that its authorization server issued for it.
+//
+// A [ResourceServer] is the token verifier and the metadata of one MCP
+// server (one resource, [Config.Resource]) and one authorization server
+// ([Config.Issuer]); the auth plugin (package auth) does the rest — the
+// 401 and 403 challenges, scopes per tool, hiding the token from hooks:
+//
+//	rs, err := oauth.New(oauth.Config{
+//		Resource:        "https://mcp.example.com/mcp",
+//		Issuer:          "https://auth.example.com",
+//		ScopesSupported: []string{"weather.read"},
+//	})
+//	a := auth.New(rs.AuthConfig(auth.Config{ScopeChallenge: true}))
+//	srv.Use(a)
+//	h, err := a.Handler(srv, nil)
+//	mux.Handle(rs.MetadataPath(), rs.MetadataHandler()) // outside the middleware
+//	mux.Handle("/mcp", h)
+//
+// # Discovery
+//
+// A client that calls without a token gets 401 with `WWW-Authenticate:
+// Bearer resource_metadata="…"`, the [ResourceServer.MetadataURL] (RFC
+// 9728's well-known URI of the resource). The metadata names the
+// authorization server and the scopes to ask for; the client gets a token
+// there, naming this server as the resource (RFC 8707), and calls again.
+// A token lacking a tool's scopes gets 403 with an insufficient_scope
+// challenge naming them (auth.Config.ScopeChallenge), and the client can
+// step up.
+//
+// # JWT access tokens
+//
+// JWTs are checked locally as RFC 9068 access tokens, with go-jose (see
+// [ResourceServer.Verify] for every check). The issuer's keys come from
+// the jwks_uri of its metadata, found at the well-known URIs of RFC 8414
+// and OpenID Connect Discovery in the order the MCP specification gives,
+// and whose issuer must equal Config.Issuer; the metadata is fetched once
+// (restart the server when its endpoints move). The keys are cached: a token
+// signed by a key the cache does not know makes the server fetch the JWKS
+// again — once, whatever the number of requests waiting for it, and at
+// most once per [Config.KeyRefreshInterval] — so that a rotated key is
+// picked up and forged kids cannot make the server hammer the
+// authorization server. Keys older than [Config.KeyMaxAge] are fetched
+// again in the background. Every request to the authorization server is
+// bounded by [Config.FetchTimeout]; when it cannot be reached, tokens it
+// cannot check fail with an [*UnavailableError] (HTTP 500, not 401: the
+// token may be good), and checks resume when it answers again.
+//
+// # Opaque tokens
+//
+// With [Config.Introspection], tokens that are not JWTs are checked at
+// the introspection endpoint (RFC 7662), the resource server
+// authenticating with its client credentials. The response is checked
+// like a JWT's claims, audience included. Results are cached by the
+// token's SHA-256, for [Introspection.CacheTTL] at most and never past
+// the token's expiry, [Introspection.CacheSize] of them at most: a
+// revoked token is refused at most CacheTTL later. Each token the cache
+// does not hold costs a request to the authorization server, a bad one as
+// much as a good one: bound the requests a client can make before it is
+// authenticated (per address, in front of the server) if that matters.
+//
+// # Who is calling
+//
+// A verified token's [Principal] — subject, client ID, scopes, expiry —
+// reaches hooks through Request().TokenInfo: [PrincipalOf] reads it. The
+// subject is also TokenInfo.UserID, which flows.Request.Principal
+// returns, so the audit plugin records it and the rate-limit plugin's
+// PerPrincipal budgets are per subject; the client ID is
+// flows.Request.ClientID, which the audit plugin records too.
+//
+// # What a token is never used for
+//
+// The token is not passed on: the auth plugin removes the Authorization
+// header before any hook runs, and neither TokenInfo nor the Principal
+// holds the token. A server that calls other services (a gateway calling
+// upstream MCP servers) uses credentials of its own, as the specification
+// requires (no token passthrough).
+//
+// Tokens bound to a key (DPoP, mTLS: a cnf claim) are refused, since this
+// package does not check the proofs; so are tokens signed with symmetric
+// algorithms or "none", whatever Config.Algorithms says.
+package oauth
