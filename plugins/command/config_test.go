@@ -1,0 +1,127 @@
+package command_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hookflow/hookflow/plugins/command"
+)
+
+// Every problem of a settings file is reported at once, each at its
+// file:line:col, with a did-you-mean where a name is close.
+func TestSettingsErrors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.script("x.sh", bash+"exit 0\n")
+	settings := f.path("settings.json")
+	const text = `{
+  "permissions": {"allow": ["Bash"]},
+  "hooks": {
+    "PreToolUs": [],
+    "PreToolUse": [
+      {"matcher": "(", "hooks": [{"type": "command", "command": "bash x.sh"}]},
+      {"hooks": [{"type": "command", "comand": "bash x.sh"}]},
+      {"hooks": [{"type": "http", "url": "http://localhost"}]},
+      {"hooks": [{"type": "command", "command": "bash x.sh | tee", "timeout": -1, "async": true}]},
+      {"hooks": [{"type": "command", "command": "bash x.sh", "onFailure": "sometimes", "protocol": "ollm"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "bash x.sh"}]}]
+  }
+}
+`
+	if err := os.WriteFile(settings, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: f.store})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		`:4:5: hooks.PreToolUs: unknown event "PreToolUs" (did you mean "PreToolUse"?)`,
+		`:6:19: hooks.PreToolUse[0].matcher: "(" is not a valid regular expression`,
+		`:7:38: hooks.PreToolUse[1].hooks[0].comand: unknown key "comand" (did you mean "command"?)`,
+		`:7:18: hooks.PreToolUse[1].hooks[0].command: is empty`,
+		`:8:35: hooks.PreToolUse[2].hooks[0].url: unknown key "url"`,
+		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": hookflow runs command hooks only`,
+		`:9:79: hooks.PreToolUse[3].hooks[0].timeout: must be a number of seconds greater than 0 and at most 86400, got -1`,
+		`:9:92: hooks.PreToolUse[3].hooks[0].async: is not supported`,
+		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure policy "sometimes": want closed or open`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), settings+w) {
+			t.Errorf("missing %q in\n%v", w, err)
+		}
+	}
+	if strings.Contains(err.Error(), "Stop") || strings.Contains(err.Error(), "permissions") {
+		t.Errorf("an agent-only event or setting was refused:\n%v", err)
+	}
+	if got := strings.Count(err.Error(), "\n") + 1; got != len(want)+1 {
+		t.Errorf("%d errors, want %d (the metacharacter too):\n%v", got, len(want)+1, err)
+	}
+	// In the file's order.
+	var last [2]int
+	for _, line := range strings.Split(err.Error(), "\n") {
+		var pos [2]int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(line, settings), ":%d:%d:", &pos[0], &pos[1]); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if pos[0] < last[0] || pos[0] == last[0] && pos[1] < last[1] {
+			t.Errorf("errors not in the file's order:\n%v", err)
+			break
+		}
+		last = pos
+	}
+}
+
+func TestSettingsSyntaxError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	settings := f.path("settings.json")
+	if err := os.WriteFile(settings, []byte("{\"hooks\": {\n  \"PreToolUse\": [}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: f.store})
+	if err == nil || !strings.HasPrefix(err.Error(), settings+":2:18: invalid JSON: ") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// Agent events that a server has no counterpart for are skipped with a
+// warning, not refused: the file is the agent's too.
+func TestUnmappedEventSkipped(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config(command.Settings{
+		"Stop":       {{Hooks: []command.Hook{{Command: f.script("stop.sh", bash+"exit 0\n")}}}},
+		"PreToolUse": {{Hooks: []command.Hook{{Command: f.script("guard.sh", bash+"exit 0\n")}}}},
+	})
+	s := f.serve(cfg)
+	if hooks := s.plugin.Hooks(); len(hooks) != 1 || hooks[0].Name != "guard" {
+		t.Errorf("hooks %+v", hooks)
+	}
+	if len(f.log.find("event has no counterpart in an MCP server", `event="Stop"`)) != 1 {
+		t.Errorf("the skipped event was not logged: %q", f.log.recs)
+	}
+}
+
+// A bad Config fails Start with the field's name.
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cfg  command.Config
+		want string
+	}{
+		{command.Config{}, "no hooks: set SettingsFile or Settings"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Timeout: -1}, "Timeout: must not be negative"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, AgentToolNames: true}, "AgentToolNames: needs ServerName"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `Env: "A=B" is not a variable name`},
+	}
+	for _, tt := range tests {
+		err := startErr(t, tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), `plugin "command"`) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Start error %v, want %q", err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+// Package command is hookflow's command-hook plugin: external commands as
+// hooks, configured in the settings format of Claude Code, Codex and
+// Gemini CLI, speaking their command-hook contract or OLLM's protocol, so
+// that a team runs on its MCP server the policy scripts it already runs in
+// its coding agents — safely.
+//
+//	{"hooks": {"PreToolUse": [{"matcher": "delete", "hooks": [{"type": "command", "command": "/srv/hooks/guard.sh", "timeout": 5}]}]}}
+//
+// The guide is docs/command-hooks.md: the events and where each runs, the
+// input and output contract, failures, the safety model and the trust
+// workflow. This doc says what the Go API adds to it.
+//
+// # Configuration
+//
+// [Config] takes a settings file (Config.SettingsFile), a Go value of the
+// same shape ([Settings]), or both. Each [Hook] has the agents' fields
+// (Type, Command, Timeout) and hookflow's (Name, [Protocol], OnFailure
+// policy, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
+// Errors are [*ConfigError] values at a settings file's line and column,
+// all at once, in the file's order. [Inspect] compiles a configuration as
+// Start would, without starting anything.
+//
+// # Events and order
+//
+// An [Event] runs its hooks at one stage of one flow ([Event.Flow],
+// [Event.Stage]): PreToolUse in tools:call-tool beforeExecute, PostToolUse
+// in afterExecute, PostToolUseFailure in onError, SessionStart in
+// session:initialize afterExecute, UserPromptSubmit in prompts:get-prompt
+// beforeExecute, PreReadResource and PostReadResource around
+// resources:read-resource's execute. Every command hook is a hookflow hook
+// of its own, named after it, registered at [Config.Priority] in the
+// settings' order, so hooks of one event run one after another, the first
+// block ends the chain, and [flows.Context.DecidedBy] names the command
+// hook that blocked a run.
+//
+// # Failures
+//
+// Every failure of a hook ([FailureKind]) is the error its hookflow hook
+// returns, so the engine applies its policy ([Hook.OnFailure], the
+// hook's [flows.Hook.OnFailure]): fail-closed failures fail the run,
+// fail-open ones are recorded in [flows.Context.Failures] (and so by the
+// audit plugin). Each is also logged with its kind, exit code and the end
+// of its stderr, sent to [Config.Audit], and recorded with those details
+// in the run, where later hooks read it with [Failures].
+// [Plugin.FailureCount] counts them. A hook's decisions (a block, a stop,
+// a denied question) abort the run whatever its policy.
+//
+// # Trust
+//
+// A hook runs only if the [TrustStore] at [Config.TrustStore] vouches for
+// its [Identity]: script path, SHA-256 and interpreter. Attach refuses
+// untrusted hooks (or skips them, [SkipUntrusted]) with the command that
+// trusts them; "hookflow hooks trust|list|revoke" manage the store through
+// [UpdateTrustStore], [TrustStore.Trust] and [TrustStore.Revoke].
+//
+// # Processes
+//
+// No shell ever runs: the command is split into words once, at Attach, and
+// its program resolved to an absolute path. Each run starts the process in
+// its own group with the request's data on stdin, a scrubbed environment
+// and the project directory as working directory; it is killed (SIGTERM,
+// then SIGKILL after [Config.KillGrace]) on timeout, on the request's
+// cancellation and by [Plugin.Close], and always reaped. Call Close when
+// the server stops.
+//
+// # Concurrency
+//
+// A Plugin is safe for concurrent runs once attached. Attach it once: a
+// Plugin value belongs to one server or app.
+package command

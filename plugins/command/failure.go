@@ -1,0 +1,152 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hookflow/hookflow/flows"
+)
+
+// FailureKind says how a hook failed.
+type FailureKind uint8
+
+// The kinds of failure. Each is handled by the hook's policy
+// ([Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
+// [Config.Audit].
+const (
+	// FailStart: the process could not be started.
+	FailStart FailureKind = iota + 1
+	// FailExit: it exited with a code that is neither 0 nor 2 (for OLLM's
+	// protocol, any code but 0).
+	FailExit
+	// FailSignal: a signal it did not get from hookflow ended it (a crash).
+	FailSignal
+	// FailTimeout: it ran past its timeout and was killed.
+	FailTimeout
+	// FailCanceled: the request was cancelled while it ran; it was killed.
+	FailCanceled
+	// FailShutdown: the plugin was closed while it ran; it was killed.
+	FailShutdown
+	// FailOutputCap: its stdout or stderr went over the cap; it was killed.
+	FailOutputCap
+	// FailBadOutput: its output does not follow its protocol (bad JSON, a
+	// field of the wrong type, an unknown decision).
+	FailBadOutput
+	// FailHookError: an OLLM hook answered with an error.
+	FailHookError
+	// FailChanged: its script changed since it was trusted; it did not run.
+	FailChanged
+	// FailRateLimit: its rate limit or cooldown refused the run.
+	FailRateLimit
+	// FailBusy: its concurrency cap stayed full until its timeout.
+	FailBusy
+)
+
+var failureNames = [...]string{
+	FailStart: "start", FailExit: "exit", FailSignal: "signal", FailTimeout: "timeout",
+	FailCanceled: "canceled", FailShutdown: "shutdown", FailOutputCap: "output_cap",
+	FailBadOutput: "bad_output", FailHookError: "hook_error", FailChanged: "changed",
+	FailRateLimit: "rate_limit", FailBusy: "busy",
+}
+
+// String returns the kind's snake_case name, e.g. "timeout".
+func (k FailureKind) String() string {
+	if int(k) < len(failureNames) && failureNames[k] != "" {
+		return failureNames[k]
+	}
+	return "FailureKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Failure is one failure of one command hook in one run.
+type Failure struct {
+	// Hook is the hook's ID, Name its name, Event its event.
+	Hook  string
+	Name  string
+	Event Event
+	// Script is the script's path.
+	Script string
+	// Kind says how it failed; Err says what happened.
+	Kind FailureKind
+	Err  string
+	// Policy is the hook's policy: with FailClosed the run failed, with
+	// FailOpen it went on.
+	Policy flows.FailurePolicy
+	// ExitCode is the process's exit code, -1 when a signal ended it or it
+	// did not run.
+	ExitCode int
+	// Stderr is the end of what the process wrote on stderr (at most 1 KiB).
+	Stderr string
+	// Took is how long the process ran.
+	Took time.Duration
+	// RequestID and SessionID say which request it served.
+	RequestID, SessionID string
+}
+
+// Error returns the failure as the client reads it when it fails a run:
+// the hook's name, what happened and the end of its stderr.
+func (f *Failure) Error() string {
+	msg := fmt.Sprintf("command hook %q failed (%s): %s", f.Name, f.Kind, f.Err)
+	if f.Stderr != "" {
+		msg += ": " + f.Stderr
+	}
+	return msg
+}
+
+func (f *Failure) attrs() []slog.Attr {
+	return []slog.Attr{
+		slog.String("hook", f.Hook), slog.String("name", f.Name), slog.String("event", f.Event.String()),
+		slog.String("script", f.Script), slog.String("kind", f.Kind.String()), slog.String("error", f.Err),
+		slog.String("policy", f.Policy.String()), slog.Int("exit_code", f.ExitCode), slog.String("stderr", f.Stderr),
+		slog.Duration("took", f.Took), slog.String("request_id", f.RequestID), slog.String("session_id", f.SessionID),
+	}
+}
+
+var failuresKey = flows.NewKey[[]Failure]("command.failures")
+
+// Failures returns the command-hook failures of c's run so far, in the
+// order they happened, whatever their policy: a finally hook (an audit
+// hook, for example) sees those that a fail-open policy let through.
+func Failures(c *flows.Context) []Failure {
+	f, _ := failuresKey.Get(c)
+	return f
+}
+
+// tail returns the last max bytes of b as text, cut at a rune boundary.
+func tail(b []byte, max int) string {
+	if len(b) > max {
+		b = b[len(b)-max:]
+		for len(b) > 0 && !utf8.RuneStart(b[0]) {
+			b = b[1:]
+		}
+		return "…" + string(trimSpace(b))
+	}
+	return string(trimSpace(b))
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	for len(b) > 0 && (b[0] == '\n' || b[0] == '\r' || b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
+// record logs f, sends it to the audit handler and adds it to the run.
+func (p *Plugin) record(c *flows.Context, f Failure) {
+	p.failures.Add(1)
+	failuresKey.Set(c, append(Failures(c), f))
+	p.logger().LogAttrs(c.Context(), slog.LevelWarn, "command hook failed", f.attrs()...)
+	if p.cfg.Audit != nil {
+		r := slog.NewRecord(time.Now(), slog.LevelWarn, "command hook failure", 0)
+		r.AddAttrs(f.attrs()...)
+		if p.cfg.Audit.Enabled(context.Background(), slog.LevelWarn) {
+			_ = p.cfg.Audit.Handle(context.Background(), r)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+)
+
+// hook is one command hook, ready to run.
+type hook struct {
+	*compiled
+	p  *Plugin
+	id string // the hookflow hook ID, set after registration
+
+	spawn spawn // the process template; stdin is set per run
+	slots slots
+	limit *limiter
+
+	// mu guards stamp, the script's stat when its hash was last checked.
+	mu    sync.Mutex
+	stamp fileStamp
+}
+
+func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
+	cfg := p.cfg
+	env := maps.Clone(base)
+	maps.Copy(env, c.hook.Env)
+	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
+	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
+	return &hook{
+		compiled: c, p: p,
+		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cfg.Dir,
+			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
+		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
+		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
+		stamp: c.stamp,
+	}
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// run is the hookflow hook of one command hook: it runs the process when
+// the matcher selects the call and applies its answer to the run.
+func (h *hook) run(c *flows.Context) error {
+	subject, ok := h.subject(c)
+	if !ok || !h.match.match(subject) {
+		return nil
+	}
+	d := h.p.data(c, h.Event, subject)
+	stdin, err := h.stdin(d)
+	if err != nil {
+		return h.fail(c, FailStart, "encoding its input: "+err.Error())
+	}
+	res, err := h.exec(c, stdin)
+	if err != nil {
+		return err
+	}
+	var dec decision
+	switch h.Protocol {
+	case OLLM:
+		if res.code != 0 {
+			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
+		}
+		var hookErr string
+		dec, hookErr, err = decodeOLLM(res.stdout)
+		if err == nil && hookErr != "" {
+			return h.fail(c, FailHookError, hookErr, res)
+		}
+	default:
+		if res.code != 0 && res.code != 2 {
+			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
+		}
+		dec, err = decodeClaude(h.Event, res.code, res.stdout, res.stderr)
+	}
+	if err != nil {
+		return h.fail(c, FailBadOutput, err.Error(), res)
+	}
+	return h.apply(c, d, dec)
+}
+
+// exec runs the process for one call, after the checks that may refuse
+// it: the script is still the trusted one, the rate limit and cooldown
+// allow the run, a concurrency slot is free. A non-nil error is the
+// failure the hook returns.
+func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
+	if msg := h.verify(); msg != "" {
+		return nil, h.fail(c, FailChanged, msg)
+	}
+	if err := h.limit.take(keyOf(c.Request()), time.Now()); err != nil {
+		return nil, h.fail(c, FailRateLimit, err.Error())
+	}
+	ctx := c.Context()
+	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
+	acquired := h.slots.acquire(wait)
+	cancel()
+	if !acquired {
+		if ctx.Err() != nil {
+			return nil, h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
+		}
+		return nil, h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+	}
+	defer h.slots.release()
+	if !h.p.begin() {
+		return nil, h.fail(c, FailShutdown, "the plugin is closed")
+	}
+	sp := h.spawn
+	sp.stdin = stdin
+	res := sp.run(ctx, h.p.shutdown)
+	h.p.running.Done()
+	var kind FailureKind
+	var msg string
+	switch {
+	case res.startErr != nil:
+		kind, msg = FailStart, "could not start: "+res.startErr.Error()
+	case res.stopped == stopTimeout:
+		kind, msg = FailTimeout, fmt.Sprintf("ran past its timeout of %v and was killed", sp.timeout)
+	case res.stopped == stopCanceled:
+		kind, msg = FailCanceled, "the request was cancelled; the hook was killed"
+	case res.stopped == stopShutdown:
+		kind, msg = FailShutdown, "the server is shutting down; the hook was killed"
+	case res.stopped == stopOverflow:
+		kind, msg = FailOutputCap, fmt.Sprintf("wrote more than %d bytes on %s and was killed", sp.maxOutput, res.overflow)
+	case res.signal != 0:
+		kind, msg = FailSignal, "was killed by signal "+res.signal.String()
+	default:
+		return &res, nil
+	}
+	return nil, h.fail(c, kind, msg, &res)
+}
+
+// fail records a failure of h and returns it, for the hook to return: the
+// engine applies the hook's policy (FailClosed fails the run, FailOpen
+// records the failure in the run's Failures and goes on).
+func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
+	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
+		Policy: h.OnFailure, ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+	if len(res) > 0 && res[0] != nil {
+		f.ExitCode, f.Took = res[0].code, res[0].took
+		f.Stderr = tail(res[0].stderr, 1024)
+	}
+	h.p.record(c, f)
+	return &f
+}
+
+// verify checks that the script is still the one the trust store vouched
+// for: when its stat changed since the last check, it is hashed again.
+// It returns why not, or "".
+func (h *hook) verify() string {
+	fi, err := os.Stat(h.Identity.Script)
+	if err != nil {
+		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
+	}
+	st := stampOf(fi)
+	h.mu.Lock()
+	same := st == h.stamp
+	h.mu.Unlock()
+	if same {
+		return ""
+	}
+	sum, st, err := hashFile(h.Identity.Script)
+	if err != nil {
+		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
+	}
+	if sum != h.Identity.SHA256 {
+		return fmt.Sprintf("its script %s changed since it was trusted (sha256 was %s, is %s), so it did not run; review it, then run: %s",
+			h.Identity.Script, h.Identity.SHA256[:16], sum[:16], h.TrustCommand(h.p.cfg.TrustStore, h.p.cfg.SettingsFile))
+	}
+	h.mu.Lock()
+	h.stamp = st
+	h.mu.Unlock()
+	return ""
+}
+
+// apply carries out a hook's answer in the run.
+func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
+	if dec.systemMessage != "" {
+		h.p.logger().Info("command hook message", "hook", h.id, "message", dec.systemMessage)
+		_ = framework.Log(c, "warning", map[string]string{"hook": h.Name, "message": dec.systemMessage})
+	}
+	// Decisions abort the run, whatever the hook's failure policy.
+	if dec.stop {
+		return c.Abort(errors.New(cmpOr(dec.stopReason, fmt.Sprintf("stopped by command hook %q", h.Name))))
+	}
+	if dec.block {
+		reason := cmpOr(dec.reason, fmt.Sprintf("blocked by command hook %q", h.Name))
+		switch h.Event {
+		case PostToolUseFailure:
+			dec.context = append(dec.context, reason)
+		case SessionStart:
+			h.p.logger().Warn("command hook: SessionStart hooks cannot block; the session starts", "hook", h.id, "reason", reason)
+			_ = framework.Log(c, "warning", map[string]string{"hook": h.Name, "message": reason})
+		default:
+			return c.Abort(errors.New(reason))
+		}
+	}
+	if dec.data != nil {
+		old := d.fields["tool_input"]
+		maps.Copy(d.fields, dec.data)
+		if nu, ok := dec.data["tool_input"]; ok && h.Event == PreToolUse && !bytes.Equal(nu, old) {
+			if !isObject(nu) {
+				return h.fail(c, FailBadOutput, `"data.tool_input" must be an object: the tool's new arguments`)
+			}
+			dec.input = nu
+		}
+	}
+	if dec.input != nil {
+		if h.Event != PreToolUse {
+			h.p.logger().Debug("command hook: updatedInput applies to PreToolUse only; ignored", "hook", h.id)
+		} else {
+			if err := c.Revalidate(dec.input); err != nil {
+				return c.Abort(fmt.Errorf("command hook %q rewrote the arguments, and they do not fit the tool's input schema: %s", h.Name, flows.Reason(err)))
+			}
+			d.fields["tool_input"] = c.Arguments()
+		}
+	}
+	if dec.ask {
+		if h.Event != PreToolUse {
+			return h.fail(c, FailBadOutput, `"ask" applies to PreToolUse only`)
+		}
+		asked, err := h.ask(c, dec.askReason)
+		if err != nil {
+			return c.Abort(err)
+		}
+		if asked {
+			// The question is on its way (multi round-trip): the rest of
+			// the answer applies when the call comes back.
+			return nil
+		}
+	}
+	if dec.output != nil {
+		if h.Event != PostToolUse {
+			h.p.logger().Debug("command hook: updatedToolOutput applies to PostToolUse only; ignored", "hook", h.id)
+		} else {
+			res, err := toolResult(dec.output)
+			if err != nil {
+				return h.fail(c, FailBadOutput, err.Error())
+			}
+			c.SetOutput(res)
+		}
+	}
+	for _, text := range dec.context {
+		if err := h.addContext(c, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolResult reads an updatedToolOutput: a whole CallToolResult object, or
+// a string, which becomes a text result.
+func toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}, nil
+	}
+	if !isObject(raw) {
+		return nil, errors.New(`"updatedToolOutput" must be a tool result object or a string`)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf(`"updatedToolOutput" is not a tool result: %v`, err)
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	return &res, nil
+}
+
+// addContext puts text where the event's context goes.
+func (h *hook) addContext(c *flows.Context, text string) error {
+	switch h.Event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		return framework.AddContext(c, text)
+	case SessionStart:
+		switch res := c.Output().(type) {
+		case *mcp.InitializeResult:
+			res.Instructions = joinText(res.Instructions, text)
+		case *mcp.DiscoverResult:
+			res.Instructions = joinText(res.Instructions, text)
+		}
+	case UserPromptSubmit:
+		texts, _ := promptContextKey.Get(c)
+		promptContextKey.Set(c, append(texts, text))
+	default:
+		h.p.logger().Debug("command hook: additionalContext has no place in "+h.Event.Flow().String()+"; ignored", "hook", h.id)
+	}
+	return nil
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+var promptContextKey = flows.NewKey[[]string]("command.prompt-context")
+
+// appendPromptContext adds the UserPromptSubmit hooks' context to the
+// prompt's result as user messages.
+func appendPromptContext(c *flows.Context) error {
+	texts, ok := promptContextKey.Get(c)
+	if !ok {
+		return nil
+	}
+	pg := flows.PromptGet{Context: c}
+	res := pg.Result()
+	if res == nil {
+		return nil
+	}
+	out := *res
+	out.Messages = append([]*mcp.PromptMessage(nil), res.Messages...)
+	for _, t := range texts {
+		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: "user", Content: &mcp.TextContent{Text: t}})
+	}
+	c.SetOutput(&out)
+	return nil
+}

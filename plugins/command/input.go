@@ -1,0 +1,187 @@
+package command
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+)
+
+// eventData is what the hooks of one event in one run read: the event's
+// fields, into which each OLLM hook's data and each argument rewrite are
+// merged for the hooks that follow.
+type eventData struct {
+	event  Event
+	fields map[string]json.RawMessage
+}
+
+var dataKey = flows.NewKey[*eventData]("command.data")
+
+// data returns the run's fields for event e, built on its first hook.
+func (p *Plugin) data(c *flows.Context, e Event, subject string) *eventData {
+	if d, ok := dataKey.Get(c); ok && d.event == e {
+		return d
+	}
+	d := &eventData{event: e, fields: p.fields(c, e, subject)}
+	dataKey.Set(c, d)
+	return d
+}
+
+// fields builds an event's input as the agents send it, leaving out what a
+// server does not have (transcript_path, permission_mode, tool_use_id,
+// model), plus hookflow's own fields: flow, stage, server, principal,
+// request_id and, for SessionStart, client.
+func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]json.RawMessage {
+	f := map[string]json.RawMessage{}
+	set := func(k string, v any) {
+		if b, err := json.Marshal(v); err == nil {
+			f[k] = b
+		}
+	}
+	r := c.Request()
+	set("cwd", p.cfg.Dir)
+	if r.SessionID != "" {
+		set("session_id", r.SessionID)
+	}
+	set("flow", c.Flow().String())
+	set("stage", c.Stage().String())
+	if p.cfg.ServerName != "" {
+		set("server", p.cfg.ServerName)
+	}
+	if pr := r.Principal(); pr != "" {
+		set("principal", pr)
+	}
+	if r.ID != "" {
+		set("request_id", r.ID)
+	}
+	switch e {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		set("tool_name", subject)
+		args := c.Arguments()
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		f["tool_input"] = args
+		switch e {
+		case PostToolUse:
+			if b, err := toolResponse(c.Output()); err == nil {
+				f["tool_response"] = b
+			}
+		case PostToolUseFailure:
+			set("error", flows.Reason(c.Err()))
+			set("is_interrupt", flows.CodeOf(c.Err()) == flows.CodeCanceled)
+		}
+	case SessionStart:
+		set("source", "startup")
+		if ci := r.ClientInfo; ci != nil {
+			set("client", map[string]string{"name": ci.Name, "version": ci.Version})
+		}
+	case UserPromptSubmit:
+		set("prompt_name", subject)
+		if pg := (flows.PromptGet{Context: c}); pg.Params() != nil && pg.Params().Arguments != nil {
+			set("prompt_arguments", pg.Params().Arguments)
+		}
+	case PreReadResource, PostReadResource:
+		set("resource_uri", subject)
+		if e == PostReadResource {
+			if res := (flows.ResourceRead{Context: c}).Result(); res != nil {
+				set("resource_contents", res.Contents)
+			}
+		}
+	}
+	return f
+}
+
+// toolResponse returns a tool's output as the client reads it: a whole
+// result as it is; a typed output as its JSON text and structuredContent.
+func toolResponse(out any) (json.RawMessage, error) {
+	if res, ok := out.(*mcp.CallToolResult); ok {
+		if res == nil {
+			return json.RawMessage(`{"content":[]}`), nil
+		}
+		return json.Marshal(res)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	resp := map[string]any{"content": []any{map[string]string{"type": "text", "text": string(b)}}}
+	if len(b) > 0 && b[0] == '{' {
+		resp["structuredContent"] = json.RawMessage(b)
+	}
+	return json.Marshal(resp)
+}
+
+// stdin encodes what hook h reads on stdin. The fields are valid JSON
+// already (encoded by hookflow, or the validated arguments): they are
+// copied as they are, in key order, not scanned again.
+func (h *hook) stdin(d *eventData) ([]byte, error) {
+	name, _ := json.Marshal(h.Key)
+	d.fields["hook_event_name"] = name
+	keys := slices.Sorted(maps.Keys(d.fields))
+	size := 64
+	for k, v := range d.fields {
+		size += len(k) + len(v) + 4
+	}
+	b := make([]byte, 0, size)
+	if h.Protocol == OLLM {
+		ev, _ := json.Marshal(h.Event.OLLMName())
+		b = append(append(append(b, `{"event":`...), ev...), `,"data":`...)
+	}
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		q, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, q...), ':'), d.fields[k]...)
+	}
+	b = append(b, '}')
+	if h.Protocol == OLLM {
+		b = append(b, '}')
+	}
+	return b, nil
+}
+
+// subject is what h's matcher is matched against in c's run; ok is false
+// when the event does not apply to the run.
+func (h *hook) subject(c *flows.Context) (string, bool) {
+	switch h.Event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		if c.Entity() == nil {
+			return "", false
+		}
+		if h.Event == PostToolUse {
+			if res, ok := c.Output().(*mcp.CallToolResult); ok && res != nil && res.InputRequests != nil {
+				return "", false // a question to the user, not the tool's result
+			}
+		}
+		if h.Event == PostToolUseFailure {
+			var fe *flows.Error
+			if !errors.As(c.Err(), &fe) || fe.Step != "execute" {
+				return "", false // the tool did not run, or did not fail
+			}
+		}
+		if h.p.cfg.AgentToolNames {
+			return "mcp__" + h.p.cfg.ServerName + "__" + c.Entity().Name, true
+		}
+		return c.Entity().Name, true
+	case SessionStart:
+		return "startup", true
+	case UserPromptSubmit:
+		if c.Entity() == nil {
+			return "", false
+		}
+		return c.Entity().Name, true
+	case PreReadResource, PostReadResource:
+		return (flows.ResourceRead{Context: c}).URI(), true
+	}
+	return "", false
+}

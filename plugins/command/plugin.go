@@ -1,0 +1,220 @@
+package command
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Plugin is the command-hook plugin. Build it with [New], attach it to a
+// server or an app, and [Plugin.Close] it when the server stops: Close
+// kills the hooks still running.
+type Plugin struct {
+	cfg      Config
+	attached bool
+
+	hooks []*hook
+	log   atomic.Pointer[slog.Logger]
+
+	// shutdown is closed by Close: running hooks are killed and no new
+	// one starts.
+	shutdown  chan struct{}
+	closeOnce sync.Once
+	running   sync.WaitGroup
+	mu        sync.Mutex // guards closed with running.Add
+	closed    bool
+
+	failures atomic.Uint64
+	// secret signs the request state of questions asked by multi
+	// round-trip (see hook.ask).
+	secret [32]byte
+}
+
+// New returns the plugin configured by cfg. The configuration is read and
+// checked, and every script hashed and looked up in the trust store, at
+// Attach.
+func New(cfg Config) *Plugin {
+	p := &Plugin{cfg: cfg, shutdown: make(chan struct{})}
+	_, _ = rand.Read(p.secret[:])
+	return p
+}
+
+// Name returns Config.Name, or "command".
+func (p *Plugin) Name() string {
+	if p.cfg.Name == "" {
+		return "command"
+	}
+	return p.cfg.Name
+}
+
+// Attach reads the settings, resolves each hook's command, checks its
+// script against the trust store, and registers one hookflow hook per
+// command hook, named after it, at its event's flow and stage, in the
+// settings' order. Untrusted hooks fail Attach (or, with SkipUntrusted,
+// are logged and left out), each named with the command that trusts it.
+func (p *Plugin) Attach(pc *framework.PluginContext) error {
+	if p.attached {
+		return errors.New("this Plugin value is already attached: build one per server or app with New")
+	}
+	p.attached = true
+	if err := p.cfg.validate(); err != nil {
+		return err
+	}
+	cfg := p.cfg.withDefaults()
+	p.cfg = cfg
+	logger := cfg.Logger
+	if logger == nil {
+		logger = pc.Server.Logger()
+	}
+	p.log.Store(logger)
+	store, err := LoadTrustStore(cfg.TrustStore)
+	if err != nil {
+		return err
+	}
+	compiled, err := compile(cfg, store, func(msg string, args ...any) { logger.Warn(msg, args...) })
+	if err != nil {
+		return err
+	}
+	env := baseEnv(cfg)
+	var untrusted []error
+	var regs []flows.Hook
+	promptContext := false
+	for _, c := range compiled {
+		if c.Trust != Trusted {
+			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, cfg.SettingsFile)
+			if cfg.Untrusted == SkipUntrusted {
+				logger.Warn("command hook skipped: "+msg, "hook", c.Name, "where", c.Where)
+				continue
+			}
+			untrusted = append(untrusted, errors.New(c.Where+": "+msg))
+			continue
+		}
+		h := newHook(p, c, env)
+		p.hooks = append(p.hooks, h)
+		regs = append(regs, flows.Hook{Flow: c.Event.Flow(), Stage: c.Event.Stage(), Priority: cfg.Priority, Name: c.Name, Fn: h.run,
+			OnFailure: c.OnFailure})
+		promptContext = promptContext || c.Event == UserPromptSubmit
+	}
+	if len(untrusted) > 0 {
+		return errors.Join(untrusted...)
+	}
+	if promptContext {
+		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
+			Name: "prompt-context", Fn: appendPromptContext})
+	}
+	if err := pc.Hook(regs...); err != nil {
+		return err
+	}
+	owner := pc.Scope.Path()
+	for _, h := range p.hooks {
+		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
+	}
+	return nil
+}
+
+// untrustedMessage says why a hook does not run and how to trust it.
+func untrustedMessage(h HookInfo, store, settingsFile string) string {
+	what := fmt.Sprintf("command hook %q runs %s (sha256 %s)", h.Name, h.Identity.Script, h.Identity.SHA256[:16])
+	if h.Identity.Interpreter != "" {
+		what += " with " + h.Identity.Interpreter
+	}
+	state := "which is not in the trust store " + store
+	if h.Trust == Changed {
+		state = "which changed since it was trusted in " + store
+	}
+	return fmt.Sprintf("%s, %s; review the script, then run: %s", what, state, h.TrustCommand(store, settingsFile))
+}
+
+// baseEnv is the environment every hook starts from: the allowed
+// variables of the server's environment, the project directory, and
+// Config.Env.
+func baseEnv(cfg Config) map[string]string {
+	env := map[string]string{}
+	for _, k := range cfg.EnvAllow {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for _, v := range projectVars {
+		env[v] = cfg.Dir
+	}
+	for k, v := range cfg.Env {
+		env[k] = v
+	}
+	return env
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Hooks describes the hooks the plugin registered, in order.
+func (p *Plugin) Hooks() []HookInfo {
+	out := make([]HookInfo, len(p.hooks))
+	for i, h := range p.hooks {
+		out[i] = h.HookInfo
+	}
+	return out
+}
+
+// FailureCount returns how many hook failures the plugin has seen, of any
+// kind and policy.
+func (p *Plugin) FailureCount() uint64 { return p.failures.Load() }
+
+// Close kills the hooks still running (SIGTERM to each process group,
+// SIGKILL after the grace) and waits until every one is reaped, or ctx is
+// done. Runs that start after Close fail with FailShutdown. Close may be
+// called more than once.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		close(p.shutdown)
+	})
+	done := make(chan struct{})
+	go func() {
+		p.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// begin registers a process about to start; false once the plugin is
+// closed.
+func (p *Plugin) begin() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.running.Add(1)
+	return true
+}
+
+func (p *Plugin) logger() *slog.Logger {
+	if l := p.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
+}

@@ -1,0 +1,219 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// spawn is how one hook process is started and bounded.
+type spawn struct {
+	path  string   // absolute path of the executable
+	argv  []string // argv[0] included
+	env   []string
+	dir   string
+	stdin []byte
+	// timeout bounds the process's life; grace is how long it has to exit
+	// after SIGTERM before the group is killed.
+	timeout, grace time.Duration
+	// maxOutput caps stdout and stderr, each.
+	maxOutput int
+}
+
+// stopReason says why a process was stopped before it exited on its own.
+type stopReason uint8
+
+const (
+	stopNone     stopReason = iota
+	stopTimeout             // the hook's timeout passed
+	stopCanceled            // the request was cancelled
+	stopShutdown            // the plugin was closed
+	stopOverflow            // stdout or stderr went over the cap
+)
+
+// exited is what became of one hook process.
+type exited struct {
+	// startErr is set when the process could not be started.
+	startErr error
+	// code is the exit code, -1 when a signal ended the process.
+	code int
+	// signal ended the process, when code is -1.
+	signal syscall.Signal
+	// stopped says why hookflow stopped the process, stopNone when it
+	// exited on its own.
+	stopped stopReason
+	// overflow names the stream that went over the cap.
+	overflow       string
+	stdout, stderr []byte
+	took           time.Duration
+}
+
+// run starts s and waits for it, never through a shell. The process leads
+// its own process group; whatever ends the hook (its exit, the timeout,
+// ctx's cancellation, shutdown being closed, an output over the cap), every
+// process left in the group is killed before run returns, and the leader
+// is reaped: a hook leaves nothing running and no zombie behind. When
+// hookflow stops it, the group gets SIGTERM, then SIGKILL after the grace.
+func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
+	t0 := time.Now()
+	var res exited
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return exited{startErr: err}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return exited{startErr: err}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return exited{startErr: err}
+	}
+	cmd := &exec.Cmd{
+		Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+		Stdin: inR, Stdout: outW, Stderr: errW,
+		// Setpgid: the hook and its children form a group of their own,
+		// killed as one. Pdeathsig: the leader dies with the server.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	err = cmd.Start()
+	// The child has its copies; the parent keeps only its ends.
+	closeAll(inR, outW, errW)
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return exited{startErr: err}
+	}
+	pid := cmd.Process.Pid
+
+	overflow := make(chan string, 2)
+	outDone := make(chan []byte, 1)
+	errDone := make(chan []byte, 1)
+	go readCapped(outR, s.maxOutput, "stdout", overflow, outDone)
+	go readCapped(errR, s.maxOutput, "stderr", overflow, errDone)
+	go func() {
+		// A hook that does not read its stdin gets EPIPE here, which is
+		// not its failure; closing inW below ends a write it blocks.
+		_, _ = inW.Write(s.stdin)
+		_ = inW.Close()
+	}()
+
+	// waitExit reports the leader's exit without reaping it: until it is
+	// reaped its PID, which is the group's ID, cannot be reused, so the
+	// group can be killed safely afterwards.
+	exitCh := make(chan struct{})
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		close(exitCh)
+	}()
+
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	select {
+	case <-exitCh:
+	case <-timer.C:
+		res.stopped = stopTimeout
+	case <-ctx.Done():
+		res.stopped = stopCanceled
+	case <-shutdown:
+		res.stopped = stopShutdown
+	case res.overflow = <-overflow:
+		res.stopped = stopOverflow
+	}
+	if res.stopped != stopNone {
+		terminate(pid, s.grace, exitCh)
+	}
+	// Whatever the leader left in its group goes with it.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	if err := cmd.Wait(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			res.startErr = err
+		}
+	}
+	res.code = -1
+	if ps := cmd.ProcessState; ps != nil {
+		res.code = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.signal = ws.Signal()
+		}
+	}
+	// The group is dead, so the pipes' writers are gone; a process that
+	// left the group (setsid) could still hold them: the drain is bounded.
+	deadline := time.Now().Add(s.grace)
+	_ = outR.SetReadDeadline(deadline)
+	_ = errR.SetReadDeadline(deadline)
+	res.stdout, res.stderr = <-outDone, <-errDone
+	closeAll(inW, outR, errR)
+	if res.stopped == stopNone {
+		select {
+		case res.overflow = <-overflow:
+			res.stopped = stopOverflow
+		default:
+		}
+	}
+	res.took = time.Since(t0)
+	return res
+}
+
+// terminate sends SIGTERM to the group of pid, waits up to grace for the
+// leader to exit, then sends SIGKILL and waits for it.
+func terminate(pid int, grace time.Duration, exitCh <-chan struct{}) {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-exitCh:
+		return
+	case <-t.C:
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	<-exitCh
+}
+
+// readCapped reads r to its end, keeping at most max bytes. The first byte
+// past max is reported on overflow (once), and reading stops: the writer
+// then gets EPIPE or is killed.
+func readCapped(r *os.File, max int, name string, overflow chan<- string, done chan<- []byte) {
+	buf := make([]byte, 0, min(max+1, 4096))
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			if len(buf)+n > max {
+				buf = append(buf, chunk[:max-len(buf)]...)
+				overflow <- name
+				_ = r.Close()
+				done <- buf
+				return
+			}
+			buf = append(buf, chunk[:n]...)
+		}
+		if err != nil {
+			if err != io.EOF {
+				_ = r.Close()
+			}
+			done <- buf
+			return
+		}
+	}
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}

@@ -1,0 +1,411 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/suggest"
+)
+
+// Settings is the "hooks" object of an agent's settings file, as Claude
+// Code, Codex and Gemini CLI write it: for each event key (an [Event]'s
+// name or alias), its matcher groups, each with its command hooks.
+//
+//	{"hooks": {"PreToolUse": [{"matcher": "delete_.*", "hooks": [{"type": "command", "command": "/srv/hooks/guard.sh", "timeout": 5}]}]}}
+type Settings map[string][]Group
+
+// Group is one matcher group: a matcher and the hooks it selects.
+type Group struct {
+	// Matcher selects what the event's hooks run for (see the package
+	// doc, "Matchers"); "" and "*" select everything.
+	Matcher string
+	// Hooks run in order.
+	Hooks []Hook
+}
+
+// Hook is one command hook: the agents' handler fields (Type, Command,
+// Timeout) and hookflow's own. In a settings file its keys are
+// type, command, timeout (seconds), name, protocol ("claude" or "ollm"),
+// onFailure ("open" or "closed"), maxConcurrent, rateLimit
+// ({"calls": n, "per": seconds}), cooldown (seconds), env (an object of
+// strings) and maxOutputBytes; the agents' statusMessage is accepted and
+// ignored.
+type Hook struct {
+	// Type must be "command" ("" means "command" in Go).
+	Type string
+	// Command is the program and its arguments: an absolute path, or an
+	// interpreter of [Config.Interpreters] followed by the script's path.
+	// No shell ever runs it (see the package doc, "Safety").
+	Command string
+	// Timeout bounds the process; 0 uses [Config.Timeout].
+	Timeout time.Duration
+	// Name names the hook in hook IDs, logs and audit records; "" derives
+	// it from the script's file name. Letters, digits, '.', '_' and '-'.
+	Name string
+	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
+	Protocol Protocol
+	// OnFailure is what a failure of the hook does: flows.FailClosed
+	// (default) or flows.FailOpen. It is the hookflow hook's own
+	// [flows.Hook.OnFailure]: a fail-open failure is in the run's
+	// [flows.Context.Failures], and so in the audit plugin's record.
+	OnFailure flows.FailurePolicy
+	// MaxConcurrent caps how many processes of this hook run at once; 0
+	// uses [Config.MaxConcurrent]. A run waits for a free slot until the
+	// hook's timeout, then fails.
+	MaxConcurrent int
+	// RateLimit caps how often the hook runs per session.
+	RateLimit RateLimit
+	// Cooldown is the least time between two runs of the hook in one
+	// session; a run inside it fails.
+	Cooldown time.Duration
+	// Env adds variables to the hook's environment.
+	Env map[string]string
+	// MaxOutputBytes caps stdout and stderr, each; 0 uses
+	// [Config.MaxOutputBytes].
+	MaxOutputBytes int
+}
+
+// RateLimit allows Calls runs per Per, per hook and session; the zero
+// value is no limit. A run over the limit fails.
+type RateLimit struct {
+	Calls int
+	Per   time.Duration
+}
+
+// ConfigError is one problem of the hook settings: where it is (a file
+// position, or a path in [Config.Settings]) and what is wrong.
+type ConfigError struct {
+	// File, Line and Col locate the problem in a settings file; File is ""
+	// for settings given as a Go value.
+	File      string
+	Line, Col int
+	// Path names the setting, e.g. hooks.PreToolUse[0].hooks[1].command.
+	Path string
+	Msg  string
+}
+
+// Error renders the problem as "file:line:col: path: message", or as
+// "Config.Settings: path: message" for Go settings.
+func (e *ConfigError) Error() string {
+	where := "Config.Settings"
+	if e.File != "" {
+		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	}
+	if e.Path == "" {
+		return where + ": " + e.Msg
+	}
+	return where + ": " + e.Path + ": " + e.Msg
+}
+
+// source is where settings came from: a file (with its bytes and each
+// path's offset) or a Go value.
+type source struct {
+	file string
+	data []byte
+	offs map[string]int
+}
+
+func (s *source) errorf(path, format string, args ...any) *ConfigError {
+	e := &ConfigError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	if s != nil && s.file != "" {
+		e.File = s.file
+		off, ok := s.offs[path]
+		for p := path; !ok && p != ""; {
+			p = parentPath(p)
+			off, ok = s.offs[p]
+		}
+		e.Line, e.Col = lineCol(s.data, off)
+	}
+	return e
+}
+
+// parentPath strips the last element of a settings path.
+func parentPath(p string) string {
+	i := max(strings.LastIndexByte(p, '.'), strings.LastIndexByte(p, '['))
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// readSettingsFile reads the "hooks" object of an agent's settings file.
+func readSettingsFile(file string) (Settings, *source, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+	}
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	src := &source{file: file, data: data, offs: map[string]int{}}
+	root, err := parseJSON(data)
+	if err != nil {
+		var pe *posError
+		if errors.As(err, &pe) {
+			line, col := lineCol(data, pe.off)
+			return nil, nil, &ConfigError{File: file, Line: line, Col: col, Msg: pe.msg}
+		}
+		return nil, nil, err
+	}
+	d := &decoder{src: src}
+	s := d.settings(root)
+	return s, src, errors.Join(d.errs...)
+}
+
+// decoder turns a positioned JSON tree into Settings, collecting every
+// problem.
+type decoder struct {
+	src  *source
+	errs []error
+}
+
+func (d *decoder) fail(path string, off int, format string, args ...any) {
+	d.src.offs[path] = off
+	d.errs = append(d.errs, d.src.errorf(path, format, args...))
+}
+
+func (d *decoder) mark(path string, n *node) { d.src.offs[path] = n.off }
+
+func (d *decoder) settings(root *node) Settings {
+	if root.kind != '{' {
+		d.fail("", root.off, "the settings must be a JSON object, not %s", root.kindName())
+		return nil
+	}
+	hooks := root.get("hooks")
+	if hooks == nil {
+		d.fail("", root.off, `no "hooks" object: hook settings are {"hooks": {"PreToolUse": [...], ...}}`)
+		return nil
+	}
+	d.mark("hooks", hooks)
+	if hooks.kind != '{' {
+		d.fail("hooks", hooks.off, "must be an object of events, not %s", hooks.kindName())
+		return nil
+	}
+	s := Settings{}
+	for i, key := range hooks.keys {
+		path := "hooks." + key
+		d.src.offs[path] = hooks.koff[i]
+		v := hooks.vals[i]
+		if v.kind != '[' {
+			d.fail(path, v.off, "must be an array of matcher groups, not %s", v.kindName())
+			continue
+		}
+		groups := make([]Group, 0, len(v.vals))
+		for j, g := range v.vals {
+			groups = append(groups, d.group(fmt.Sprintf("%s[%d]", path, j), g))
+		}
+		s[key] = groups
+	}
+	return s
+}
+
+func (d *decoder) group(path string, n *node) Group {
+	d.mark(path, n)
+	var g Group
+	if n.kind != '{' {
+		d.fail(path, n.off, `must be an object {"matcher": ..., "hooks": [...]}, not %s`, n.kindName())
+		return g
+	}
+	for i, key := range n.keys {
+		v, kp := n.vals[i], path+"."+key
+		d.src.offs[kp] = v.off
+		switch key {
+		case "matcher":
+			g.Matcher = d.str(kp, v)
+		case "hooks":
+			if v.kind != '[' {
+				d.fail(kp, v.off, "must be an array of hooks, not %s", v.kindName())
+				continue
+			}
+			for j, h := range v.vals {
+				g.Hooks = append(g.Hooks, d.hook(fmt.Sprintf("%s[%d]", kp, j), h))
+			}
+		case "sequential":
+			// Gemini CLI's flag: hookflow always runs a group in order.
+			d.boolean(kp, v)
+		default:
+			d.unknown(kp, n.koff[i], key, []string{"matcher", "hooks", "sequential"})
+		}
+	}
+	return g
+}
+
+var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
+	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell"}
+
+func (d *decoder) hook(path string, n *node) Hook {
+	d.mark(path, n)
+	var h Hook
+	if n.kind != '{' {
+		d.fail(path, n.off, `must be an object {"type": "command", "command": ...}, not %s`, n.kindName())
+		return h
+	}
+	if n.get("type") == nil {
+		d.fail(path, n.off, `no "type": a command hook has "type": "command"`)
+	}
+	for i, key := range n.keys {
+		v, kp := n.vals[i], path+"."+key
+		d.src.offs[kp] = v.off
+		switch key {
+		case "type":
+			if h.Type = d.str(kp, v); h.Type == "" && v.kind == '"' {
+				d.fail(kp, v.off, `must be "command"`)
+			}
+		case "command":
+			h.Command = d.str(kp, v)
+		case "timeout":
+			h.Timeout = d.seconds(kp, v)
+		case "name":
+			h.Name = d.str(kp, v)
+		case "protocol":
+			p, err := ParseProtocol(d.str(kp, v))
+			if err != nil && v.kind == '"' {
+				d.fail(kp, v.off, "%v", err)
+			}
+			h.Protocol = p
+		case "onFailure":
+			p, err := flows.ParseFailurePolicy(d.str(kp, v))
+			if err != nil && v.kind == '"' {
+				d.fail(kp, v.off, "%s", flows.Reason(err))
+			}
+			h.OnFailure = p
+		case "maxConcurrent":
+			h.MaxConcurrent = d.integer(kp, v)
+		case "maxOutputBytes":
+			h.MaxOutputBytes = d.integer(kp, v)
+		case "cooldown":
+			h.Cooldown = d.seconds(kp, v)
+		case "rateLimit":
+			h.RateLimit = d.rateLimit(kp, v)
+		case "env":
+			h.Env = d.env(kp, v)
+		case "statusMessage":
+			d.str(kp, v) // shown by agents while the hook runs; a server has no one to show it to
+		case "async", "once":
+			if d.boolean(kp, v) {
+				d.fail(kp, v.off, "is not supported: a server's command hook runs for every matching call and takes part in its outcome")
+			}
+		case "shell":
+			d.fail(kp, v.off, "is not supported: hookflow never runs hooks through a shell")
+		default:
+			d.unknown(kp, n.koff[i], key, hookKeys)
+		}
+	}
+	return h
+}
+
+func (d *decoder) unknown(path string, off int, key string, known []string) {
+	hint := ""
+	if s, ok := suggest.Closest(key, known); ok {
+		hint = fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	d.fail(path, off, "unknown key %q%s", key, hint)
+}
+
+func (d *decoder) str(path string, n *node) string {
+	if n.kind != '"' {
+		d.fail(path, n.off, "must be a string, not %s", n.kindName())
+		return ""
+	}
+	return n.str
+}
+
+func (d *decoder) boolean(path string, n *node) bool {
+	if n.kind != 'b' {
+		d.fail(path, n.off, "must be true or false, not %s", n.kindName())
+		return false
+	}
+	return n.b
+}
+
+func (d *decoder) integer(path string, n *node) int {
+	if n.kind != '0' {
+		d.fail(path, n.off, "must be a number, not %s", n.kindName())
+		return 0
+	}
+	i, err := n.num.Int64()
+	if err != nil || i < 0 || i > math.MaxInt32 {
+		d.fail(path, n.off, "must be a whole number from 0 to %d, got %s", math.MaxInt32, n.num)
+		return 0
+	}
+	return int(i)
+}
+
+// seconds reads a duration written in seconds, as the agents write
+// timeouts; fractions are allowed.
+func (d *decoder) seconds(path string, n *node) time.Duration {
+	if n.kind != '0' {
+		d.fail(path, n.off, "must be a number of seconds, not %s", n.kindName())
+		return 0
+	}
+	f, err := n.num.Float64()
+	if err != nil || f <= 0 || f > 24*3600 {
+		d.fail(path, n.off, "must be a number of seconds greater than 0 and at most 86400, got %s", n.num)
+		return 0
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+func (d *decoder) rateLimit(path string, n *node) RateLimit {
+	var r RateLimit
+	if n.kind != '{' {
+		d.fail(path, n.off, `must be an object {"calls": n, "per": seconds}, not %s`, n.kindName())
+		return r
+	}
+	for i, key := range n.keys {
+		v, kp := n.vals[i], path+"."+key
+		d.src.offs[kp] = v.off
+		switch key {
+		case "calls":
+			r.Calls = d.integer(kp, v)
+		case "per":
+			r.Per = d.seconds(kp, v)
+		default:
+			d.unknown(kp, n.koff[i], key, []string{"calls", "per"})
+		}
+	}
+	return r
+}
+
+func (d *decoder) env(path string, n *node) map[string]string {
+	if n.kind != '{' {
+		d.fail(path, n.off, "must be an object of strings, not %s", n.kindName())
+		return nil
+	}
+	env := make(map[string]string, len(n.keys))
+	for i, key := range n.keys {
+		kp := path + "." + key
+		d.src.offs[kp] = n.koff[i]
+		env[key] = d.str(kp, n.vals[i])
+	}
+	return env
+}
+
+// sortedKeys returns the event keys of s in the order their hooks are
+// compiled: by event (the order of [Events]), then by key.
+func (s Settings) sortedKeys() []string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	rank := func(k string) int {
+		if e, _ := ParseEvent(k); e.Valid() {
+			return int(e)
+		}
+		return eventCount + 1
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}
