@@ -1,0 +1,87 @@
+package declared
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Declaration is one server-declared hook, as SEP-2282 defines it and as it
+// travels in experimental.hooks.declarations: at Event, when Matcher (if
+// any) matches, the client injects Context, or the text of ContextTool's
+// result, into the agent's context with Priority.
+//
+// Exactly one of Context and ContextTool is set; ContextToolArgs requires
+// ContextTool. Context and the string values of ContextToolArgs may hold
+// template variables ([Expand]).
+type Declaration struct {
+	Event   Event    `json:"event"`
+	Matcher *Matcher `json:"matcher,omitempty"`
+	// Context is the static text to inject.
+	Context string `json:"context,omitempty"`
+	// ContextTool names a tool of the declaring server whose result text
+	// is injected instead of a static string.
+	ContextTool string `json:"context_tool,omitempty"`
+	// ContextToolArgs are ContextTool's arguments: a JSON object.
+	ContextToolArgs json.RawMessage `json:"context_tool_args,omitempty"`
+	Priority        Priority        `json:"priority"`
+}
+
+// Matcher narrows when a declaration of a tool event fires. Every field set
+// must match (logical AND); an empty Matcher matches every call. See
+// [Matcher.Match].
+type Matcher struct {
+	// ToolName is the tool's name or a glob over it: '*' matches any run
+	// of characters, '?' any one character.
+	ToolName string `json:"tool_name,omitempty"`
+	// InputContains is a substring of the serialized tool input.
+	InputContains string `json:"input_contains,omitempty"`
+	// ToolServer is the name of the MCP server that provides the tool.
+	ToolServer string `json:"tool_server,omitempty"`
+}
+
+// IsZero reports whether m is nil or sets no field.
+func (m *Matcher) IsZero() bool { return m == nil || *m == Matcher{} }
+
+// Validate reports the first thing wrong with d, naming the field as it is
+// written on the wire.
+func (d *Declaration) Validate() error {
+	switch {
+	case !d.Event.Valid():
+		return fmt.Errorf("event: missing or invalid (events: %s)", strings.Join(EventNames(), ", "))
+	case !d.Priority.Valid():
+		return fmt.Errorf("priority: missing or invalid (priorities: %s)", strings.Join(PriorityNames(), ", "))
+	case d.Context != "" && d.ContextTool != "":
+		return errors.New("context and context_tool are mutually exclusive: set one")
+	case d.Context == "" && d.ContextTool == "":
+		return errors.New("context or context_tool is required")
+	case len(d.ContextToolArgs) > 0 && d.ContextTool == "":
+		return errors.New("context_tool_args requires context_tool")
+	case !d.Matcher.IsZero() && !d.Event.IsTool():
+		return fmt.Errorf("matcher applies to pre_tool_use and post_tool_use only, not %s", d.Event)
+	}
+	if len(d.ContextToolArgs) > 0 {
+		if err := checkObject(d.ContextToolArgs); err != nil {
+			return fmt.Errorf("context_tool_args: %w", err)
+		}
+	}
+	return nil
+}
+
+// CheckArgs reports whether raw is a JSON object, as context_tool_args must
+// be; hookgen checks contextargs= with it.
+func CheckArgs(raw string) error { return checkObject([]byte(raw)) }
+
+func checkObject(raw []byte) error {
+	var obj map[string]any
+	err := json.Unmarshal(raw, &obj)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("want a JSON object: %v", err)
+	case err != nil || obj == nil:
+		return errors.New("want a JSON object")
+	}
+	return nil
+}
