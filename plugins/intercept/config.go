@@ -1,0 +1,171 @@
+package intercept
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/intercept/wire"
+)
+
+// Config configures the intercept plugin. Servers is required.
+type Config struct {
+	// Name is the plugin's name (default "intercept").
+	Name string
+	// Servers are the interceptor hosts, in the order that breaks ties
+	// between mutators of equal priority hint and name.
+	Servers []Server
+	// Policy overrides what the hosts' interceptors declare, per
+	// interceptor (the SEP's invoker policy).
+	Policy []Policy
+	// Timeout bounds every invocation whose policy sets none (default
+	// DefaultTimeout); the host is asked to stop at the same bound
+	// (timeoutMs). A negative value means no bound.
+	Timeout time.Duration
+	// ConnectTimeout bounds connecting to a host and listing its
+	// interceptors, at start and when reconnecting (default
+	// DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// RetryAfter is how long after a failed reconnect the plugin fails an
+	// unreachable host's invocations without trying again (default
+	// DefaultRetryAfter).
+	RetryAfter time.Duration
+	// Explain puts the validators' messages in the reason a blocked client
+	// reads. By default the client reads only that an interceptor blocked
+	// the operation: the SEP advises against copying interceptors' findings
+	// across the trust boundary, and they are in the log and the audit
+	// decisions.
+	Explain bool
+	// Audit receives a decision for every invocation: the interceptor, the
+	// outcome, the duration. An *audit.Plugin is an Auditor.
+	Audit Auditor
+	// Logger receives failures of interceptors and hosts; nil uses the
+	// server's logger.
+	Logger *slog.Logger
+}
+
+// Auditor records a decision of the plugin about a run; *audit.Plugin
+// implements it.
+type Auditor interface {
+	Decide(c *flows.Context, d audit.Decision)
+}
+
+// The defaults of [Config].
+const (
+	DefaultTimeout        = 5 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultRetryAfter     = time.Second
+)
+
+// Server is one interceptor host: a streamable HTTP endpoint or a command
+// that speaks MCP on its standard input and output.
+type Server struct {
+	// Name identifies the host in hook IDs ("<name>:<interceptor>"),
+	// decisions and errors; required and unique.
+	Name string
+	// URL is the host's streamable HTTP endpoint.
+	URL string
+	// Token is the bearer token sent to URL.
+	Token string
+	// HTTPClient sends the requests to URL; nil uses a client of the
+	// plugin's own (keep-alive, enough idle connections for concurrent
+	// validators).
+	HTTPClient *http.Client
+	// Command runs the host and talks to it over stdio: the program (a
+	// path, or a name looked up in PATH) and its arguments; no shell.
+	Command []string
+	// Env is the command's environment (nil: the plugin's); Dir its
+	// working directory.
+	Env []string
+	Dir string
+}
+
+// Policy is the invoker's policy for one interceptor: what the deployment
+// decides, overriding the author's defaults from the host. Fields left at
+// their zero value keep the host's declaration.
+type Policy struct {
+	// Server and Interceptor name the interceptor; Server may be empty
+	// when no other host has an interceptor of that name.
+	Server, Interceptor string
+	// Disabled leaves the interceptor out.
+	Disabled bool
+	// Mode overrides the mode: wire.Active or wire.Audit.
+	Mode wire.Mode
+	// FailOpen overrides the failure routing.
+	FailOpen *bool
+	// PriorityHint overrides a mutator's order.
+	PriorityHint *wire.PriorityHint
+	// Timeout overrides Config.Timeout for this interceptor.
+	Timeout time.Duration
+	// Hooks narrows the events and phases the interceptor runs on; it may
+	// only remove what the host advertised.
+	Hooks []wire.Hook
+	// Config is sent with every invocation of the interceptor.
+	Config map[string]any
+}
+
+// check reports what is wrong with the configuration, field by field.
+func (c *Config) check() error {
+	var errs []error
+	if len(c.Servers) == 0 {
+		errs = append(errs, errors.New("Config.Servers: at least one interceptor host is required"))
+	}
+	seen := map[string]bool{}
+	for i, s := range c.Servers {
+		at := fmt.Sprintf("Config.Servers[%d]", i)
+		switch {
+		case s.Name == "":
+			errs = append(errs, fmt.Errorf("%s.Name: required", at))
+		case seen[s.Name]:
+			errs = append(errs, fmt.Errorf("%s.Name: %q names two servers", at, s.Name))
+		}
+		seen[s.Name] = true
+		switch {
+		case s.URL == "" && len(s.Command) == 0:
+			errs = append(errs, fmt.Errorf("%s: set URL (streamable HTTP) or Command (stdio)", at))
+		case s.URL != "" && len(s.Command) > 0:
+			errs = append(errs, fmt.Errorf("%s: set URL or Command, not both", at))
+		case s.URL != "":
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				errs = append(errs, fmt.Errorf("%s.URL: %q is not an http(s) URL", at, s.URL))
+			}
+		case s.Command[0] == "":
+			errs = append(errs, fmt.Errorf("%s.Command: the program is empty", at))
+		}
+		if s.Token != "" && s.URL == "" {
+			errs = append(errs, fmt.Errorf("%s.Token: a token is sent over HTTP only; set URL", at))
+		}
+	}
+	for i, p := range c.Policy {
+		at := fmt.Sprintf("Config.Policy[%d]", i)
+		if p.Interceptor == "" {
+			errs = append(errs, fmt.Errorf("%s.Interceptor: required", at))
+		}
+		if p.Server != "" && !seen[p.Server] {
+			errs = append(errs, fmt.Errorf("%s.Server: no server is named %q", at, p.Server))
+		}
+		if p.Mode != "" && p.Mode != wire.Active && p.Mode != wire.Audit {
+			errs = append(errs, fmt.Errorf("%s.Mode: %q is not %q or %q", at, p.Mode, wire.Active, wire.Audit))
+		}
+		if p.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("%s.Timeout: must not be negative, got %v", at, p.Timeout))
+		}
+		for j, h := range p.Hooks {
+			if _, err := wire.ParsePhase(string(h.Phase)); err != nil {
+				errs = append(errs, fmt.Errorf("%s.Hooks[%d].Phase: %w", at, j, err))
+			}
+		}
+	}
+	if c.ConnectTimeout < 0 {
+		errs = append(errs, fmt.Errorf("Config.ConnectTimeout: must not be negative, got %v", c.ConnectTimeout))
+	}
+	if c.RetryAfter < 0 {
+		errs = append(errs, fmt.Errorf("Config.RetryAfter: must not be negative, got %v", c.RetryAfter))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,189 @@
+package intercept
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/plugins/intercept/wire"
+)
+
+// conn is the plugin's connection to one interceptor host. A session that
+// fails (the process exits, the HTTP session is gone) is dropped, and the
+// next invocation connects again (restarting the command), at most once per
+// RetryAfter.
+type conn struct {
+	srv        Server
+	client     *mcp.Client
+	httpClient *http.Client
+	connectFor time.Duration
+	retryAfter time.Duration
+
+	mu       sync.Mutex
+	cs       *mcp.ClientSession
+	failedAt time.Time // when the last reconnect failed
+	lastErr  error
+	closed   bool
+}
+
+func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration) *conn {
+	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter}
+	if srv.URL != "" {
+		c.httpClient = srv.HTTPClient
+		if c.httpClient == nil {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			t.MaxIdleConnsPerHost = 64
+			c.httpClient = &http.Client{Transport: t}
+		}
+		if srv.Token != "" {
+			hc := *c.httpClient
+			next := hc.Transport
+			if next == nil {
+				next = http.DefaultTransport
+			}
+			hc.Transport = bearer{token: srv.Token, next: next}
+			c.httpClient = &hc
+		}
+	}
+	return c
+}
+
+// bearer adds the Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+// RoundTrip sends r with the token.
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// transport returns a new transport to the host.
+func (c *conn) transport() mcp.Transport {
+	if c.srv.URL != "" {
+		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: c.httpClient, MaxRetries: -1, DisableStandaloneSSE: true}
+	}
+	cmd := exec.Command(c.srv.Command[0], c.srv.Command[1:]...)
+	cmd.Env, cmd.Dir = c.srv.Env, c.srv.Dir
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+}
+
+// connect opens a session. ctx bounds the connection (initialize), not the
+// session, which lives until it fails or the plugin closes.
+func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.connectFor)
+	defer cancel()
+	// Protocol 2025-11-25: on 2026-07-28 every request carries the
+	// client's info and capabilities in _meta, which the host decodes and
+	// checks on every invocation; the extension needs neither.
+	cs, err := c.client.Connect(ctx, c.transport(), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", c.where(), err)
+	}
+	go func() {
+		// A session that ends (the command exited, the connection broke)
+		// is dropped: the next invocation reconnects.
+		_ = cs.Wait()
+		c.drop(cs)
+	}()
+	return cs, nil
+}
+
+// where names the host for messages: its URL or its program.
+func (c *conn) where() string {
+	if c.srv.URL != "" {
+		return fmt.Sprintf("server %q (%s)", c.srv.Name, c.srv.URL)
+	}
+	return fmt.Sprintf("server %q (command %s)", c.srv.Name, c.srv.Command[0])
+}
+
+// session returns the open session, connecting when there is none.
+func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("%s: the plugin is closed", c.where())
+	}
+	if c.cs != nil {
+		return c.cs, nil
+	}
+	if !c.failedAt.IsZero() && time.Since(c.failedAt) < c.retryAfter {
+		return nil, c.lastErr
+	}
+	cs, err := c.connect(context.WithoutCancel(ctx))
+	if err != nil {
+		c.failedAt, c.lastErr = time.Now(), err
+		return nil, err
+	}
+	c.cs, c.failedAt, c.lastErr = cs, time.Time{}, nil
+	return cs, nil
+}
+
+// drop forgets cs if it is the current session, and closes it.
+func (c *conn) drop(cs *mcp.ClientSession) {
+	c.mu.Lock()
+	if c.cs == cs {
+		c.cs = nil
+	}
+	c.mu.Unlock()
+	_ = cs.Close()
+}
+
+// list returns the host's interceptors.
+func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
+	cs, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.connectFor)
+	defer cancel()
+	res, err := mcp.CallCustomMethod[*wire.ListParams, *wire.ListResult](ctx, cs, wire.MethodList, &wire.ListParams{})
+	if err != nil {
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound {
+			return nil, fmt.Errorf("%s does not serve interceptors (%s: method not found)", c.where(), wire.MethodList)
+		}
+		return nil, fmt.Errorf("%s: %s: %w", c.where(), wire.MethodList, err)
+	}
+	return res.Interceptors, nil
+}
+
+// invoke calls interceptor/invoke. An error that is not the host's
+// JSON-RPC answer (the connection failed) drops the session.
+func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, error) {
+	cs, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
+	if err != nil {
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) && ctx.Err() == nil {
+			c.drop(cs)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// close closes the session; later invocations fail.
+func (c *conn) close() error {
+	c.mu.Lock()
+	cs := c.cs
+	c.cs, c.closed = nil, true
+	c.mu.Unlock()
+	if cs == nil {
+		return nil
+	}
+	return cs.Close()
+}

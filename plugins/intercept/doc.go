@@ -1,0 +1,129 @@
+// Package intercept runs remote interceptors in hookflow's flows: the
+// validators and mutators of SEP-2624 (the MCP interceptors extension),
+// served by other processes over streamable HTTP or stdio, discovered with
+// interceptors/list and invoked one at a time with interceptor/invoke.
+// Package host serves interceptors written in Go; package wire holds the
+// messages and the SEP revision hookflow follows.
+//
+//	p := intercept.New(intercept.Config{
+//		Servers: []intercept.Server{
+//			{Name: "guard", URL: "https://guard.internal/mcp", Token: os.Getenv("GUARD_TOKEN")},
+//			{Name: "pii", Command: []string{"/usr/local/bin/pii-interceptors"}},
+//		},
+//		Audit: auditPlugin, // each invocation's decision in the run's audit event
+//	})
+//	defer p.Close()
+//	srv.Use(auditPlugin, p)
+//
+// # Start
+//
+// When the server starts, the plugin connects to every host (a Command is
+// started, with no shell), lists its interceptors, applies [Config.Policy]
+// and registers one hook per interceptor in every flow and phase it
+// applies to. A host it cannot reach or list, a bearer token the host
+// refuses, or a policy that names an interceptor no host lists (with a
+// did-you-mean) stops the server from starting: it does not run without the
+// governance it was configured with. A descriptor the SEP does not define
+// (an unknown type or mode) is skipped and logged, as the SEP requires.
+//
+// # Events
+//
+// An interceptor hooks events (MCP method names, "*", or a namespace such
+// as "tools/*") in a phase. The plugin maps the events onto the flow
+// table: the event of a flow is its MCP method ([Event]), so a flow added
+// to the table is mapped by its method, and the phases onto stages
+// ([Where]):
+//
+//	request phase    beforeExecute, at priority.InterceptRequest (after auth and rate limits, before your hooks)
+//	response phase   afterExecute,  at priority.InterceptResponse (after your hooks rewrote the result)
+//
+// Only flows whose method is a context operation in the SEP's sense have
+// events: tools/list, tools/call, prompts/list, prompts/get,
+// resources/list, resources/templates/list, resources/read,
+// resources/subscribe, sampling/createMessage, elicitation/create,
+// roots/list. initialize, ping and notifications are the SEP's negative
+// space (not even "*" matches them), and the SEP leaves completion/complete,
+// resources/unsubscribe and logging/setLevel out on purpose; their flows
+// run no interceptors. The requests a server sends its client
+// (sampling/createMessage, elicitation/create, roots/list: flows hookflow
+// runs when it relays them) are governed like the others: hookflow
+// receives the request and sends the result.
+//
+// The payload an interceptor gets is the SEP's: on a request, the method
+// and params ({"method": "tools/call", "params": {"name": …, "arguments":
+// …}}, the arguments as validated and as hooks of higher priority left
+// them); on a response, the result (a tool's typed output as the result
+// hookflow sends: structuredContent and its JSON text). A run that fails
+// has no result for them: the SEP governs success results only, and the
+// isError result of a failed tool call is made after the response phase.
+//
+// # Order and chain semantics
+//
+// Per flow and phase the interceptors form two passes. A request is data
+// hookflow receives, so it is validated, then mutated; a result is data it
+// sends, so it is mutated, then validated ([Receiving]).
+//
+//   - Validators run at the same time, all of them (a blocking verdict does
+//     not cut the pass short), on the same payload. Only valid: false with
+//     severity "error" blocks; an omitted severity, or one the SEP does not
+//     define, counts as "error"; "warn" and "info" do not block.
+//   - Mutators run one after another, each on the payload the previous one
+//     left. Their order is the SEP's: ascending priorityHint for the phase,
+//     then name by Unicode code points, then the host's place in
+//     Config.Servers. hookflow priorities run the other way (descending),
+//     so the plugin does not turn hints into priorities: it sorts the
+//     mutators itself (one function, compareMutators) and registers their
+//     hooks in that order at the phase's one priority, and hooks of equal
+//     priority run in registration order.
+//   - A mutation pass is atomic: the run's input (or output) is replaced
+//     once, after the last mutator; a mutator that fails closed blocks the
+//     run and nothing of the pass reaches the tool or the client.
+//   - An interceptor in audit mode never blocks and never changes the
+//     payload: its result (for a mutator, the shadow mutation) is recorded.
+//   - An interceptor's compat range excludes it from requests of protocol
+//     versions outside it.
+//
+// The hooks are named "<server>:<interceptor>"; [Plugin.Plan] lists them
+// in run order, flow by flow.
+//
+// # Failures
+//
+// A failed invocation — the host crashed or is unreachable, the invocation
+// timed out (the host is asked to stop at the timeout with timeoutMs, and
+// the plugin waits a little longer), the host answered with an error, or
+// the answer is malformed (it does not echo the interceptor, its type and
+// the phase; a change that does not fit the run, such as a tool call
+// renamed; modified false with a payload that differs) — is routed by the
+// interceptor's effective failOpen: false (the default) blocks, true lets
+// the run go on without it. An audit-mode interceptor's failure is only
+// recorded. A host whose session ended is connected again (its command
+// restarted) on the next invocation, at most once per Config.RetryAfter;
+// until then its invocations fail.
+//
+// # What the client and the operator see
+//
+// A blocked run fails with a [*BlockedError]: for tools/call the model
+// reads an isError result, for other flows the client gets a protocol
+// error (framework.CodeRefused). Its text says only that an interceptor
+// blocked the request or the result: the SEP advises against copying
+// interceptors' findings across the trust boundary; [Config.Explain] adds
+// the interceptor and its messages. The run's DecidedBy (the audit event's
+// decided_by) is the ID of the interceptor's hook, and with [Config.Audit]
+// every invocation is a decision in the run's audit event: the
+// interceptor, what it decided on ("validation request"), its [Outcome],
+// its duration and its reason (messages, the failure, or for audit mode
+// what it would have done). Failures are logged.
+//
+// # Invoker policy
+//
+// [Policy] is the SEP's invoker policy: per interceptor, the deployment
+// may disable it, set its mode, failOpen, priority hint, timeout and
+// config, and narrow (never widen) its hooks.
+//
+// # Not done
+//
+// The list of interceptors is taken at start: a host's
+// notifications/interceptors/list_changed is not defined by the SEP yet.
+// There is no aggregate deadline over a pass beyond each invocation's
+// timeout; bound whole tool calls with framework.Options.ToolTimeout.
+package intercept

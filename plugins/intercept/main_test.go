@@ -1,0 +1,176 @@
+package intercept_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/intercept"
+)
+
+// testhost is the path of the interceptor host the tests run as separate
+// processes: ./internal/testhost, built once by TestMain.
+var testhost string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "intercept-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testhost = filepath.Join(dir, "testhost")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "the tests build ./internal/testhost and need the go command:", err)
+		os.Exit(1)
+	}
+	if out, err := exec.Command(goTool, "build", "-o", testhost, "./internal/testhost").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ./internal/testhost: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// hostKind is how the plugin reaches a test host.
+type hostKind string
+
+const (
+	overStdio hostKind = "stdio"
+	overHTTP  hostKind = "http"
+)
+
+// kinds are the transports every behaviour test runs over.
+var kinds = []hostKind{overStdio, overHTTP}
+
+// hostToken is the bearer token of the HTTP test hosts.
+const hostToken = "test-token"
+
+// startHost returns the configuration of a test host serving the
+// interceptors named serve, over kind. An HTTP host is started now and
+// stopped when the test ends; a stdio host is started by the plugin.
+func startHost(t testing.TB, kind hostKind, name string, serve ...string) intercept.Server {
+	t.Helper()
+	args := []string{"-serve", strings.Join(serve, ",")}
+	if kind == overStdio {
+		return intercept.Server{Name: name, Command: append([]string{testhost}, args...)}
+	}
+	addr := startHTTPHost(t, append(args, "-token", hostToken)...)
+	return intercept.Server{Name: name, URL: "http://" + addr, Token: hostToken}
+}
+
+// startHTTPHost runs the test host over HTTP with args and returns its
+// address.
+func startHTTPHost(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(testhost, append(args, "-http", "127.0.0.1:0")...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the test host did not start: %v", err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("the test host said %q", line)
+	}
+	return addr
+}
+
+// events collects audit events.
+type events struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (e *events) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.buf.Write(p)
+}
+
+// setup is a hookflow server with the test tools, an audit plugin and the
+// intercept plugin configured by cfg.
+type setup struct {
+	h      *plugintest.Harness
+	audit  *audit.Plugin
+	plugin *intercept.Plugin
+	events *events
+}
+
+func newSetup(t testing.TB, cfg intercept.Config) *setup {
+	t.Helper()
+	s := &setup{events: &events{}}
+	s.audit = audit.New(audit.Config{Handler: slog.NewJSONHandler(s.events, nil), Flows: []flows.ID{flows.ToolsCallTool}})
+	t.Cleanup(func() { _ = s.audit.Close(context.Background()) })
+	cfg.Audit = s.audit
+	s.plugin = intercept.New(cfg)
+	t.Cleanup(func() { _ = s.plugin.Close() })
+	s.h = plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{s.audit, s.plugin}})
+	if err := s.h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// echo calls the echo tool with text.
+func (s *setup) echo(text string) *plugintest.Result {
+	return s.h.Call(plugintest.ToolEcho, plugintest.Text{Text: text})
+}
+
+// last returns the last audit event.
+func (s *setup) last(t testing.TB) audit.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.audit.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(s.events.buf.String()), "\n")
+	var ev audit.Event
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil {
+		t.Fatalf("%v: %s", err, lines[len(lines)-1])
+	}
+	return ev
+}
+
+// decisions renders an event's decisions as "by outcome" lines.
+func decisions(ev audit.Event) string {
+	var out []string
+	for _, d := range ev.Decisions {
+		out = append(out, d.By+" "+d.What+" "+d.Outcome)
+	}
+	return strings.Join(out, "\n")
+}
+
+// hookID is the ID of the plugin's hook for interceptor id in stage.
+func hookID(stage, id string) string {
+	return "plugintest/plugin:intercept/tools:call-tool/" + stage + "/" + id
+}

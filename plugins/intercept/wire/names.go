@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"fmt"
+)
+
+// The extension's identifier and its two methods.
+const (
+	// Extension is the key of the interceptors capability in the
+	// extensions map of an interceptor host's server capabilities.
+	Extension = "io.modelcontextprotocol/interceptors"
+	// MethodList lists the interceptors a host offers.
+	MethodList = "interceptors/list"
+	// MethodInvoke invokes one interceptor with one payload.
+	MethodInvoke = "interceptor/invoke"
+)
+
+// Type is an interceptor's type: a validator or a mutator.
+type Type string
+
+// The two interceptor types.
+const (
+	// Validation: the interceptor inspects a payload and returns a
+	// decision ([Result] with Valid set).
+	Validation Type = "validation"
+	// Mutation: the interceptor returns a replacement payload ([Result]
+	// with Modified and Payload set).
+	Mutation Type = "mutation"
+)
+
+// String returns the wire value, e.g. "validation".
+func (t Type) String() string { return string(t) }
+
+// ParseType returns the type named s, or an error for a value the SEP does
+// not define.
+func ParseType(s string) (Type, error) {
+	switch t := Type(s); t {
+	case Validation, Mutation:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown interceptor type %q (want %q or %q)", s, Validation, Mutation)
+}
+
+// Phase is when in a context operation an interceptor runs: on the request,
+// or on its result.
+type Phase string
+
+// The two phases.
+const (
+	Request  Phase = "request"
+	Response Phase = "response"
+)
+
+// String returns the wire value, e.g. "request".
+func (p Phase) String() string { return string(p) }
+
+// ParsePhase returns the phase named s, or an error for any other value
+// (the SEP's descriptors have no "both": an interceptor of both phases has
+// two hooks).
+func ParsePhase(s string) (Phase, error) {
+	switch p := Phase(s); p {
+	case Request, Response:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown phase %q (want %q or %q)", s, Request, Response)
+}
+
+// Mode says what an invoker does with an interceptor's result: apply it, or
+// only record it.
+type Mode string
+
+// The modes.
+const (
+	// Active blocks on a failed validation and applies a mutation. It is
+	// the default.
+	Active Mode = "active"
+	// Audit records the result and never blocks or changes the payload: a
+	// mutation is computed but not applied (a shadow mutation).
+	Audit Mode = "audit"
+)
+
+// String returns the wire value, e.g. "audit"; "active" for the zero Mode.
+func (m Mode) String() string {
+	if m == "" {
+		return string(Active)
+	}
+	return string(m)
+}
+
+// ParseMode returns the mode named s; "" is [Active], the default, and so
+// is "enforce", the name earlier drafts of the SEP gave it. Any other value
+// is an error: the SEP reserves them, and an invoker must not select an
+// interceptor whose mode it does not know.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", string(Active), "enforce":
+		return Active, nil
+	case string(Audit):
+		return Audit, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want %q or %q)", s, Active, Audit)
+}
+
+// Severity grades a validation result or message.
+type Severity string
+
+// The severities the SEP defines. Only an error blocks.
+const (
+	Info  Severity = "info"
+	Warn  Severity = "warn"
+	Error Severity = "error"
+)
+
+// String returns the wire value, e.g. "warn".
+func (s Severity) String() string { return string(s) }
+
+// Blocks reports whether a failed validation (valid: false) of severity s
+// blocks the operation: for "error", for an omitted severity and for any
+// value the SEP does not define, which it routes fail-secure; not for
+// "warn" or "info".
+func (s Severity) Blocks() bool { return s != Warn && s != Info }
