@@ -12,7 +12,7 @@
 //     counts the runs (-v logs each one to stderr, and prints the counts when
 //     the server stops);
 //   - AdvertiseHooks (hooks.go), a session:initialize afterExecute hook, adds
-//     capabilities.experimental.hooks to the initialize and server/discover
+//     capabilities.experimental.hookflow to the initialize and server/discover
 //     results, describing hookflow's flows and stages.
 //
 // None of the hooks change what the suite checks.

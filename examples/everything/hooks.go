@@ -6,17 +6,18 @@ import (
 )
 
 // AdvertiseHooks is a session:initialize afterExecute hook: it adds
-// capabilities.experimental.hooks to the initialize (and, on protocol
+// capabilities.experimental.hookflow to the initialize (and, on protocol
 // 2026-07-28, server/discover) result, describing hookflow's flows and
-// stages. Every other capability is kept.
+// stages. Every other capability is kept. (experimental.hooks is left to
+// SEP-2282's server-declared hooks, which plugins/declared advertises.)
 //
 //hook:afterExecute flow=session:initialize
 func AdvertiseHooks(c flows.Initialize) error {
-	c.AddExperimental("hooks", hooksCapability)
+	c.AddExperimental("hookflow", hooksCapability)
 	return nil
 }
 
-// hooksCapability is the value of capabilities.experimental.hooks. It is
+// hooksCapability is the value of capabilities.experimental.hookflow. It is
 // shared by every result and must not be modified.
 var hooksCapability = func() map[string]any {
 	fl := make([]map[string]any, 0, flows.Count)

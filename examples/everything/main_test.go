@@ -108,18 +108,22 @@ func TestEverything(t *testing.T) {
 		if _, err := srv.Connect(t.Context(), st, nil); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, c.options()).
-			Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, c.options())
+		client.AddRoots(&mcp.Root{URI: "file:///workspace", Name: "workspace"})
+		cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer cs.Close()
+		if err := cs.Ping(t.Context(), nil); err != nil {
+			t.Errorf("ping: %v", err)
+		}
 
 		caps := cs.InitializeResult().Capabilities
 		if caps.Logging == nil || caps.Completions == nil || caps.Tools == nil || caps.Resources == nil || !caps.Resources.Subscribe || caps.Prompts == nil {
 			t.Errorf("capabilities lost a default: %+v", caps)
 		}
-		if _, ok := caps.Experimental["hooks"]; !ok {
+		if _, ok := caps.Experimental["hookflow"]; !ok {
 			t.Errorf("capabilities.experimental has no hooks: %v", caps.Experimental)
 		}
 
@@ -194,6 +198,9 @@ func TestEverything(t *testing.T) {
 		}
 		if got := callText(t, cs, "test_input_required_result_elicitation", nil); got != "Hello, Alice!" {
 			t.Errorf("MRTR elicitation on 2025-11-25: %q", got)
+		}
+		if got := callText(t, cs, "test_input_required_result_list_roots", nil); got != "Client exposed 1 root(s): file:///workspace" {
+			t.Errorf("MRTR roots on 2025-11-25: %q", got)
 		}
 
 		// Resources, the template, subscriptions and the watched resource.
@@ -270,7 +277,7 @@ func TestEverything(t *testing.T) {
 		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 			t.Errorf("protocol %q, want 2026-07-28", v)
 		}
-		if _, ok := cs.InitializeResult().Capabilities.Experimental["hooks"]; !ok {
+		if _, ok := cs.InitializeResult().Capabilities.Experimental["hookflow"]; !ok {
 			t.Errorf("discover: capabilities.experimental has no hooks")
 		}
 		if got := callText(t, cs, "test_input_required_result_multi_round", nil); got != "Multi-round complete: Alice likes blue" {

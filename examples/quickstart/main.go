@@ -24,16 +24,32 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/otel"
+	"github.com/hookflow/hookflow/plugins/otel/otelsetup"
 )
 
 func main() {
 	demo := flag.Bool("demo", false, "connect an in-process client, call the tools and print every run's stages and hooks")
 	addr := flag.String("http", "", "serve streamable HTTP on this address (stdio when empty)")
 	token := flag.String("token", "", "with -http: require this bearer token, which grants the weather.admin scope")
+	traces := flag.Bool("otel", false, "trace every run with OpenTelemetry and print the spans as JSON lines (on stdout; on stderr when serving stdio)")
 	flag.Parse()
 
+	var more []framework.Plugin
+	if *traces {
+		w := os.Stdout
+		if *addr == "" && !*demo {
+			w = os.Stderr // stdout is the MCP transport
+		}
+		prov, err := otelsetup.Stdout(w, otelsetup.StdoutConfig{Compact: true, ServiceName: "quickstart"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer prov.Shutdown(context.Background())
+		more = append(more, otel.New(otel.Config{TracerProvider: prov.TracerProvider, MeterProvider: prov.MeterProvider}))
+	}
 	if *demo {
-		if err := runDemo(context.Background(), os.Stdout); err != nil {
+		if err := runDemo(context.Background(), os.Stdout, more...); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -43,7 +59,7 @@ func main() {
 	if *addr == "" || *token == "" {
 		base = ""
 	}
-	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token), base)
+	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token), base, more...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -100,8 +116,9 @@ type quickstart struct {
 // newServer builds the quickstart server. observer, when set, sees every
 // hook call; auditTo receives the audit events; verify checks bearer tokens
 // on HTTP; base, when set, is the server's URL, whose protected resource
-// metadata the auth plugin's challenges name.
-func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier, base string) (*quickstart, error) {
+// metadata the auth plugin's challenges name; more are further plugins
+// (-otel adds the tracer).
+func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier, base string, more ...framework.Plugin) (*quickstart, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "quickstart", Version: "0.1.0"}, &framework.Options{
 		Observer: observer,
 		Logger:   logger,
@@ -114,7 +131,7 @@ func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handle
 		audit: audit.New(audit.Config{Handler: auditTo, Flows: []flows.ID{flows.ToolsCallTool}}),
 		auth:  auth.New(authConfig(verify, base)),
 	}
-	if err := srv.Use(q.auth, q.audit); err != nil {
+	if err := srv.Use(append([]framework.Plugin{q.auth, q.audit}, more...)...); err != nil {
 		return nil, err
 	}
 	return q, srv.Start()
@@ -152,8 +169,8 @@ func staticToken(token string) sdkauth.TokenVerifier {
 }
 
 // runDemo calls the quickstart's tools from an in-process client and prints
-// the trace of every run and its audit event.
-func runDemo(ctx context.Context, w io.Writer) error {
+// the trace of every run and its audit event; more are further plugins.
+func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 	var trace []string
 	observer := func(ev *flows.Event) {
 		if ev.Flow != flows.ToolsCallTool {
@@ -175,7 +192,7 @@ func runDemo(ctx context.Context, w io.Writer) error {
 		}
 		return slog.Attr{}
 	}})
-	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""), "")
+	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""), "", more...)
 	if err != nil {
 		return err
 	}

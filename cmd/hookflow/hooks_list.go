@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	cmdhooks "github.com/hookflow/hookflow/plugins/command"
+)
+
+func hooksListVerb() hooksVerb {
+	return hooksVerb{name: "list", summary: "list the trust store, or a settings file's command hooks and their trust", run: runHooksList}
+}
+
+const listUsage = `hookflow hooks list [-store FILE] [-dir DIR] [-interpreters LIST] [SETTINGS_FILE]
+
+Without SETTINGS_FILE, lists the trusted scripts of the store. With it,
+lists each command hook the server would run, and whether the store
+trusts it ("trusted"), not ("untrusted"), or trusted another content of
+its script ("changed"). Exits 1 when a hook is not trusted: the server
+would refuse to start.`
+
+func runHooksList(args []string, io stdio) int {
+	fs := newFlags("list", listUsage, io.err)
+	var sf storeFlags
+	sf.register(fs, true)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	if fs.NArg() == 0 {
+		store, err := cmdhooks.LoadTrustStore(sf.store)
+		if err != nil {
+			fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(tw, "SCRIPT\tSHA256\tINTERPRETER\tTRUSTED AT\n")
+		for _, e := range store.Entries {
+			interp := e.Interpreter
+			if interp == "" {
+				interp = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Script, short(e.SHA256), interp, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
+		}
+		tw.Flush()
+		return exitOK
+	}
+	hooks, err := cmdhooks.Inspect(sf.config(fs.Arg(0)))
+	if err != nil {
+		fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
+		return exitFailed
+	}
+	code := exitOK
+	fmt.Fprintf(tw, "TRUST\tEVENT\tMATCHER\tNAME\tCOMMAND\tWHERE\n")
+	for _, h := range hooks {
+		matcher := h.Matcher
+		if matcher == "" {
+			matcher = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Trust, h.Key, matcher, h.Name, h.Command, h.Where)
+		if h.Trust != cmdhooks.Trusted {
+			code = exitFailed
+		}
+	}
+	tw.Flush()
+	if code != exitOK {
+		fmt.Fprintf(io.err, "some hooks are not trusted; review their scripts, then run: hookflow hooks trust -store %s %s\n", sf.store, fs.Arg(0))
+	}
+	return code
+}
