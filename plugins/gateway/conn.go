@@ -1,0 +1,252 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one upstream session: the main one (ss nil) or a client
+// session's. It keeps the calls in flight through it, so that what the
+// upstream sends about a call (progress, log messages, sampling,
+// elicitation and roots requests) reaches the client session that made
+// the call, on that call's stream.
+type conn struct {
+	u  *upstream
+	ss *mcp.ServerSession
+	cs *mcp.ClientSession
+
+	mu    sync.Mutex
+	next  uint64
+	calls map[string]*call
+	// order holds the calls in flight, oldest first.
+	order []*call
+}
+
+// call is a request in flight through a conn.
+type call struct {
+	key   string
+	ctx   context.Context
+	ss    *mcp.ServerSession
+	token any // the client's progress token, nil for none
+}
+
+// connect opens an upstream session; for a client session ss (nil for the
+// main session) it offers the upstream the client's capabilities and
+// routes the upstream's requests back to ss.
+func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
+	c := &conn{u: u, ss: ss, calls: map[string]*call{}}
+	opts := &mcp.ClientOptions{
+		Logger:                      u.log,
+		ProgressNotificationHandler: c.progress,
+		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:                &mcp.ClientCapabilities{},
+	}
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c) }
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c) }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c) }
+	if ss != nil {
+		if caps == nil {
+			if ip := ss.InitializeParams(); ip != nil {
+				caps = ip.Capabilities
+			}
+		}
+		opts.LoggingMessageHandler = c.logMessage
+		opts.ResourceUpdatedHandler = c.resourceUpdated
+		if caps != nil {
+			if caps.Sampling != nil {
+				opts.CreateMessageWithToolsHandler = c.sample
+				opts.Capabilities.Sampling = caps.Sampling
+			}
+			if caps.Elicitation != nil {
+				opts.ElicitationHandler = c.elicit
+				opts.Capabilities.Elicitation = caps.Elicitation
+			}
+			if caps.RootsV2 != nil {
+				r := *caps.RootsV2
+				opts.Capabilities.RootsV2 = &r
+			}
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
+	if ss != nil {
+		client.AddReceivingMiddleware(c.roots)
+	}
+	var t mcp.Transport
+	if len(u.cfg.Command) > 0 {
+		t = &mcp.CommandTransport{Command: u.cfg.command()}
+	} else {
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: u.cfg.httpClient(), MaxRetries: -1}
+	}
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return nil, err
+	}
+	c.cs = cs
+	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
+		// The client's level applies at the gateway, where the messages
+		// are sent on: the upstream sends them all.
+		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+		cancel()
+	}
+	return c, nil
+}
+
+// version returns the protocol version the upstream session negotiated.
+func (c *conn) version() string {
+	if ir := c.cs.InitializeResult(); ir != nil {
+		return ir.ProtocolVersion
+	}
+	return ""
+}
+
+// begin registers a call in flight and returns the progress token to
+// send upstream (nil when the client sent none) and the function that
+// ends the call.
+func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (upToken any, end func()) {
+	c.mu.Lock()
+	c.next++
+	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token}
+	c.calls[k.key] = k
+	c.order = append(c.order, k)
+	c.mu.Unlock()
+	if token != nil {
+		upToken = k.key
+	}
+	return upToken, func() {
+		c.mu.Lock()
+		for i, o := range c.order {
+			if o == k {
+				c.order = append(c.order[:i], c.order[i+1:]...)
+				break
+			}
+		}
+		c.mu.Unlock()
+		// The SDK hands a response to its caller at once but queues the
+		// notifications before it: the call's progress token is kept a
+		// while, so that its late progress still reaches the client.
+		time.AfterFunc(linger, func() {
+			c.mu.Lock()
+			delete(c.calls, k.key)
+			c.mu.Unlock()
+		})
+	}
+}
+
+// linger is how long a finished call's progress token is still routed.
+const linger = 5 * time.Second
+
+// latest returns the newest call in flight, or nil.
+func (c *conn) latest() *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.order) == 0 {
+		return nil
+	}
+	return c.order[len(c.order)-1]
+}
+
+// routeCtx returns the context to send a message to the client with: the
+// newest call's (which routes it to that call's stream over HTTP),
+// cancelled also when ctx is.
+func (c *conn) routeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	k := c.latest()
+	if k == nil {
+		return context.WithCancel(ctx)
+	}
+	rctx, cancel := context.WithCancel(k.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	return rctx, func() { stop(); cancel() }
+}
+
+// progress sends an upstream progress notification on to the client
+// whose call it is about, with the client's own token.
+func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	key, _ := req.Params.ProgressToken.(string)
+	c.mu.Lock()
+	k := c.calls[key]
+	c.mu.Unlock()
+	if k == nil || k.token == nil || k.ss == nil {
+		return
+	}
+	p := *req.Params
+	p.ProgressToken = k.token
+	_ = k.ss.NotifyProgress(context.WithoutCancel(k.ctx), &p)
+}
+
+// logMessage sends an upstream log message on to the client, on the
+// newest call's stream (the message may be handled after that call
+// ended: it is sent all the same).
+func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	rctx := context.WithoutCancel(ctx)
+	if k := c.latest(); k != nil {
+		rctx = context.WithoutCancel(k.ctx)
+	}
+	_ = c.ss.Log(rctx, req.Params)
+}
+
+func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), req.Params)
+}
+
+func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	rctx, cancel := c.routeCtx(ctx)
+	defer cancel()
+	return c.ss.CreateMessageWithTools(rctx, req.Params)
+}
+
+func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	rctx, cancel := c.routeCtx(ctx)
+	defer cancel()
+	return c.ss.Elicit(rctx, req.Params)
+}
+
+// roots answers the upstream's roots/list with the client's roots.
+func (c *conn) roots(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "roots/list" {
+			return next(ctx, method, req)
+		}
+		p, _ := req.GetParams().(*mcp.ListRootsParams)
+		rctx, cancel := c.routeCtx(ctx)
+		defer cancel()
+		return c.ss.ListRoots(rctx, p)
+	}
+}
+
+// wrap turns the error of a forwarded request into the one the client
+// gets: the upstream's protocol error as it is; else an error naming the
+// upstream and saying what went wrong. A failure that is not the
+// upstream's answer makes the gateway check the upstream's health.
+func (u *upstream) wrap(ctx context.Context, method, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return wire
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errTimeout):
+		go u.suspect()
+		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		go u.suspect()
+		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
+	}
+	go u.suspect()
+	return fmt.Errorf("upstream %q: %s %q: %w", u.cfg.Name, method, name, err)
+}
+
+// errTimeout is the cause of a forwarded request's context when the
+// upstream did not answer within the upstream's Timeout.
+var errTimeout = errors.New("gateway: upstream timeout")
