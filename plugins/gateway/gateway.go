@@ -233,6 +233,36 @@ func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 	return nil
 }
 
+// Names returns the sorted names of the mounted entities a flow of kind
+// resolves: tool or prompt names as the server's clients see them,
+// resource URIs and URI templates; for flows.EntityCompletion prompts and
+// resources both.
+func (g *Gateway) Names(kind flows.EntityKind) []string {
+	var kinds []string
+	switch kind {
+	case flows.EntityTool:
+		kinds = []string{"tool"}
+	case flows.EntityPrompt:
+		kinds = []string{"prompt"}
+	case flows.EntityResource:
+		kinds = []string{"resource", "template"}
+	case flows.EntityCompletion:
+		kinds = []string{"prompt", "resource", "template"}
+	}
+	var names []string
+	for _, u := range g.ups {
+		u.mu.Lock()
+		for k := range u.mounted {
+			if slices.Contains(kinds, k.kind) {
+				names = append(names, k.name)
+			}
+		}
+		u.mu.Unlock()
+	}
+	slices.Sort(names)
+	return names
+}
+
 // State is an upstream's connection state.
 type State uint8
 
