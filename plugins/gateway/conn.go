@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,6 +23,13 @@ type conn struct {
 	u  *upstream
 	ss *mcp.ServerSession
 	cs *mcp.ClientSession
+
+	// read and handled count the notifications read from the upstream
+	// and those the client's handlers finished with (see drain); cond
+	// (on mu) is signalled when handled grows.
+	counting      bool
+	read, handled atomic.Int64
+	cond          *sync.Cond
 
 	mu    sync.Mutex
 	next  uint64
@@ -42,15 +51,16 @@ type call struct {
 // routes the upstream's requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
 	c := &conn{u: u, ss: ss, calls: map[string]*call{}}
+	c.cond = sync.NewCond(&c.mu)
 	opts := &mcp.ClientOptions{
 		Logger:                      u.log,
 		ProgressNotificationHandler: c.progress,
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:                &mcp.ClientCapabilities{},
 	}
-	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c) }
-	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c) }
-	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c) }
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
 	if ss != nil {
 		if caps == nil {
 			if ip := ss.InitializeParams(); ip != nil {
@@ -75,12 +85,14 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
+	client.AddReceivingMiddleware(c.drained)
 	if ss != nil {
-		client.AddReceivingMiddleware(c.roots)
+		client.AddReceivingMiddleware(c.route)
 	}
 	var t mcp.Transport
 	if len(u.cfg.Command) > 0 {
-		t = &mcp.CommandTransport{Command: u.cfg.command()}
+		c.counting = true
+		t = countingTransport{Transport: &mcp.CommandTransport{Command: u.cfg.command()}, c: c}
 	} else {
 		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: u.cfg.httpClient(), MaxRetries: -1}
 	}
@@ -208,17 +220,115 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	return c.ss.Elicit(rctx, req.Params)
 }
 
-// roots answers the upstream's roots/list with the client's roots.
-func (c *conn) roots(next mcp.MethodHandler) mcp.MethodHandler {
+// route answers the upstream's requests to its client (sampling,
+// elicitation, roots) with the client session's answers. It takes them
+// before the SDK's client handlers, which would check the parameters the
+// client is to check: the gateway passes them on as they are.
+func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "roots/list" {
-			return next(ctx, method, req)
-		}
-		p, _ := req.GetParams().(*mcp.ListRootsParams)
 		rctx, cancel := c.routeCtx(ctx)
 		defer cancel()
-		return c.ss.ListRoots(rctx, p)
+		switch p := req.GetParams().(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			return c.ss.CreateMessageWithTools(rctx, p)
+		case *mcp.CreateMessageParams:
+			return c.ss.CreateMessage(rctx, p)
+		case *mcp.ElicitParams:
+			return c.ss.Elicit(rctx, p)
+		case *mcp.ListRootsParams:
+			return c.ss.ListRoots(rctx, p)
+		}
+		return next(ctx, method, req)
 	}
+}
+
+// drained counts the notifications the client's handlers finished; see
+// [conn.drain].
+func (c *conn) drained(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if counted(method) {
+			c.handled.Add(1)
+			c.mu.Lock()
+			c.cond.Broadcast()
+			c.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
+// counted reports whether a notification is counted by drain: every one
+// the client's handlers see, the cancellations (which the SDK handles
+// as they arrive) aside.
+func counted(method string) bool {
+	return strings.HasPrefix(method, "notifications/") && method != "notifications/cancelled"
+}
+
+// drain waits until the client's handlers have finished with the
+// notifications that arrived before a call's answer. The SDK hands a
+// call's answer to the caller as it arrives but queues the notifications
+// before it, so that without this the client could get an upstream tool's
+// last progress or log messages after its result. It waits at most
+// drainTimeout; after that, the counts are brought level, so that one
+// notification the handlers never saw does not make every later call
+// wait. Only stdio upstreams are counted (the streamable HTTP client's
+// connection cannot be wrapped): for others drain returns at once.
+func (c *conn) drain() {
+	target := c.read.Load()
+	if !c.counting || c.handled.Load() >= target {
+		return
+	}
+	timer := time.AfterFunc(drainTimeout, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(drainTimeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.handled.Load() < target {
+		if !time.Now().Before(deadline) {
+			for {
+				h := c.handled.Load()
+				if h >= target || c.handled.CompareAndSwap(h, target) {
+					break
+				}
+			}
+			return
+		}
+		c.cond.Wait()
+	}
+}
+
+// drainTimeout bounds [conn.drain].
+const drainTimeout = time.Second
+
+// countingTransport counts the notifications read from its connection.
+type countingTransport struct {
+	mcp.Transport
+	c *conn
+}
+
+func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Connection: conn, c: t.c}, nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	c *conn
+}
+
+func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := cc.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() && counted(r.Method) {
+		cc.c.read.Add(1)
+	}
+	return msg, err
 }
 
 // wrap turns the error of a forwarded request into the one the client

@@ -236,6 +236,13 @@ func TestListChanged(t *testing.T) {
 			if got, _ := call(t, cs, "fresh", nil); got != "added" {
 				t.Errorf("fresh = %q", got)
 			}
+			// The upstream says its list changed again, though the tools
+			// are the same: the clients are told all the same.
+			for len(changed) > 0 {
+				<-changed
+			}
+			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
+			<-changed
 		})
 	}
 }

@@ -114,8 +114,11 @@ func (u *upstream) mountAll() error {
 // mount brings the mounted entities in line with l: new and changed ones
 // are added (a changed one replaces the old), gone ones removed. After
 // Start an entity whose name another owner on the server already uses is
-// left out, with an error in the log.
-func (u *upstream) mount(l listing) error {
+// left out, with an error in the log. For each of notify ("tool",
+// "prompt", "resource") whose entities did not change, one of them is
+// added again, so that the server still tells its clients the list
+// changed, as the upstream told the gateway.
+func (u *upstream) mount(l listing, notify ...string) error {
 	u.mountMu.Lock()
 	defer u.mountMu.Unlock()
 	want := map[entityKey]string{}
@@ -175,11 +178,34 @@ func (u *upstream) mount(l listing) error {
 			fail(err)
 			continue
 		}
+		notify = slices.DeleteFunc(notify, func(kind string) bool { return kind == listKind(k.kind) })
 		u.mu.Lock()
 		u.mounted[k] = want[k]
 		u.mu.Unlock()
 	}
+	for _, kind := range notify {
+		for _, k := range slices.SortedFunc(maps.Keys(want), compareKeys) {
+			if listKind(k.kind) != kind {
+				continue
+			}
+			if _, mine := have[k]; mine {
+				if err := adds[k](); err != nil {
+					fail(err)
+				}
+				break
+			}
+		}
+	}
 	return firstErr
+}
+
+// listKind returns the kind of list_changed notification an entity of
+// kind is in: templates are in the resources'.
+func listKind(kind string) string {
+	if kind == "template" {
+		return "resource"
+	}
+	return kind
 }
 
 func compareKeys(a, b entityKey) int {
@@ -319,6 +345,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	upToken, end := c.begin(ctx, ss, token)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
+	c.drain()
 	if err != nil {
 		return zero, u.wrap(ctx, method, name, err)
 	}

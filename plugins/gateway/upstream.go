@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,8 @@ type upstream struct {
 
 	// changedOn is the session whose lists changed last, nil when the
 	// watcher has refreshed since.
-	changedOn *conn
+	changedOn    *conn
+	changedKinds []string
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -128,10 +130,10 @@ func (u *upstream) watch() {
 				return
 			case <-u.kick:
 				u.mu.Lock()
-				from := cmp.Or(u.changedOn, c)
-				u.changedOn = nil
+				from, kinds := cmp.Or(u.changedOn, c), u.changedKinds
+				u.changedOn, u.changedKinds = nil, nil
 				u.mu.Unlock()
-				u.refresh(from)
+				u.refresh(from, kinds)
 			case err := <-ended:
 				if err == nil {
 					err = errors.New("the connection closed")
@@ -180,8 +182,10 @@ func (u *upstream) reconnect() bool {
 	}
 }
 
-// refresh lists the upstream's entities again and mounts the changes.
-func (u *upstream) refresh(c *conn) {
+// refresh lists the upstream's entities again and mounts the changes;
+// kinds are the kinds of entity the upstream said changed, of which the
+// server's clients are told even when the listing shows no change.
+func (u *upstream) refresh(c *conn, kinds []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
 	l, err := list(ctx, c.cs)
@@ -192,7 +196,7 @@ func (u *upstream) refresh(c *conn) {
 	u.mu.Lock()
 	u.listed = l
 	u.mu.Unlock()
-	if err := u.mount(l); err != nil {
+	if err := u.mount(l, kinds...); err != nil {
 		u.log.Error("gateway: mounting after a list change", slog.Any("err", err))
 	}
 }
@@ -201,9 +205,12 @@ func (u *upstream) refresh(c *conn) {
 // them through c, the upstream session that said its lists changed: the
 // main one, or a client's (a stdio upstream runs a process per client
 // session, and the process that changed is the one to ask).
-func (u *upstream) listChanged(c *conn) {
+func (u *upstream) listChanged(c *conn, kind string) {
 	u.mu.Lock()
 	u.changedOn = c
+	if !slices.Contains(u.changedKinds, kind) {
+		u.changedKinds = append(u.changedKinds, kind)
+	}
 	u.mu.Unlock()
 	select {
 	case u.kick <- struct{}{}:
