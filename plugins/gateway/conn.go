@@ -94,7 +94,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		c.counting = true
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: u.cfg.command()}, c: c}
 	} else {
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: u.cfg.httpClient(), MaxRetries: -1}
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: u.http, MaxRetries: -1}
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {

@@ -339,20 +339,26 @@ func (c *Upstream) command() *exec.Cmd {
 	return cmd
 }
 
-// httpClient returns the HTTP client of a URL upstream: the default one,
-// with the token and headers added to every request.
+// httpClient returns the HTTP client of a URL upstream, shared by its
+// sessions: one that keeps enough idle connections for every client
+// session's calls (the default transport keeps two per host, so that
+// concurrent calls would open a connection each), with the token and
+// headers added to every request.
 func (c *Upstream) httpClient() *http.Client {
-	if c.Token == "" && len(c.Header) == 0 {
-		return nil
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	var rt http.RoundTripper = t
+	if c.Token != "" || len(c.Header) > 0 {
+		h := c.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		if c.Token != "" {
+			h.Set("Authorization", "Bearer "+c.Token)
+		}
+		rt = headerTransport{h: h, next: t}
 	}
-	h := c.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if c.Token != "" {
-		h.Set("Authorization", "Bearer "+c.Token)
-	}
-	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}
+	return &http.Client{Transport: rt}
 }
 
 type headerTransport struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -21,9 +22,11 @@ import (
 type upstream struct {
 	g   *Gateway
 	cfg Upstream
-	srv *framework.Server
-	reg framework.Registrar
-	log *slog.Logger
+	// http is the HTTP client of a URL upstream.
+	http *http.Client
+	srv  *framework.Server
+	reg  framework.Registrar
+	log  *slog.Logger
 
 	mu         sync.Mutex
 	state      State
@@ -76,7 +79,11 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
-	return &upstream{g: g, cfg: cfg, sessions: map[any]*pending{}, mounted: map[entityKey]string{},
+	var hc *http.Client
+	if cfg.URL != "" {
+		hc = cfg.httpClient()
+	}
+	return &upstream{g: g, cfg: cfg, http: hc, sessions: map[any]*pending{}, mounted: map[entityKey]string{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
 }
 
