@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,7 +350,7 @@ func (u *upstream) wrap(ctx context.Context, method, name string, err error) err
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, mcp.ErrConnectionClosed):
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		go u.suspect()
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}

@@ -84,8 +84,6 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	closed bool
-	// subs are the resource subscriptions of client sessions, by the
-	// upstream that serves the resource.
 }
 
 // New returns a gateway mounting ups. The configuration is checked at

@@ -247,7 +247,7 @@ func TestListChanged(t *testing.T) {
 	}
 }
 
-func TestUpstreamDeathAndHang(t *testing.T) {
+func TestUpstreamHangs(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			a := tr.upstream(t, "a")
@@ -287,7 +287,7 @@ func TestUpstreamDies(t *testing.T) {
 	cs := connect(t, srv, nil)
 
 	got, isErr := call(t, cs, "a_die", nil)
-	if !isErr || !strings.Contains(got, `upstream "a"`) {
+	if !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
 		t.Errorf("die = %q (isError %v), want an error naming the upstream", got, isErr)
 	}
 	// The other upstream is not affected.
@@ -375,5 +375,23 @@ func check(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientSessionUpstreamDies kills the upstream process of one client
+// session: its call fails, the upstream stays up for the gateway, and the
+// session's next call gets a new upstream process.
+func TestClientSessionUpstreamDies(t *testing.T) {
+	srv, gw := serve(t, nil, stdio("a"))
+	cs := connect(t, srv, nil)
+	if got, isErr := call(t, cs, "die", nil); !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
+		t.Errorf("die = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "the next call to succeed", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 1})
+		return got == `{"n":1}`
+	})
+	if h := gw.Health()[0]; h.State != gateway.StateUp || h.Reconnects != 0 {
+		t.Errorf("health = %+v, want up without reconnection", h)
 	}
 }
