@@ -59,6 +59,9 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:                &mcp.ClientCapabilities{},
 	}
+	if ss == nil {
+		opts.ResourceUpdatedHandler = c.resourceUpdated
+	}
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
 	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
 	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
@@ -69,7 +72,6 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 			}
 		}
 		opts.LoggingMessageHandler = c.logMessage
-		opts.ResourceUpdatedHandler = c.resourceUpdated
 		if caps != nil {
 			if caps.Sampling != nil {
 				opts.CreateMessageWithToolsHandler = c.sample

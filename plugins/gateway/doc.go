@@ -65,6 +65,7 @@
 //
 // Resource subscriptions go upstream through [Gateway.Subscribe] and
 // [Gateway.Unsubscribe], which a server sets as its Options.Subscribe and
-// Options.Unsubscribe. The hookflow command serves a gateway from a
+// Options.Unsubscribe: on the gateway's own session, once per URI, so that
+// each update reaches every subscribed client session once. The hookflow command serves a gateway from a
 // configuration file (hookflow gateway -config); see docs/gateway.md.
 package gateway

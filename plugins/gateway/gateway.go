@@ -208,13 +208,14 @@ func (g *Gateway) Health() []Health {
 }
 
 // Subscribe forwards a resource subscription to the upstream that serves
-// the resource, on the client's upstream session; use it as
-// [framework.Options.Subscribe]. A URI no upstream serves is accepted and
-// ignored.
+// the resource, on the gateway's own session (once per URI, however many
+// client sessions subscribe); use it as [framework.Options.Subscribe]. The
+// upstream's updates go to the client sessions subscribed. A URI no
+// upstream serves is accepted and ignored.
 func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	for _, u := range g.ups {
 		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Session, req.Extra, req.Params.URI, true)
+			return u.subscribe(ctx, req.Params.URI, true)
 		}
 	}
 	return nil
@@ -225,7 +226,7 @@ func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	for _, u := range g.ups {
 		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Session, req.Extra, req.Params.URI, false)
+			return u.subscribe(ctx, req.Params.URI, false)
 		}
 	}
 	return nil

@@ -395,3 +395,41 @@ func TestClientSessionUpstreamDies(t *testing.T) {
 		t.Errorf("health = %+v, want up without reconnection", h)
 	}
 }
+
+// TestSubscriptions subscribes two client sessions to one upstream
+// resource: the upstream's updates reach each once.
+func TestSubscriptions(t *testing.T) {
+	srv, _ := serve(t, nil, httpUpstream(t, "up"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	client := func(name string) *mcp.ClientSession {
+		cs := connect(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			counts[name+" "+req.Params.URI]++
+		}})
+		check(t, cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://hello"}))
+		return cs
+	}
+	a, b := client("a"), client("b")
+	for round := 1; round <= 2; round++ {
+		call(t, a, "touch", nil)
+		eventually(t, "both sessions to hear of the update", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return counts["a test://hello"] >= round && counts["b test://hello"] >= round
+		})
+	}
+	check(t, b.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: "test://hello"}))
+	call(t, a, "touch", nil)
+	eventually(t, "a to hear of the third update", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts["a test://hello"] >= 3
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if counts["a test://hello"] != 3 || counts["b test://hello"] != 2 {
+		t.Errorf("updates heard: %v, want a 3 and b 2 (one per update and subscriber)", counts)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -47,6 +48,8 @@ type upstream struct {
 	// watcher has refreshed since.
 	changedOn    *conn
 	changedKinds []string
+	// subs counts the client subscriptions to each resource URI.
+	subs map[string]int
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -83,7 +86,7 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.URL != "" {
 		hc = cfg.httpClient()
 	}
-	return &upstream{g: g, cfg: cfg, http: hc, sessions: map[any]*pending{}, mounted: map[entityKey]string{},
+	return &upstream{g: g, cfg: cfg, http: hc, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
 }
 
@@ -178,6 +181,7 @@ func (u *upstream) reconnect() bool {
 			u.mu.Unlock()
 			u.setState(StateUp, nil)
 			u.log.Info("gateway: upstream reconnected")
+			u.resubscribe(c)
 			if err := u.mount(l); err != nil {
 				u.log.Error("gateway: remounting after reconnection", slog.Any("err", err))
 			}
@@ -369,20 +373,61 @@ func (u *upstream) suspect() {
 	}
 }
 
-// subscribe forwards a resource (un)subscription.
-func (u *upstream) subscribe(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra, uri string, on bool) error {
-	c, err := u.session(ctx, ss, extra, nil, "")
-	if err != nil {
-		return err
+// subscribe forwards a client's resource (un)subscription on the
+// gateway's own session: the first subscription to a URI subscribes
+// upstream, the last unsubscription unsubscribes, and the upstream's
+// updates go to every client session subscribed, once each.
+func (u *upstream) subscribe(ctx context.Context, uri string, on bool) error {
+	u.mu.Lock()
+	if u.state != StateUp {
+		h := Health{Upstream: u.cfg.Name, State: u.state, Err: u.err}
+		u.mu.Unlock()
+		return unavailable(h)
 	}
-	ctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	c, n := u.main, u.subs[uri]
+	switch {
+	case on:
+		u.subs[uri] = n + 1
+	case n > 1:
+		u.subs[uri] = n - 1
+	default:
+		delete(u.subs, uri)
+	}
+	u.mu.Unlock()
+	if (on && n > 0) || (!on && n != 1) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
 	defer cancel()
+	var err error
 	if on {
 		err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	} else {
 		err = c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
+	if err != nil && on {
+		u.mu.Lock()
+		if u.subs[uri]--; u.subs[uri] <= 0 {
+			delete(u.subs, uri)
+		}
+		u.mu.Unlock()
+	}
 	return u.wrap(ctx, "resources/subscribe", uri, err)
+}
+
+// resubscribe subscribes a new main session to the URIs clients are
+// subscribed to.
+func (u *upstream) resubscribe(c *conn) {
+	u.mu.Lock()
+	uris := slices.Sorted(maps.Keys(u.subs))
+	u.mu.Unlock()
+	for _, uri := range uris {
+		ctx, cancel := context.WithTimeout(context.Background(), u.cfg.Timeout)
+		if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			u.log.Warn("gateway: subscribing again after reconnecting", slog.String("uri", uri), slog.Any("err", err))
+		}
+		cancel()
+	}
 }
 
 // unavailable is the error of a call to an upstream that is not up.

@@ -176,6 +176,10 @@ func newServer(resources bool) *mcp.Server {
 	if !resources {
 		return s
 	}
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "Says test://hello was updated."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			return result("touched"), nil, s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://hello"})
+		})
 
 	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
