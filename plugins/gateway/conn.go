@@ -344,6 +344,12 @@ func (u *upstream) wrap(ctx context.Context, method, name string, err error) err
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) {
+		switch wire.Code {
+		case codeClientClosing, codeServerClosing, codeRejected:
+			// The SDK's own transport errors, not the upstream's answer.
+			go u.suspect()
+			return fmt.Errorf("upstream %q is unreachable during %s %q: %v", u.cfg.Name, method, name, err)
+		}
 		return wire
 	}
 	switch {
@@ -359,6 +365,14 @@ func (u *upstream) wrap(ctx context.Context, method, name string, err error) err
 	go u.suspect()
 	return fmt.Errorf("upstream %q: %s %q: %w", u.cfg.Name, method, name, err)
 }
+
+// The codes of the errors the SDK's JSON-RPC layer makes itself when a
+// connection closes or its transport refuses a message.
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
 
 // errTimeout is the cause of a forwarded request's context when the
 // upstream did not answer within the upstream's Timeout.

@@ -433,3 +433,34 @@ func TestSubscriptions(t *testing.T) {
 		t.Errorf("updates heard: %v, want a 3 and b 2 (one per update and subscriber)", counts)
 	}
 }
+
+// TestHTTPUpstreamRestarts stops an HTTP upstream: the gateway marks it
+// down and fails calls at once; when it listens again on its address, the
+// gateway reconnects and calls succeed.
+func TestHTTPUpstreamRestarts(t *testing.T) {
+	u, cmd := startHTTPUpstream(t, "up")
+	srv, gw := serve(t, nil, u)
+	cs := connect(t, srv, nil)
+	if got, _ := call(t, cs, "echo", map[string]any{"n": 1}); got != `{"n":1}` {
+		t.Fatalf("echo = %q", got)
+	}
+	check(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	eventually(t, "the upstream to be marked down", func() bool {
+		call(t, cs, "echo", nil) // a failure makes the gateway check
+		return gw.Health()[0].State != gateway.StateUp
+	})
+	if got, isErr := call(t, cs, "echo", nil); !isErr || !strings.Contains(got, `upstream "up"`) {
+		t.Errorf("echo while down = %q (isError %v)", got, isErr)
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(u.URL, "http://"), "/mcp")
+	startHTTPUpstream(t, "up", "-addr", addr)
+	eventually(t, "the gateway to reconnect", func() bool {
+		h := gw.Health()[0]
+		return h.State == gateway.StateUp && h.Reconnects == 1
+	})
+	eventually(t, "calls to succeed again", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
+		return got == `{"n":2}`
+	})
+}

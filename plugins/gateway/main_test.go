@@ -50,6 +50,13 @@ func stdio(name string) gateway.Upstream {
 // flags) and returns an upstream for its URL; it stops with the test.
 func httpUpstream(t *testing.T, name string, flags ...string) gateway.Upstream {
 	t.Helper()
+	u, _ := startHTTPUpstream(t, name, flags...)
+	return u
+}
+
+// startHTTPUpstream is httpUpstream that also returns the process.
+func startHTTPUpstream(t *testing.T, name string, flags ...string) (gateway.Upstream, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(upstreamBin, append([]string{"-http"}, flags...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -67,7 +74,7 @@ func httpUpstream(t *testing.T, name string, flags ...string) gateway.Upstream {
 	if !ok {
 		t.Fatalf("upstream said %q", line)
 	}
-	return gateway.Upstream{Name: name, URL: url, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}
+	return gateway.Upstream{Name: name, URL: url, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}, cmd
 }
 
 // serve starts a server mounting ups through a gateway (set up further by

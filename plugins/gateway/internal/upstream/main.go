@@ -28,6 +28,7 @@ func main() {
 	httpMode := flag.Bool("http", false, "serve streamable HTTP on a free loopback port instead of stdio")
 	stateless := flag.Bool("stateless", false, "with -http: stateless streamable HTTP")
 	token := flag.String("token", "", "with -http: require this bearer token")
+	addr := flag.String("addr", "127.0.0.1:0", "with -http: the address to listen on")
 	noResources := flag.Bool("noresources", false, "serve no resources, templates or prompts")
 	flag.Parse()
 
@@ -49,7 +50,7 @@ func main() {
 			next.ServeHTTP(w, r)
 		})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
 	}
