@@ -11,7 +11,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -245,10 +247,23 @@ func (g *builtGateway) close() {
 	}
 }
 
-// checkGateway builds the configuration's plugins and attaches them to a
-// server without upstreams, so their own checks run; nothing is served
-// and no upstream is started.
+// checkGateway checks that every upstream's program exists, then builds
+// the configuration's plugins and attaches them to a server without
+// upstreams, so their own checks run; nothing is served and no upstream
+// is started.
 func checkGateway(cfg *gatewayConfig) error {
+	for _, u := range cfg.Upstreams {
+		if len(u.Command) == 0 {
+			continue
+		}
+		prog := u.Command[0]
+		if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && u.Dir != "" {
+			prog = filepath.Join(u.Dir, prog)
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			return fmt.Errorf("upstream %q: %v", u.Name, err)
+		}
+	}
 	g := &builtGateway{srv: framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, nil)}
 	defer g.close()
 	if err := g.addPlugins(g.srv, cfg.Plugins, slog.New(slog.DiscardHandler)); err != nil {

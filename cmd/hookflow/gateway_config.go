@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -305,7 +306,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
 			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
 			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
-			"url":              func(n *yaml.Node) { u.URL = d.str(n) },
+			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { u.Token = d.str(n) },
 			"token_env":        func(n *yaml.Node) { u.Token = d.env(n) },
 			"headers":          func(n *yaml.Node) { u.Header = d.headers(n) },
@@ -331,6 +332,15 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		out = append(out, u)
 	}
 	return out
+}
+
+// url reads an http or https URL.
+func (d *decoder) url(n *yaml.Node) string {
+	s := d.str(n)
+	if u, err := url.Parse(s); s != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		d.errorf(n, "want an http or https URL, got %q", s)
+	}
+	return s
 }
 
 func (d *decoder) headers(n *yaml.Node) http.Header {

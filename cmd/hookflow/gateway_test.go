@@ -50,6 +50,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"stdio and http", "serve: {stdio: true, http: ':1'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:8: serve stdio or http, not both`}},
 		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
+		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
+			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
@@ -113,7 +115,11 @@ plugins:
 func TestGatewayCommandUsage(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
-	if err := os.WriteFile(good, []byte("upstreams:\n  - {name: a, command: [x], dir: sub}\nplugins:\n  ratelimit: {per_session: 1/s}\n"), 0o600); err != nil {
+	if err := os.WriteFile(good, []byte("upstreams:\n  - {name: a, command: [go, version], dir: sub}\nplugins:\n  ratelimit: {per_session: 1/s}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	if err := os.WriteFile(missing, []byte("upstreams:\n  - {name: a, command: [./nothing-here]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
@@ -129,7 +135,8 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-url", "http://x"}, exitUsage, "give -config"},
 		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
-		{[]string{"gateway", "-command", "prog 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
+		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, `upstream "a": exec: "./nothing-here"`},
+		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
 		{[]string{"gateway", "-command", "prog 'a b", "-check"}, exitUsage, "unterminated quote"},
 		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
