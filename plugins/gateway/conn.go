@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,7 +100,9 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		c.counting = true
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: u.cfg.command()}, c: c}
 	} else {
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: u.http, MaxRetries: -1}
+		c.counting = true
+		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -274,8 +279,9 @@ func counted(method string) bool {
 // last progress or log messages after its result. It waits at most
 // drainTimeout; after that, the counts are brought level, so that one
 // notification the handlers never saw does not make every later call
-// wait. Only stdio upstreams are counted (the streamable HTTP client's
-// connection cannot be wrapped): for others drain returns at once.
+// wait. Over stdio the connection counts what it reads; over HTTP, where
+// the SDK's connection cannot be wrapped, the responses' event streams
+// are counted as the SDK reads them.
 func (c *conn) drain() {
 	target := c.read.Load()
 	if !c.counting || c.handled.Load() >= target {
@@ -319,6 +325,74 @@ func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		return nil, err
 	}
 	return countingConn{Connection: conn, c: t.c}, nil
+}
+
+// countingRoundTripper counts the notifications in the event streams of
+// the responses of an HTTP upstream session.
+type countingRoundTripper struct {
+	next http.RoundTripper
+	c    *conn
+}
+
+func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c}
+	}
+	return resp, err
+}
+
+// countingBody counts the JSON-RPC notifications in the data lines of a
+// server-sent event stream while it is read.
+type countingBody struct {
+	io.ReadCloser
+	c *conn
+	// line holds the start of a line not yet complete; long is set when
+	// it outgrew maxLine (such a line is not counted).
+	line []byte
+	long bool
+}
+
+// maxLine bounds the part of a data line countingBody keeps to check it.
+const maxLine = 1 << 20
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	data := p[:n]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			if b.line = append(b.line, data...); len(b.line) > maxLine {
+				b.line, b.long = b.line[:0], true
+			}
+			break
+		}
+		line := data[:i]
+		if len(b.line) > 0 {
+			line = append(b.line, line...)
+		}
+		if !b.long {
+			b.check(line)
+		}
+		b.line, b.long = b.line[:0], false
+		data = data[i+1:]
+	}
+	return n, err
+}
+
+// check counts line when it is the data of a notification.
+func (b *countingBody) check(line []byte) {
+	rest, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok || !bytes.Contains(rest, []byte(`"notifications/`)) {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(rest, &m) == nil && m.ID == nil && counted(m.Method) {
+		b.c.read.Add(1)
+	}
 }
 
 type countingConn struct {

@@ -338,26 +338,25 @@ func (c *Upstream) command() *exec.Cmd {
 	return cmd
 }
 
-// httpClient returns the HTTP client of a URL upstream, shared by its
+// roundTripper returns the HTTP transport of a URL upstream, shared by its
 // sessions: one that keeps enough idle connections for every client
 // session's calls (the default transport keeps two per host, so that
 // concurrent calls would open a connection each), with the token and
 // headers added to every request.
-func (c *Upstream) httpClient() *http.Client {
+func (c *Upstream) roundTripper() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 256
-	var rt http.RoundTripper = t
-	if c.Token != "" || len(c.Header) > 0 {
-		h := c.Header.Clone()
-		if h == nil {
-			h = http.Header{}
-		}
-		if c.Token != "" {
-			h.Set("Authorization", "Bearer "+c.Token)
-		}
-		rt = headerTransport{h: h, next: t}
+	if c.Token == "" && len(c.Header) == 0 {
+		return t
 	}
-	return &http.Client{Transport: rt}
+	h := c.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if c.Token != "" {
+		h.Set("Authorization", "Bearer "+c.Token)
+	}
+	return headerTransport{h: h, next: t}
 }
 
 type headerTransport struct {

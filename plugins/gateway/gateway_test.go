@@ -111,6 +111,9 @@ func TestUpstreamMessagesReachTheCaller(t *testing.T) {
 			var progress []float64
 			var logs []string
 			var mu sync.Mutex
+			// order is what the gateway's server sent, in order: the
+			// notifications, and the results of tools/call.
+			var order []string
 			srv, _ := serve(t, func(srv *framework.Server) {
 				// A hook on the sampling request the gateway sends on
 				// rewrites it: the client sees the rewritten prompt.
@@ -119,6 +122,20 @@ func TestUpstreamMessagesReachTheCaller(t *testing.T) {
 					p.Messages[0].Content = []mcp.Content{&mcp.TextContent{Text: "rewritten"}}
 					return nil
 				})))
+				check(t, srv.Hook(
+					flows.Hook{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, c.Request().Method)
+						return nil
+					}},
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, "result of "+c.Entity().Name)
+						return nil
+					}},
+				))
 			}, tr.upstream(t, "up"))
 			cs := connect(t, srv, &mcp.ClientOptions{
 				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -178,6 +195,16 @@ func TestUpstreamMessagesReachTheCaller(t *testing.T) {
 			}
 			if !slices.Equal(logs, []string{"first", "second"}) {
 				t.Errorf("logs = %q", logs)
+			}
+			// The gateway passed the upstream's notifications on before
+			// the result of the call they are about.
+			i := slices.Index(order, "result of progress")
+			if i < 3 || !slices.Equal(order[i-3:i], []string{"notifications/progress", "notifications/progress", "notifications/progress"}) {
+				t.Errorf("the gateway sent %q: want 3 progress notifications right before the result of progress", order)
+			}
+			i = slices.Index(order, "result of log")
+			if i < 2 || !slices.Equal(order[i-2:i], []string{"notifications/message", "notifications/message"}) {
+				t.Errorf("the gateway sent %q: want 2 log messages right before the result of log", order)
 			}
 		})
 	}

@@ -23,11 +23,11 @@ import (
 type upstream struct {
 	g   *Gateway
 	cfg Upstream
-	// http is the HTTP client of a URL upstream.
-	http *http.Client
-	srv  *framework.Server
-	reg  framework.Registrar
-	log  *slog.Logger
+	// rt is the HTTP transport of a URL upstream.
+	rt  http.RoundTripper
+	srv *framework.Server
+	reg framework.Registrar
+	log *slog.Logger
 
 	mu         sync.Mutex
 	state      State
@@ -82,11 +82,11 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
-	var hc *http.Client
+	var rt http.RoundTripper
 	if cfg.URL != "" {
-		hc = cfg.httpClient()
+		rt = cfg.roundTripper()
 	}
-	return &upstream{g: g, cfg: cfg, http: hc, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
+	return &upstream{g: g, cfg: cfg, rt: rt, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
 }
 
