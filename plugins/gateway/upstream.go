@@ -339,7 +339,10 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 			// serves the request.
 			return main, nil
 		}
-		return nil, fmt.Errorf("upstream %q: connecting: %w", u.cfg.Name, p.err)
+		// Not %w: an error of the SDK's transport is no answer of the
+		// upstream to send the client as a protocol error.
+		go u.suspect()
+		return nil, fmt.Errorf("upstream %q: connecting: %v", u.cfg.Name, p.err)
 	}
 	return p.conn, nil
 }
