@@ -5,6 +5,10 @@
 //	hookflow <command> [arguments]
 //	hookflow help [command]
 //
+// The commands: hooks manages hooks that run outside the server's Go
+// code; gateway serves upstream MCP servers through hookflow's flows,
+// hooks and plugins (docs/gateway.md).
+//
 // Every command prints its own usage with -h. Commands are listed by
 // "hookflow help"; each lives in a file of its own in this directory.
 //

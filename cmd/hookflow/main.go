@@ -39,6 +39,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		hooksCommand(),
+		gatewayCommand(),
 	}
 }
 

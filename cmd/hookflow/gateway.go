@@ -1,0 +1,502 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/cache"
+	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/ratelimit"
+	"github.com/hookflow/hookflow/stages"
+)
+
+func gatewayCommand() command {
+	return command{
+		name:    "gateway",
+		summary: "serve upstream MCP servers through hookflow's flows, hooks and plugins",
+		run:     runGateway,
+	}
+}
+
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless]
+
+Serves the upstream MCP servers of the configuration (or the one given by
+-command or -url) with the configured plugins in front, over stdio or
+streamable HTTP. See docs/gateway.md for the configuration file.
+
+Flags:
+`
+
+func runGateway(args []string, sio stdio) int {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	fs.SetOutput(sio.err)
+	var (
+		configPath = fs.String("config", "", "the configuration file (YAML)")
+		check      = fs.Bool("check", false, "check the configuration and exit, without serving or starting upstreams")
+		explain    = fs.String("explain", "", "print the ordered hook plan of `flow` for every entity, and exit")
+		command    = fs.String("command", "", "one upstream: the command to run over stdio (split like a shell would, without one)")
+		url        = fs.String("url", "", "one upstream: its streamable HTTP URL")
+		tokenEnv   = fs.String("token-env", "", "with -url: the environment variable holding the upstream's bearer token")
+		prefix     = fs.String("prefix", "", "one upstream: prefix for its tool and prompt names")
+		httpAddr   = fs.String("http", "", "serve streamable HTTP on `addr` (overrides the configuration)")
+		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration)")
+		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
+		verbose    = fs.Bool("v", false, "log at debug level")
+	)
+	fs.Usage = func() {
+		io.WriteString(sio.err, gatewayUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(sio.err, "hookflow gateway: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	one := *command != "" || *url != ""
+	if (*configPath == "") == !one || (*command != "" && *url != "") {
+		fmt.Fprintln(sio.err, "hookflow gateway: give -config, or one upstream with -command or -url")
+		fs.Usage()
+		return exitUsage
+	}
+	var cfg *gatewayConfig
+	if one {
+		u, err := oneUpstream(*command, *url, *tokenEnv, *prefix)
+		if err != nil {
+			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			return exitUsage
+		}
+		cfg = &gatewayConfig{Name: "hookflow-gateway", Upstreams: []upstreamConfig{{Upstream: u}}}
+	} else {
+		var err error
+		if cfg, err = readGatewayConfig(*configPath); err != nil {
+			fmt.Fprintln(sio.err, err)
+			return exitFailed
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "http":
+			cfg.Serve.HTTP, cfg.Serve.Stdio = *httpAddr, false
+		case "stdio":
+			cfg.Serve.Stdio = *stdioFlag
+		case "stateless":
+			cfg.Serve.Stateless = *stateless
+		}
+	})
+	if *check {
+		if err := checkGateway(cfg); err != nil {
+			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(sio.out, "%s: ok (%d upstreams)\n", cmpOr(*configPath, "flags"), len(cfg.Upstreams))
+		return exitOK
+	}
+	var flow flows.ID
+	if *explain != "" {
+		id, err := flows.Parse(*explain)
+		if err != nil {
+			fmt.Fprintf(sio.err, "hookflow gateway: -explain: %v\n", err)
+			return exitUsage
+		}
+		flow = id
+	}
+	level := slog.LevelInfo
+	if *explain != "" {
+		level = slog.LevelWarn
+	}
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level}))
+	g, err := buildGateway(cfg, logger)
+	if err != nil {
+		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+		return exitFailed
+	}
+	defer g.close()
+	if *explain != "" {
+		if err := g.explain(sio.out, flow); err != nil {
+			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	if !cfg.Serve.Stdio && cfg.Serve.HTTP == "" {
+		fmt.Fprintln(sio.err, "hookflow gateway: nothing to serve: set serve.http or serve.stdio, or give -http or -stdio")
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := g.serve(ctx, cfg.Serve, logger); err != nil {
+		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// oneUpstream is the upstream the flags describe.
+func oneUpstream(command, url, tokenEnv, prefix string) (gateway.Upstream, error) {
+	u := gateway.Upstream{Name: "upstream", URL: url, Prefix: prefix}
+	if command != "" {
+		words, err := splitCommand(command)
+		if err != nil {
+			return u, err
+		}
+		u.Command = words
+	}
+	if tokenEnv != "" {
+		if url == "" {
+			return u, errors.New("-token-env is for -url")
+		}
+		if u.Token = os.Getenv(tokenEnv); u.Token == "" {
+			return u, fmt.Errorf("-token-env: environment variable %s is not set", tokenEnv)
+		}
+	}
+	return u, nil
+}
+
+// splitCommand splits a command line into words: spaces separate words,
+// single or double quotes keep them together. There is no shell.
+func splitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("-command: unterminated quote in %q", s)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("-command: empty")
+	}
+	return words, nil
+}
+
+// builtGateway is a gateway server built from a configuration, started.
+type builtGateway struct {
+	srv      *framework.Server
+	gateways []*gateway.Gateway
+	auth     *auth.Plugin
+	audits   []*audit.Plugin
+}
+
+func (g *builtGateway) close() {
+	for _, gw := range g.gateways {
+		gw.Close()
+	}
+	for _, a := range g.audits {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = a.Close(ctx)
+		cancel()
+	}
+}
+
+// checkGateway checks that every upstream's program exists, then builds
+// the configuration's plugins and attaches them to a server without
+// upstreams, so their own checks run; nothing is served and no upstream
+// is started.
+func checkGateway(cfg *gatewayConfig) error {
+	for _, u := range cfg.Upstreams {
+		if len(u.Command) == 0 {
+			continue
+		}
+		prog := u.Command[0]
+		if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && u.Dir != "" {
+			prog = filepath.Join(u.Dir, prog)
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			return fmt.Errorf("upstream %q: %v", u.Name, err)
+		}
+	}
+	g := &builtGateway{srv: framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, nil)}
+	defer g.close()
+	if err := g.addPlugins(g.srv, cfg.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
+	for _, a := range cfg.Apps {
+		app, err := g.srv.App(a.Name)
+		if err != nil {
+			return err
+		}
+		if err := g.addPlugins(app, a.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+			return err
+		}
+	}
+	return g.srv.Start()
+}
+
+// buildGateway builds and starts the server cfg describes: its plugins,
+// apps and gateways; the upstreams are connected.
+func buildGateway(cfg *gatewayConfig, logger *slog.Logger) (*builtGateway, error) {
+	g := &builtGateway{}
+	g.srv = framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, &framework.Options{
+		Logger:      logger,
+		Subscribe:   g.subscribe,
+		Unsubscribe: g.unsubscribe,
+	})
+	if err := g.addPlugins(g.srv, cfg.Plugins, logger); err != nil {
+		g.close()
+		return nil, err
+	}
+	mount := func(r interface {
+		Use(...framework.Plugin) error
+	}, app string) error {
+		var ups []gateway.Upstream
+		for _, u := range cfg.Upstreams {
+			if u.App == app {
+				ups = append(ups, u.Upstream)
+			}
+		}
+		if len(ups) == 0 {
+			return nil
+		}
+		gw := gateway.New(ups...)
+		g.gateways = append(g.gateways, gw)
+		return r.Use(gw)
+	}
+	if err := mount(g.srv, ""); err != nil {
+		g.close()
+		return nil, err
+	}
+	for _, a := range cfg.Apps {
+		app, err := g.srv.App(a.Name)
+		if err == nil {
+			err = g.addPlugins(app, a.Plugins, logger)
+		}
+		if err == nil {
+			err = mount(app, a.Name)
+		}
+		if err != nil {
+			g.close()
+			return nil, err
+		}
+	}
+	if err := g.srv.Start(); err != nil {
+		g.close()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *builtGateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	for _, gw := range g.gateways {
+		if err := gw.Subscribe(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *builtGateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	for _, gw := range g.gateways {
+		if err := gw.Unsubscribe(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// user is what the server or an app's plugins are added to.
+type user interface {
+	Use(...framework.Plugin) error
+	Hook(...flows.Hook) error
+}
+
+// addPlugins adds the plugins p configures to r, in the order auth,
+// ratelimit, cache, audit (their priorities order their hooks whatever
+// the order).
+func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) error {
+	var ps []framework.Plugin
+	if p.Auth != nil {
+		a := auth.New(authConfigFor(p.Auth))
+		if g.auth == nil {
+			g.auth = a
+		}
+		ps = append(ps, a)
+	}
+	if p.RateLimit != nil {
+		ps = append(ps, ratelimit.New(ratelimit.Config{PerSession: p.RateLimit.PerSession, PerPrincipal: p.RateLimit.PerPrincipal,
+			PerTool: p.RateLimit.PerTool, Tools: p.RateLimit.Tools}))
+	}
+	if p.Cache != nil {
+		ps = append(ps, cache.New(cache.Config{TTL: p.Cache.TTL, MaxEntries: p.Cache.MaxEntries, SharedAcrossPrincipals: p.Cache.SharedAcrossPrincipals}))
+	}
+	if p.Audit != nil {
+		c := audit.Config{Redact: p.Audit.Redact, Flows: p.Audit.Flows}
+		switch p.Audit.File {
+		case "":
+			c.Handler = logger.Handler()
+		case "stderr":
+			c.Handler = slog.NewJSONHandler(os.Stderr, nil)
+		default:
+			c.File = audit.File{Path: p.Audit.File}
+		}
+		a := audit.New(c)
+		g.audits = append(g.audits, a)
+		ps = append(ps, a)
+	}
+	if err := r.Use(ps...); err != nil {
+		return err
+	}
+	if p.Noop {
+		return r.Hook(noopHooks()...)
+	}
+	return nil
+}
+
+// noopHooks are hooks that do nothing, one at every stage of every flow.
+func noopHooks() []flows.Hook {
+	var hs []flows.Hook
+	for _, f := range flows.All() {
+		for _, st := range stages.All() {
+			hs = append(hs, flows.Hook{Flow: f.ID, Stage: st, Name: "noop", Fn: func(*flows.Context) error { return nil }})
+		}
+	}
+	return hs
+}
+
+// authConfigFor builds the auth plugin's configuration: a verifier of the
+// configured static tokens.
+func authConfigFor(c *authConfig) auth.Config {
+	cfg := auth.Config{ToolScopes: c.ToolScopes, Conceal: c.Conceal}
+	if c.AllowAnonymous {
+		cfg.Unauthenticated = auth.AllowAll
+	}
+	tokens := slices.Clone(c.Tokens)
+	cfg.Verifier = func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		for _, t := range tokens {
+			if subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) == 1 {
+				return &sdkauth.TokenInfo{UserID: t.User, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+			}
+		}
+		return nil, sdkauth.ErrInvalidToken
+	}
+	return cfg
+}
+
+// explain prints the plan of flow for every entity it applies to.
+func (g *builtGateway) explain(w io.Writer, flow flows.ID) error {
+	info := flow.Info()
+	if info.Entity == flows.EntityNone {
+		text, err := g.srv.Explain(flow, "")
+		io.WriteString(w, text)
+		return err
+	}
+	for i, name := range g.entities(info.Entity) {
+		if i > 0 {
+			io.WriteString(w, "\n")
+		}
+		text, err := g.srv.Explain(flow, name)
+		if err != nil {
+			return err
+		}
+		io.WriteString(w, text)
+	}
+	return nil
+}
+
+// entities lists the names of the mounted entities of kind.
+func (g *builtGateway) entities(kind flows.EntityKind) []string {
+	var names []string
+	for _, gw := range g.gateways {
+		names = append(names, gw.Names(kind)...)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// serve serves the gateway until ctx is done.
+func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Logger) error {
+	if s.Stdio {
+		return g.srv.Run(ctx, &mcp.StdioTransport{})
+	}
+	opts := &mcp.StreamableHTTPOptions{Stateless: s.Stateless}
+	var h http.Handler
+	var err error
+	if g.auth != nil {
+		h, err = g.auth.Handler(g.srv, opts)
+	} else {
+		h, err = g.srv.HTTPHandler(opts)
+	}
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", s.HTTP)
+	if err != nil {
+		return err
+	}
+	logger.Info("hookflow gateway: serving streamable HTTP", slog.String("addr", ln.Addr().String()), slog.Bool("stateless", s.Stateless))
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

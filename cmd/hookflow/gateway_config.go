@@ -1,0 +1,489 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/ratelimit"
+)
+
+// gatewayConfig is a gateway configuration file, decoded.
+type gatewayConfig struct {
+	// Name is the name the server gives clients.
+	Name      string
+	Serve     serveConfig
+	Upstreams []upstreamConfig
+	// Plugins are the server's plugins; Apps those of each app.
+	Plugins pluginsConfig
+	Apps    []appConfig
+}
+
+type serveConfig struct {
+	Stdio     bool
+	HTTP      string
+	Stateless bool
+}
+
+type upstreamConfig struct {
+	gateway.Upstream
+	// App is the app the upstream is mounted into; "" the server.
+	App string
+}
+
+type appConfig struct {
+	Name    string
+	Plugins pluginsConfig
+}
+
+// pluginsConfig holds the first-party plugins' settings; nil is off.
+type pluginsConfig struct {
+	Audit     *auditConfig
+	Auth      *authConfig
+	RateLimit *ratelimitConfig
+	Cache     *cacheConfig
+	// Noop registers a hook that does nothing at every stage of every
+	// flow: what the conformance run and the benchmark use to show the
+	// cost and the transparency of hooks everywhere.
+	Noop bool
+}
+
+type auditConfig struct {
+	// File is a JSON-lines file; "stderr" writes JSON lines to stderr.
+	File   string
+	Redact []string
+	Flows  []flows.ID
+}
+
+type authConfig struct {
+	Tokens         []tokenConfig
+	ToolScopes     map[string][]string
+	AllowAnonymous bool
+	Conceal        bool
+}
+
+type tokenConfig struct {
+	Token  string
+	User   string
+	Scopes []string
+}
+
+type ratelimitConfig struct {
+	PerSession, PerPrincipal, PerTool ratelimit.Limit
+	Tools                             map[string]ratelimit.Limit
+}
+
+type cacheConfig struct {
+	TTL                    time.Duration
+	MaxEntries             int
+	SharedAcrossPrincipals bool
+}
+
+// decoder decodes a YAML document into a gatewayConfig, collecting every
+// error with its position.
+type decoder struct {
+	file   string
+	getenv func(string) string
+	errs   []error
+}
+
+// configError is a configuration error at file:line:col.
+type configError struct {
+	file      string
+	line, col int
+	msg       string
+}
+
+func (e *configError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg)
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.errs = append(d.errs, &configError{file: d.file, line: n.Line, col: n.Column, msg: fmt.Sprintf(format, args...)})
+}
+
+// parseGatewayConfig decodes data, the contents of file, and checks it.
+// Every error is reported at once, each at file:line:col.
+func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gatewayConfig, error) {
+	d := &decoder{file: file, getenv: getenv}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	cfg := &gatewayConfig{Name: "hookflow-gateway"}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
+	}
+	root := doc.Content[0]
+	d.mapping(root, "the configuration", map[string]func(*yaml.Node){
+		"name":      func(n *yaml.Node) { cfg.Name = d.str(n) },
+		"serve":     func(n *yaml.Node) { d.serve(n, &cfg.Serve) },
+		"upstreams": func(n *yaml.Node) { cfg.Upstreams = d.upstreams(n) },
+		"plugins":   func(n *yaml.Node) { cfg.Plugins = d.plugins(n) },
+		"apps": func(n *yaml.Node) {
+			for _, item := range d.seq(n) {
+				var a appConfig
+				d.mapping(item, "an app", map[string]func(*yaml.Node){
+					"name":    func(n *yaml.Node) { a.Name = d.str(n) },
+					"plugins": func(n *yaml.Node) { a.Plugins = d.plugins(n) },
+				})
+				if a.Name == "" {
+					d.errorf(item, "an app needs a name")
+				} else if slices.ContainsFunc(cfg.Apps, func(o appConfig) bool { return o.Name == a.Name }) {
+					d.errorf(item, "two apps are named %q", a.Name)
+				}
+				cfg.Apps = append(cfg.Apps, a)
+			}
+		},
+	})
+	d.check(root, cfg)
+	if err := errors.Join(d.errs...); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// check checks what no single value shows: an upstream mounted into an
+// app the file does not define, a configuration without upstreams.
+func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
+	if len(cfg.Upstreams) == 0 {
+		d.errorf(root, "no upstream: add at least one under upstreams")
+	}
+	var apps []string
+	for _, a := range cfg.Apps {
+		apps = append(apps, a.Name)
+	}
+	for _, u := range cfg.Upstreams {
+		if u.App != "" && !slices.Contains(apps, u.App) {
+			d.errorf(root, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+		}
+	}
+}
+
+// mapping calls fields[key] for each key of n, a mapping: an unknown key
+// or one given twice is an error, with a hint for a near miss.
+func (d *decoder) mapping(n *yaml.Node, what string, fields map[string]func(*yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return
+		}
+		d.errorf(n, "%s must be a mapping of keys to values", what)
+		return
+	}
+	seen := map[string]bool{}
+	names := slices.Sorted(maps.Keys(fields))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		set, ok := fields[k.Value]
+		switch {
+		case !ok:
+			d.errorf(k, "unknown key %q in %s%s (known: %s)", k.Value, what, didYouMean(k.Value, names), strings.Join(names, ", "))
+		case seen[k.Value]:
+			d.errorf(k, "key %q is given twice", k.Value)
+		default:
+			seen[k.Value] = true
+			set(v)
+		}
+	}
+}
+
+func (d *decoder) scalar(n *yaml.Node, want string) bool {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "want %s, got a %s", want, kindName(n))
+		return false
+	}
+	return true
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "value"
+}
+
+func (d *decoder) str(n *yaml.Node) string {
+	if !d.scalar(n, "a string") {
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) boolean(n *yaml.Node) bool {
+	if !d.scalar(n, "true or false") {
+		return false
+	}
+	b, err := strconv.ParseBool(n.Value)
+	if err != nil {
+		d.errorf(n, "want true or false, got %q", n.Value)
+	}
+	return b
+}
+
+func (d *decoder) integer(n *yaml.Node) int {
+	if !d.scalar(n, "an integer") {
+		return 0
+	}
+	i, err := strconv.Atoi(n.Value)
+	if err != nil || i < 0 {
+		d.errorf(n, "want a non-negative integer, got %q", n.Value)
+	}
+	return i
+}
+
+func (d *decoder) duration(n *yaml.Node) time.Duration {
+	if !d.scalar(n, "a duration such as 30s") {
+		return 0
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		d.errorf(n, "want a duration such as 30s or 1m, got %q", n.Value)
+	}
+	return v
+}
+
+func (d *decoder) seq(n *yaml.Node) []*yaml.Node {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "want a list, got a %s", kindName(n))
+		return nil
+	}
+	return n.Content
+}
+
+func (d *decoder) strs(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.seq(n) {
+		out = append(out, d.str(item))
+	}
+	return out
+}
+
+// env reads the value of the environment variable n names: how secrets
+// (token_env) stay out of the file.
+func (d *decoder) env(n *yaml.Node) string {
+	name := d.str(n)
+	v := d.getenv(name)
+	if name != "" && v == "" {
+		d.errorf(n, "environment variable %s is not set", name)
+	}
+	return v
+}
+
+func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
+	d.mapping(n, "serve", map[string]func(*yaml.Node){
+		"stdio":     func(n *yaml.Node) { s.Stdio = d.boolean(n) },
+		"http":      func(n *yaml.Node) { s.HTTP = d.str(n) },
+		"stateless": func(n *yaml.Node) { s.Stateless = d.boolean(n) },
+	})
+	if s.Stdio && s.HTTP != "" {
+		d.errorf(n, "serve stdio or http, not both")
+	}
+}
+
+func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
+	var out []upstreamConfig
+	for _, item := range d.seq(n) {
+		var u upstreamConfig
+		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
+			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
+			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
+			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
+			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
+			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
+			"token":            func(n *yaml.Node) { u.Token = d.str(n) },
+			"token_env":        func(n *yaml.Node) { u.Token = d.env(n) },
+			"headers":          func(n *yaml.Node) { u.Header = d.headers(n) },
+			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
+			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
+			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.str(n) },
+			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
+			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
+			"app":              func(n *yaml.Node) { u.App = d.str(n) },
+		})
+		switch {
+		case u.Name == "":
+			d.errorf(item, "an upstream needs a name")
+		case slices.ContainsFunc(out, func(o upstreamConfig) bool { return o.Name == u.Name }):
+			d.errorf(item, "two upstreams are named %q", u.Name)
+		case len(u.Command) == 0 && u.URL == "":
+			d.errorf(item, "upstream %q needs a command or a url", u.Name)
+		case len(u.Command) > 0 && u.URL != "":
+			d.errorf(item, "upstream %q has a command and a url: give one", u.Name)
+		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
+			d.errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// url reads an http or https URL.
+func (d *decoder) url(n *yaml.Node) string {
+	s := d.str(n)
+	if u, err := url.Parse(s); s != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		d.errorf(n, "want an http or https URL, got %q", s)
+	}
+	return s
+}
+
+func (d *decoder) headers(n *yaml.Node) http.Header {
+	h := http.Header{}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "headers must be a mapping of header names to values")
+		return h
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		h.Add(n.Content[i].Value, d.str(n.Content[i+1]))
+	}
+	return h
+}
+
+func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
+	var p pluginsConfig
+	d.mapping(n, "plugins", map[string]func(*yaml.Node){
+		"audit":     func(n *yaml.Node) { p.Audit = d.audit(n) },
+		"auth":      func(n *yaml.Node) { p.Auth = d.auth(n) },
+		"ratelimit": func(n *yaml.Node) { p.RateLimit = d.ratelimit(n) },
+		"cache":     func(n *yaml.Node) { p.Cache = d.cache(n) },
+		"noop":      func(n *yaml.Node) { p.Noop = d.boolean(n) },
+	})
+	return p
+}
+
+func (d *decoder) audit(n *yaml.Node) *auditConfig {
+	a := &auditConfig{}
+	d.mapping(n, "audit", map[string]func(*yaml.Node){
+		"file":   func(n *yaml.Node) { a.File = d.str(n) },
+		"redact": func(n *yaml.Node) { a.Redact = d.strs(n) },
+		"flows": func(n *yaml.Node) {
+			for _, item := range d.seq(n) {
+				id, err := flows.Parse(d.str(item))
+				if err != nil {
+					d.errorf(item, "%v", err)
+					continue
+				}
+				a.Flows = append(a.Flows, id)
+			}
+		},
+	})
+	return a
+}
+
+func (d *decoder) auth(n *yaml.Node) *authConfig {
+	a := &authConfig{}
+	d.mapping(n, "auth", map[string]func(*yaml.Node){
+		"tokens": func(n *yaml.Node) {
+			for _, item := range d.seq(n) {
+				var t tokenConfig
+				given := false
+				d.mapping(item, "a token", map[string]func(*yaml.Node){
+					"token":     func(n *yaml.Node) { t.Token, given = d.str(n), true },
+					"token_env": func(n *yaml.Node) { t.Token, given = d.env(n), true },
+					"user":      func(n *yaml.Node) { t.User = d.str(n) },
+					"scopes":    func(n *yaml.Node) { t.Scopes = d.strs(n) },
+				})
+				if !given {
+					d.errorf(item, "a token needs token or token_env")
+				}
+				a.Tokens = append(a.Tokens, t)
+			}
+		},
+		"tool_scopes": func(n *yaml.Node) {
+			a.ToolScopes = map[string][]string{}
+			if n.Kind != yaml.MappingNode {
+				d.errorf(n, "tool_scopes must map tool names to lists of scopes")
+				return
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				a.ToolScopes[n.Content[i].Value] = d.strs(n.Content[i+1])
+			}
+		},
+		"allow_anonymous": func(n *yaml.Node) { a.AllowAnonymous = d.boolean(n) },
+		"conceal":         func(n *yaml.Node) { a.Conceal = d.boolean(n) },
+	})
+	return a
+}
+
+func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
+	r := &ratelimitConfig{}
+	d.mapping(n, "ratelimit", map[string]func(*yaml.Node){
+		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
+		"per_principal": func(n *yaml.Node) { r.PerPrincipal = d.limit(n) },
+		"per_tool":      func(n *yaml.Node) { r.PerTool = d.limit(n) },
+		"tools": func(n *yaml.Node) {
+			r.Tools = map[string]ratelimit.Limit{}
+			if n.Kind != yaml.MappingNode {
+				d.errorf(n, "tools must map tool names to limits such as 10/s")
+				return
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				r.Tools[n.Content[i].Value] = d.limit(n.Content[i+1])
+			}
+		},
+	})
+	if !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
+		d.errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
+	}
+	return r
+}
+
+// limit reads "N/unit" (unit s, m or h): N calls per unit, in a burst of N.
+func (d *decoder) limit(n *yaml.Node) ratelimit.Limit {
+	if !d.scalar(n, "a limit such as 10/s") {
+		return ratelimit.Limit{}
+	}
+	num, unit, ok := strings.Cut(n.Value, "/")
+	count, err := strconv.Atoi(num)
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	if !ok || err != nil || count < 1 || per == 0 {
+		d.errorf(n, "want a limit such as 10/s, 100/m or 1000/h, got %q", n.Value)
+		return ratelimit.Limit{}
+	}
+	return ratelimit.Per(count, per)
+}
+
+func (d *decoder) cache(n *yaml.Node) *cacheConfig {
+	c := &cacheConfig{}
+	d.mapping(n, "cache", map[string]func(*yaml.Node){
+		"ttl":                      func(n *yaml.Node) { c.TTL = d.duration(n) },
+		"max_entries":              func(n *yaml.Node) { c.MaxEntries = d.integer(n) },
+		"shared_across_principals": func(n *yaml.Node) { c.SharedAcrossPrincipals = d.boolean(n) },
+	})
+	return c
+}
+
+// readGatewayConfig reads and parses the configuration file at path.
+func readGatewayConfig(path string) (*gatewayConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := parseGatewayConfig(path, data, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	// An upstream's dir is relative to the configuration file.
+	for i, u := range cfg.Upstreams {
+		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
+			cfg.Upstreams[i].Dir = filepath.Join(filepath.Dir(path), u.Dir)
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookflow/hookflow/plugins/ratelimit"
+)
+
+// TestGatewayConfigErrors checks the errors of bad configurations: each at
+// file:line:col, every one of a file at once, with a hint for near misses.
+func TestGatewayConfigErrors(t *testing.T) {
+	env := map[string]string{"SET": "value"}
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown top-level key", "upstream:\n  - name: a\n",
+			[]string{`g.yaml:1:1: unknown key "upstream" in the configuration (did you mean "upstreams"?)`, `g.yaml:1:1: no upstream`}},
+		{"unknown upstream key", "upstreams:\n  - name: a\n    comand: [x]\n",
+			[]string{`g.yaml:3:5: unknown key "comand" in an upstream (did you mean "command"?)`, `g.yaml:2:5: upstream "a" needs a command or a url`}},
+		{"command and url", "upstreams:\n  - name: a\n    command: [x]\n    url: http://h/mcp\n",
+			[]string{`g.yaml:2:5: upstream "a" has a command and a url: give one`}},
+		{"token on a command", "upstreams:\n  - {name: a, command: [x], token: t}\n",
+			[]string{`g.yaml:2:5: upstream "a": token and headers are for url upstreams`}},
+		{"two upstreams of one name", "upstreams:\n  - {name: a, command: [x]}\n  - {name: a, command: [y]}\n",
+			[]string{`g.yaml:3:5: two upstreams are named "a"`}},
+		{"bad duration", "upstreams:\n  - {name: a, command: [x], timeout: 5 seconds}\n",
+			[]string{`g.yaml:2:38: want a duration such as 30s or 1m, got "5 seconds"`}},
+		{"command not a list", "upstreams:\n  - name: a\n    command: {x: y}\n",
+			[]string{`g.yaml:3:14: want a list, got a mapping`}},
+		{"unset token variable", "upstreams:\n  - {name: a, url: 'http://h', token_env: UNSET}\n",
+			[]string{`g.yaml:2:43: environment variable UNSET is not set`}},
+		{"unknown app", "upstreams:\n  - {name: a, command: [x], app: mian}\napps:\n  - name: main\n",
+			[]string{`g.yaml:1:1: upstream "a" is mounted into app "mian", which apps does not define (did you mean "main"?)`}},
+		{"unknown plugin", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimt: {per_session: 1/s}\n",
+			[]string{`g.yaml:4:3: unknown key "ratelimt" in plugins (did you mean "ratelimit"?)`}},
+		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {per_session: 10 per second}\n",
+			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`,
+				`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+		{"unknown flow", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  audit: {flows: [tools:call]}\n",
+			[]string{`g.yaml:4:19: `, `tools:call`}},
+		{"token without token", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth:\n    tokens:\n      - {user: u}\n",
+			[]string{`g.yaml:6:9: a token needs token or token_env`}},
+		{"stdio and http", "serve: {stdio: true, http: ':1'}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:8: serve stdio or http, not both`}},
+		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
+		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
+			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error:\n%v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestGatewayConfig(t *testing.T) {
+	yaml := `name: gw
+serve: {http: "127.0.0.1:0", stateless: true}
+upstreams:
+  - name: a
+    url: http://h/mcp
+    token_env: TOK
+    headers: {X-Team: blue}
+    prefix: a_
+    timeout: 2s
+    app: main
+  - name: b
+    command: [prog, -v]
+    env: [A=1]
+    shared: true
+apps:
+  - name: main
+    plugins:
+      ratelimit: {per_session: 10/s, tools: {slow: 1/m}}
+plugins:
+  audit: {file: stderr, redact: [password], flows: [tools:call-tool]}
+  auth:
+    tokens: [{token: t1, user: ada, scopes: [read]}]
+    tool_scopes: {a_write: [write]}
+  cache: {ttl: 1m}
+  noop: true
+`
+	cfg, err := parseGatewayConfig("g.yaml", []byte(yaml), func(k string) string { return map[string]string{"TOK": "secret"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
+	if cfg.Name != "gw" || !cfg.Serve.Stateless || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
+		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" {
+		t.Errorf("decoded %+v", cfg)
+	}
+	if got := cfg.Apps[0].Plugins.RateLimit; got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
+		t.Errorf("ratelimit = %+v", got)
+	}
+	p := cfg.Plugins
+	if p.Audit.File != "stderr" || p.Auth.Tokens[0].User != "ada" || p.Cache.TTL != time.Minute || !p.Noop {
+		t.Errorf("plugins = %+v", p)
+	}
+}
+
+func TestGatewayCommandUsage(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("upstreams:\n  - {name: a, command: [go, version], dir: sub}\nplugins:\n  ratelimit: {per_session: 1/s}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	if err := os.WriteFile(missing, []byte("upstreams:\n  - {name: a, command: [./nothing-here]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("upstreams:\n  - {name: a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"gateway"}, exitUsage, "give -config, or one upstream with -command or -url"},
+		{[]string{"gateway", "-config", good, "-url", "http://x"}, exitUsage, "give -config"},
+		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
+		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
+		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, `upstream "a": exec: "./nothing-here"`},
+		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
+		{[]string{"gateway", "-command", "prog 'a b", "-check"}, exitUsage, "unterminated quote"},
+		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
+		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, stdio{out: &out, err: &errb})
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.out) {
+			t.Errorf("%q: exit %d, output:\n%s%s\nwant exit %d and %q", tc.args, code, out.String(), errb.String(), tc.code, tc.out)
+		}
+	}
+	if cfg, err := readGatewayConfig(good); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
+		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"a b  c":         "a|b|c",
+		`go run "./x y"`: "go|run|./x y",
+		`a '' b`:         "a||b",
+	} {
+		got, err := splitCommand(in)
+		if err != nil || strings.Join(got, "|") != want {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}

@@ -1,0 +1,453 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one upstream session: the main one (ss nil) or a client
+// session's. It keeps the calls in flight through it, so that what the
+// upstream sends about a call (progress, log messages, sampling,
+// elicitation and roots requests) reaches the client session that made
+// the call, on that call's stream.
+type conn struct {
+	u  *upstream
+	ss *mcp.ServerSession
+	cs *mcp.ClientSession
+
+	// read and handled count the notifications read from the upstream
+	// and those the client's handlers finished with (see drain); cond
+	// (on mu) is signalled when handled grows.
+	counting      bool
+	read, handled atomic.Int64
+	cond          *sync.Cond
+
+	mu    sync.Mutex
+	next  uint64
+	calls map[string]*call
+	// order holds the calls in flight, oldest first.
+	order []*call
+}
+
+// call is a request in flight through a conn.
+type call struct {
+	key   string
+	ctx   context.Context
+	ss    *mcp.ServerSession
+	token any // the client's progress token, nil for none
+}
+
+// connect opens an upstream session; for a client session ss (nil for the
+// main session) it offers the upstream the client's capabilities and
+// routes the upstream's requests back to ss.
+func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
+	c := &conn{u: u, ss: ss, calls: map[string]*call{}}
+	c.cond = sync.NewCond(&c.mu)
+	opts := &mcp.ClientOptions{
+		Logger:                      u.log,
+		ProgressNotificationHandler: c.progress,
+		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:                &mcp.ClientCapabilities{},
+	}
+	if ss == nil {
+		opts.ResourceUpdatedHandler = c.resourceUpdated
+	}
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
+	if ss != nil {
+		if caps == nil {
+			if ip := ss.InitializeParams(); ip != nil {
+				caps = ip.Capabilities
+			}
+		}
+		opts.LoggingMessageHandler = c.logMessage
+		if caps != nil {
+			if caps.Sampling != nil {
+				opts.CreateMessageWithToolsHandler = c.sample
+				opts.Capabilities.Sampling = caps.Sampling
+			}
+			if caps.Elicitation != nil {
+				opts.ElicitationHandler = c.elicit
+				opts.Capabilities.Elicitation = caps.Elicitation
+			}
+			if caps.RootsV2 != nil {
+				r := *caps.RootsV2
+				opts.Capabilities.RootsV2 = &r
+			}
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
+	client.AddReceivingMiddleware(c.drained)
+	if ss != nil {
+		client.AddReceivingMiddleware(c.route)
+	}
+	var t mcp.Transport
+	if len(u.cfg.Command) > 0 {
+		c.counting = true
+		t = countingTransport{Transport: &mcp.CommandTransport{Command: u.cfg.command()}, c: c}
+	} else {
+		c.counting = true
+		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}
+	}
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return nil, err
+	}
+	c.cs = cs
+	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
+		// The client's level applies at the gateway, where the messages
+		// are sent on: the upstream sends them all.
+		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+		cancel()
+	}
+	return c, nil
+}
+
+// version returns the protocol version the upstream session negotiated.
+func (c *conn) version() string {
+	if ir := c.cs.InitializeResult(); ir != nil {
+		return ir.ProtocolVersion
+	}
+	return ""
+}
+
+// begin registers a call in flight and returns the progress token to
+// send upstream (nil when the client sent none) and the function that
+// ends the call.
+func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (upToken any, end func()) {
+	c.mu.Lock()
+	c.next++
+	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token}
+	c.calls[k.key] = k
+	c.order = append(c.order, k)
+	c.mu.Unlock()
+	if token != nil {
+		upToken = k.key
+	}
+	return upToken, func() {
+		c.mu.Lock()
+		for i, o := range c.order {
+			if o == k {
+				c.order = append(c.order[:i], c.order[i+1:]...)
+				break
+			}
+		}
+		c.mu.Unlock()
+		// The SDK hands a response to its caller at once but queues the
+		// notifications before it: the call's progress token is kept a
+		// while, so that its late progress still reaches the client.
+		time.AfterFunc(linger, func() {
+			c.mu.Lock()
+			delete(c.calls, k.key)
+			c.mu.Unlock()
+		})
+	}
+}
+
+// linger is how long a finished call's progress token is still routed.
+const linger = 5 * time.Second
+
+// latest returns the newest call in flight, or nil.
+func (c *conn) latest() *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.order) == 0 {
+		return nil
+	}
+	return c.order[len(c.order)-1]
+}
+
+// routeCtx returns the context to send a message to the client with: the
+// newest call's (which routes it to that call's stream over HTTP),
+// cancelled also when ctx is.
+func (c *conn) routeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	k := c.latest()
+	if k == nil {
+		return context.WithCancel(ctx)
+	}
+	rctx, cancel := context.WithCancel(k.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	return rctx, func() { stop(); cancel() }
+}
+
+// progress sends an upstream progress notification on to the client
+// whose call it is about, with the client's own token.
+func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	key, _ := req.Params.ProgressToken.(string)
+	c.mu.Lock()
+	k := c.calls[key]
+	c.mu.Unlock()
+	if k == nil || k.token == nil || k.ss == nil {
+		return
+	}
+	p := *req.Params
+	p.ProgressToken = k.token
+	_ = k.ss.NotifyProgress(context.WithoutCancel(k.ctx), &p)
+}
+
+// logMessage sends an upstream log message on to the client, on the
+// newest call's stream (the message may be handled after that call
+// ended: it is sent all the same).
+func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	rctx := context.WithoutCancel(ctx)
+	if k := c.latest(); k != nil {
+		rctx = context.WithoutCancel(k.ctx)
+	}
+	_ = c.ss.Log(rctx, req.Params)
+}
+
+func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), req.Params)
+}
+
+func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	rctx, cancel := c.routeCtx(ctx)
+	defer cancel()
+	return c.ss.CreateMessageWithTools(rctx, req.Params)
+}
+
+func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	rctx, cancel := c.routeCtx(ctx)
+	defer cancel()
+	return c.ss.Elicit(rctx, req.Params)
+}
+
+// route answers the upstream's requests to its client (sampling,
+// elicitation, roots) with the client session's answers. It takes them
+// before the SDK's client handlers, which would check the parameters the
+// client is to check: the gateway passes them on as they are.
+func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		rctx, cancel := c.routeCtx(ctx)
+		defer cancel()
+		switch p := req.GetParams().(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			return c.ss.CreateMessageWithTools(rctx, p)
+		case *mcp.CreateMessageParams:
+			return c.ss.CreateMessage(rctx, p)
+		case *mcp.ElicitParams:
+			return c.ss.Elicit(rctx, p)
+		case *mcp.ListRootsParams:
+			return c.ss.ListRoots(rctx, p)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// drained counts the notifications the client's handlers finished; see
+// [conn.drain].
+func (c *conn) drained(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if counted(method) {
+			c.handled.Add(1)
+			c.mu.Lock()
+			c.cond.Broadcast()
+			c.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
+// counted reports whether a notification is counted by drain: every one
+// the client's handlers see, the cancellations (which the SDK handles
+// as they arrive) aside.
+func counted(method string) bool {
+	return strings.HasPrefix(method, "notifications/") && method != "notifications/cancelled"
+}
+
+// drain waits until the client's handlers have finished with the
+// notifications that arrived before a call's answer. The SDK hands a
+// call's answer to the caller as it arrives but queues the notifications
+// before it, so that without this the client could get an upstream tool's
+// last progress or log messages after its result. It waits at most
+// drainTimeout; after that, the counts are brought level, so that one
+// notification the handlers never saw does not make every later call
+// wait. Over stdio the connection counts what it reads; over HTTP, where
+// the SDK's connection cannot be wrapped, the responses' event streams
+// are counted as the SDK reads them.
+func (c *conn) drain() {
+	target := c.read.Load()
+	if !c.counting || c.handled.Load() >= target {
+		return
+	}
+	timer := time.AfterFunc(drainTimeout, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(drainTimeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.handled.Load() < target {
+		if !time.Now().Before(deadline) {
+			for {
+				h := c.handled.Load()
+				if h >= target || c.handled.CompareAndSwap(h, target) {
+					break
+				}
+			}
+			return
+		}
+		c.cond.Wait()
+	}
+}
+
+// drainTimeout bounds [conn.drain].
+const drainTimeout = time.Second
+
+// countingTransport counts the notifications read from its connection.
+type countingTransport struct {
+	mcp.Transport
+	c *conn
+}
+
+func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Connection: conn, c: t.c}, nil
+}
+
+// countingRoundTripper counts the notifications in the event streams of
+// the responses of an HTTP upstream session.
+type countingRoundTripper struct {
+	next http.RoundTripper
+	c    *conn
+}
+
+func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c}
+	}
+	return resp, err
+}
+
+// countingBody counts the JSON-RPC notifications in the data lines of a
+// server-sent event stream while it is read.
+type countingBody struct {
+	io.ReadCloser
+	c *conn
+	// line holds the start of a line not yet complete; long is set when
+	// it outgrew maxLine (such a line is not counted).
+	line []byte
+	long bool
+}
+
+// maxLine bounds the part of a data line countingBody keeps to check it.
+const maxLine = 1 << 20
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	data := p[:n]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			if b.line = append(b.line, data...); len(b.line) > maxLine {
+				b.line, b.long = b.line[:0], true
+			}
+			break
+		}
+		line := data[:i]
+		if len(b.line) > 0 {
+			line = append(b.line, line...)
+		}
+		if !b.long {
+			b.check(line)
+		}
+		b.line, b.long = b.line[:0], false
+		data = data[i+1:]
+	}
+	return n, err
+}
+
+// check counts line when it is the data of a notification.
+func (b *countingBody) check(line []byte) {
+	rest, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok || !bytes.Contains(rest, []byte(`"notifications/`)) {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(rest, &m) == nil && m.ID == nil && counted(m.Method) {
+		b.c.read.Add(1)
+	}
+}
+
+type countingConn struct {
+	mcp.Connection
+	c *conn
+}
+
+func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := cc.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() && counted(r.Method) {
+		cc.c.read.Add(1)
+	}
+	return msg, err
+}
+
+// wrap turns the error of a forwarded request into the one the client
+// gets: the upstream's protocol error as it is; else an error naming the
+// upstream and saying what went wrong. A failure that is not the
+// upstream's answer makes the gateway check the upstream's health.
+func (u *upstream) wrap(ctx context.Context, method, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		switch wire.Code {
+		case codeClientClosing, codeServerClosing, codeRejected:
+			// The SDK's own transport errors, not the upstream's answer.
+			go u.suspect()
+			return fmt.Errorf("upstream %q is unreachable during %s %q: %v", u.cfg.Name, method, name, err)
+		}
+		return wire
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errTimeout):
+		go u.suspect()
+		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		go u.suspect()
+		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
+	}
+	go u.suspect()
+	return fmt.Errorf("upstream %q: %s %q: %w", u.cfg.Name, method, name, err)
+}
+
+// The codes of the errors the SDK's JSON-RPC layer makes itself when a
+// connection closes or its transport refuses a message.
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
+
+// errTimeout is the cause of a forwarded request's context when the
+// upstream did not answer within the upstream's Timeout.
+var errTimeout = errors.New("gateway: upstream timeout")

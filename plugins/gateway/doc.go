@@ -1,0 +1,71 @@
+// Package gateway puts hookflow in front of MCP servers it did not write:
+// a [Gateway] is a plugin that mounts upstream servers into the server or
+// the app it is attached to. Each upstream's tools, resources, resource
+// templates and prompts become entities of that server or app, so every
+// flow, hook and plugin (auth, ratelimit, cache, audit, …) applies to them
+// exactly as to local entities.
+//
+//	gw := gateway.New(gateway.Upstream{Name: "files", Command: []string{"files-mcp"}},
+//		gateway.Upstream{Name: "search", URL: "https://search.internal/mcp", Token: tok, Prefix: "search_"})
+//	app, _ := srv.App("upstreams")
+//	app.Use(gw)
+//
+// # Forwarding
+//
+// A mounted tool validates its arguments against the upstream's input
+// schema (hooks see them raw in beforeValidation, as a map after), then its
+// execute step calls the upstream with the arguments as the hooks left
+// them; the result comes back through afterExecute. The upstream's
+// protocol errors reach the client with their code; its isError results
+// stay results. Prompts, resources, templates and completions forward the
+// same way. A [Mounted] is every mounted entity's instance: [From] gives it
+// to a hook, with the name upstream and the upstream's [Health].
+//
+// What the upstream sends about a call reaches the client session that
+// made it: progress (with the client's own progress token), log messages,
+// and sampling, elicitation and roots requests, which the client answers
+// (the gateway offers the upstream the client's capabilities). These go
+// through the server's flows like any message the server sends, so hooks
+// on sampling:create-message, elicitation:create, roots:list-roots and
+// notifications:from-server see them. A client's cancellation cancels the
+// upstream request. The upstream's list-changed notifications make the
+// gateway list again and mount the difference, and the server tells its
+// clients the lists changed.
+//
+// # Sessions
+//
+// In stateful mode (stdio, in-memory, stateful streamable HTTP) every
+// client session gets its own upstream session, opened on its first
+// request and closed with it: a stdio upstream then runs one process per
+// client session, plus the gateway's own, which lists entities and hears
+// list changes. On stateless HTTP, and for an upstream with
+// [Upstream.Shared], client requests share the gateway's session: there is
+// no client session to route requests to, so the upstream's sampling,
+// elicitation and roots requests are refused and its log messages are not
+// forwarded; progress still reaches the calling request.
+//
+// # Failures
+//
+// Every forwarded request is bounded by [Upstream.Timeout]: an upstream
+// that does not answer fails the call with an error saying so, and the
+// request is cancelled upstream. An upstream that dies fails the calls in
+// flight at once ("went away during tools/call"); the gateway marks it
+// down (a warning in the log, [StateDown] in [Gateway.Health] and
+// [Mounted.Health]), fails further calls at once while it reconnects with
+// backoff between [Upstream.MinBackoff] and [Upstream.MaxBackoff], then
+// lists and mounts again. A mounted tool's failure is an isError result
+// the model reads; a prompt's or resource's is a protocol error. Nothing
+// else on the server is affected.
+//
+// At Start, an upstream that cannot be reached, or two upstreams with an
+// entity of one name (set a [Upstream.Prefix]), fail the server's Start
+// with an error naming them; so does a mounted entity whose name a local
+// entity uses. After Start, an entity an upstream adds whose name is taken
+// is left out, with an error in the log.
+//
+// Resource subscriptions go upstream through [Gateway.Subscribe] and
+// [Gateway.Unsubscribe], which a server sets as its Options.Subscribe and
+// Options.Unsubscribe: on the gateway's own session, once per URI, so that
+// each update reaches every subscribed client session once. The hookflow command serves a gateway from a
+// configuration file (hookflow gateway -config); see docs/gateway.md.
+package gateway

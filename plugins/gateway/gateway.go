@@ -1,0 +1,373 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+)
+
+// The defaults of an [Upstream]'s bounds.
+const (
+	// DefaultTimeout bounds one forwarded request.
+	DefaultTimeout = 30 * time.Second
+	// DefaultConnectTimeout bounds connecting to an upstream and listing
+	// what it serves.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultMinBackoff and DefaultMaxBackoff bound the wait between two
+	// attempts to reconnect to an upstream that went away.
+	DefaultMinBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+)
+
+// Upstream is an MCP server the gateway mounts: a command it starts and
+// talks to over stdio, or a streamable HTTP URL. Exactly one of Command and
+// URL is set.
+type Upstream struct {
+	// Name identifies the upstream in errors, logs and [Health]; it is
+	// required and unique within a gateway.
+	Name string
+	// Command is the program and its arguments, run without a shell.
+	Command []string
+	// Env is added to the command's environment; Dir is its working
+	// directory ("" the gateway's).
+	Env []string
+	Dir string
+	// URL is the upstream's streamable HTTP endpoint.
+	URL string
+	// Token, when set, is sent as "Authorization: Bearer <Token>"; Header
+	// holds further headers sent with every HTTP request.
+	Token  string
+	Header http.Header
+	// Prefix is prepended to the names of the upstream's tools and prompts
+	// (resource URIs are kept): two upstreams with a tool of one name need
+	// a prefix on at least one of them.
+	Prefix string
+	// Shared makes every client session use one upstream session, the one
+	// the gateway lists entities with. Requests the upstream sends its
+	// client (sampling, elicitation, roots) are then refused, and its log
+	// messages are not forwarded. Stateless HTTP clients always share.
+	Shared bool
+	// ProtocolVersion, when set, is the protocol version every upstream
+	// session asks for. When "", the gateway's own session asks for
+	// 2025-11-25 (on which the upstream may send requests and
+	// notifications to its client) and a client's session for the
+	// client's version.
+	ProtocolVersion string
+	// Timeout bounds each forwarded request (DefaultTimeout when 0): an
+	// upstream that does not answer in time fails the call, and the
+	// request is cancelled upstream. ConnectTimeout bounds a connection
+	// and the listing after it (DefaultConnectTimeout when 0).
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the wait between attempts to
+	// reconnect (DefaultMinBackoff, DefaultMaxBackoff when 0); the wait
+	// doubles after each failed attempt.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+}
+
+// Gateway is a plugin that mounts upstream MCP servers into the server or
+// the app it is attached to: their tools, resources, resource templates and
+// prompts become entities of that server or app. See the package doc.
+type Gateway struct {
+	ups []*upstream
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New returns a gateway mounting ups. The configuration is checked at
+// Attach.
+func New(ups ...Upstream) *Gateway {
+	g := &Gateway{}
+	for _, u := range ups {
+		g.ups = append(g.ups, newUpstream(g, u))
+	}
+	return g
+}
+
+// Name returns "gateway".
+func (g *Gateway) Name() string { return "gateway" }
+
+// Attach checks the configuration, connects to every upstream, lists what
+// it serves and adds it to the server or app the gateway is attached to.
+// An upstream that cannot be reached, or two entities with one name, fail
+// the server's Start.
+func (g *Gateway) Attach(pc *framework.PluginContext) error {
+	if err := g.check(); err != nil {
+		return err
+	}
+	var reg framework.Registrar = pc.Server
+	if pc.App != nil {
+		reg = pc.App
+	}
+	ctx := context.Background()
+	var errs []error
+	for _, u := range g.ups {
+		if err := u.start(ctx, pc.Server, reg); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		g.Close()
+		return err
+	}
+	if err := g.checkClashes(); err != nil {
+		g.Close()
+		return err
+	}
+	for _, u := range g.ups {
+		if err := u.mountAll(); err != nil {
+			g.Close()
+			return err
+		}
+	}
+	for _, u := range g.ups {
+		go u.watch()
+	}
+	return nil
+}
+
+// check refuses a configuration that cannot work, naming the setting.
+func (g *Gateway) check() error {
+	if len(g.ups) == 0 {
+		return invalid("no upstream to mount")
+	}
+	seen := map[string]bool{}
+	for _, u := range g.ups {
+		c := u.cfg
+		switch {
+		case c.Name == "":
+			return invalid("an upstream needs a name")
+		case seen[c.Name]:
+			return invalid(fmt.Sprintf("two upstreams are named %q", c.Name))
+		case len(c.Command) == 0 && c.URL == "":
+			return invalid(fmt.Sprintf("upstream %q: set Command or URL", c.Name))
+		case len(c.Command) > 0 && c.URL != "":
+			return invalid(fmt.Sprintf("upstream %q: set Command or URL, not both", c.Name))
+		case len(c.Command) > 0 && (c.Token != "" || len(c.Header) > 0):
+			return invalid(fmt.Sprintf("upstream %q: Token and Header are for URL upstreams", c.Name))
+		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
+			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}
+
+// checkClashes refuses two upstreams that would mount entities of one name.
+func (g *Gateway) checkClashes() error {
+	type owner struct{ kind, up string }
+	seen := map[string]owner{}
+	var errs []error
+	for _, u := range g.ups {
+		for _, key := range u.keys() {
+			if prev, dup := seen[key.kind+" "+key.name]; dup {
+				errs = append(errs, invalid(fmt.Sprintf("%s %q of upstream %q clashes with upstream %q's: set a Prefix on one of them", key.kind, key.name, u.cfg.Name, prev.up)))
+				continue
+			}
+			seen[key.kind+" "+key.name] = owner{key.kind, u.cfg.Name}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes every upstream session and stops reconnecting. The
+// gateway's entities then fail their calls; Close is for shutdown.
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	g.mu.Unlock()
+	for _, u := range g.ups {
+		u.close()
+	}
+	return nil
+}
+
+// Health returns the state of every upstream, in configuration order.
+func (g *Gateway) Health() []Health {
+	hs := make([]Health, len(g.ups))
+	for i, u := range g.ups {
+		hs[i] = u.health()
+	}
+	return hs
+}
+
+// Subscribe forwards a resource subscription to the upstream that serves
+// the resource, on the gateway's own session (once per URI, however many
+// client sessions subscribe); use it as [framework.Options.Subscribe]. The
+// upstream's updates go to the client sessions subscribed. A URI no
+// upstream serves is accepted and ignored.
+func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	for _, u := range g.ups {
+		if u.serves(req.Params.URI) {
+			return u.subscribe(ctx, req.Params.URI, true)
+		}
+	}
+	return nil
+}
+
+// Unsubscribe forwards the end of a resource subscription, as Subscribe;
+// use it as [framework.Options.Unsubscribe].
+func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	for _, u := range g.ups {
+		if u.serves(req.Params.URI) {
+			return u.subscribe(ctx, req.Params.URI, false)
+		}
+	}
+	return nil
+}
+
+// Names returns the sorted names of the mounted entities a flow of kind
+// resolves: tool or prompt names as the server's clients see them,
+// resource URIs and URI templates; for flows.EntityCompletion prompts and
+// resources both.
+func (g *Gateway) Names(kind flows.EntityKind) []string {
+	var kinds []string
+	switch kind {
+	case flows.EntityTool:
+		kinds = []string{"tool"}
+	case flows.EntityPrompt:
+		kinds = []string{"prompt"}
+	case flows.EntityResource:
+		kinds = []string{"resource", "template"}
+	case flows.EntityCompletion:
+		kinds = []string{"prompt", "resource", "template"}
+	}
+	var names []string
+	for _, u := range g.ups {
+		u.mu.Lock()
+		for k := range u.mounted {
+			if slices.Contains(kinds, k.kind) {
+				names = append(names, k.name)
+			}
+		}
+		u.mu.Unlock()
+	}
+	slices.Sort(names)
+	return names
+}
+
+// State is an upstream's connection state.
+type State uint8
+
+// The states of an upstream.
+const (
+	// StateConnecting: the gateway is (re)connecting.
+	StateConnecting State = iota
+	// StateUp: the upstream answers.
+	StateUp
+	// StateDown: the upstream went away; calls fail at once while the
+	// gateway reconnects with backoff.
+	StateDown
+	// StateClosed: the gateway was closed.
+	StateClosed
+)
+
+var stateNames = [...]string{"connecting", "up", "down", "closed"}
+
+// String returns the state's name, e.g. "up".
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Health is what the gateway knows of an upstream's state.
+type Health struct {
+	Upstream string
+	State    State
+	// Since is when the upstream entered State.
+	Since time.Time
+	// Err is why the upstream went down, or the last failed reconnection;
+	// nil when it is up.
+	Err error
+	// Reconnects counts the successful reconnections.
+	Reconnects int
+}
+
+// Mounted is the instance of every entity the gateway mounts: a run's
+// [flows.Context.Entity] Value, which [From] returns to hooks.
+type Mounted struct {
+	// Upstream is the upstream's name; Name the entity's name (or URI) there,
+	// without the prefix.
+	Upstream string
+	Name     string
+	up       *upstream
+}
+
+// Health returns the state of the entity's upstream.
+func (m *Mounted) Health() Health { return m.up.health() }
+
+// From returns the mounted entity a run is about, or false when the run's
+// entity is not one the gateway mounted (or the run has none).
+func From(c *flows.Context) (*Mounted, bool) {
+	if c == nil || c.Entity() == nil {
+		return nil, false
+	}
+	m, ok := c.Entity().Value.(*Mounted)
+	return m, ok && m != nil
+}
+
+func invalid(msg string) error {
+	return &flows.Error{Code: flows.CodeInvalid, Msg: "gateway: " + msg}
+}
+
+// command returns the upstream's command, ready to start.
+func (c *Upstream) command() *exec.Cmd {
+	cmd := exec.Command(c.Command[0], c.Command[1:]...)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(cmd.Environ(), c.Env...)
+	}
+	return cmd
+}
+
+// roundTripper returns the HTTP transport of a URL upstream, shared by its
+// sessions: one that keeps enough idle connections for every client
+// session's calls (the default transport keeps two per host, so that
+// concurrent calls would open a connection each), with the token and
+// headers added to every request.
+func (c *Upstream) roundTripper() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	if c.Token == "" && len(c.Header) == 0 {
+		return t
+	}
+	h := c.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if c.Token != "" {
+		h.Set("Authorization", "Bearer "+c.Token)
+	}
+	return headerTransport{h: h, next: t}
+}
+
+type headerTransport struct {
+	h    http.Header
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range t.h {
+		r.Header[k] = slices.Clone(vs)
+	}
+	return t.next.RoundTrip(r)
+}

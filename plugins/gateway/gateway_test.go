@@ -1,0 +1,493 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// transports are the ways the tests reach the test upstream.
+var transports = []struct {
+	name     string
+	upstream func(t *testing.T, name string) gateway.Upstream
+}{
+	{"stdio", func(_ *testing.T, name string) gateway.Upstream { return stdio(name) }},
+	{"http", func(t *testing.T, name string) gateway.Upstream {
+		u := httpUpstream(t, name, "-token", "s3cret")
+		u.Token = "s3cret"
+		return u
+	}},
+}
+
+func TestForwarding(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var seen []string
+			srv, _ := serve(t, func(srv *framework.Server) {
+				// Hooks on the mounted tools: one rewrites the raw
+				// arguments, one the validated ones, one reads the
+				// mounted entity.
+				check(t, srv.Hook(
+					flows.On(stages.BeforeValidation, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+						if c.Name() == "echo" {
+							c.SetArgs(json.RawMessage(`{"who":"raw"}`))
+						}
+						return nil
+					}),
+					flows.On(stages.AfterValidation, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+						if c.Name() == "echo" {
+							(*c.Input())["added"] = true
+						}
+						m, ok := gateway.From(c.Context)
+						mu.Lock()
+						defer mu.Unlock()
+						if ok {
+							seen = append(seen, m.Upstream+"/"+m.Name+"/"+m.Health().State.String())
+						}
+						return nil
+					}),
+				))
+			}, tr.upstream(t, "up"))
+			cs := connect(t, srv, nil)
+
+			got, isErr := call(t, cs, "echo", map[string]any{"who": "client"})
+			if isErr || got != `{"added":true,"who":"raw"}` {
+				t.Errorf("echo = %q (isError %v), want the arguments as the hooks left them", got, isErr)
+			}
+			if got, isErr := call(t, cs, "fail", nil); !isErr || got != "it failed" {
+				t.Errorf("fail = %q (isError %v), want the upstream's isError result", got, isErr)
+			}
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reject"})
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) || wire.Code != -32042 || !strings.Contains(wire.Message, "rejected upstream") {
+				t.Errorf("reject: err = %v, want the upstream's protocol error -32042", err)
+			}
+			mu.Lock()
+			if !slices.Contains(seen, "up/echo/up") {
+				t.Errorf("hooks saw mounted entities %v, want up/echo/up among them", seen)
+			}
+			mu.Unlock()
+
+			pr, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "ada"}})
+			if err != nil || pr.Messages[0].Content.(*mcp.TextContent).Text != "hello ada" {
+				t.Errorf("greet = %v, %v", pr, err)
+			}
+			for uri, want := range map[string]string{"test://hello": "hello", "test://item/7": "item test://item/7"} {
+				rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+				if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != want {
+					t.Errorf("read %s = %v, %v", uri, rr, err)
+				}
+			}
+			cr, err := cs.Complete(context.Background(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"},
+				Argument: mcp.CompleteParamsArgument{Name: "name", Value: "a"}})
+			if err != nil || !slices.Equal(cr.Completion.Values, []string{"a-done"}) {
+				t.Errorf("complete = %v, %v", cr, err)
+			}
+			if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://hello"}); err != nil {
+				t.Errorf("subscribe: %v", err)
+			}
+		})
+	}
+}
+
+func TestUpstreamMessagesReachTheCaller(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			var sampled []string
+			var progress []float64
+			var logs []string
+			var mu sync.Mutex
+			// order is what the gateway's server sent, in order: the
+			// notifications, and the results of tools/call.
+			var order []string
+			srv, _ := serve(t, func(srv *framework.Server) {
+				// A hook on the sampling request the gateway sends on
+				// rewrites it: the client sees the rewritten prompt.
+				check(t, srv.Hook(flows.On(stages.BeforeExecute, func(c flows.Sampling) error {
+					p := c.Params()
+					p.Messages[0].Content = []mcp.Content{&mcp.TextContent{Text: "rewritten"}}
+					return nil
+				})))
+				check(t, srv.Hook(
+					flows.Hook{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, c.Request().Method)
+						return nil
+					}},
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, "result of "+c.Entity().Name)
+						return nil
+					}},
+				))
+			}, tr.upstream(t, "up"))
+			cs := connect(t, srv, &mcp.ClientOptions{
+				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					mu.Lock()
+					sampled = append(sampled, req.Params.Messages[0].Content.(*mcp.TextContent).Text)
+					mu.Unlock()
+					return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "42"}}, nil
+				},
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
+				},
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					if req.Params.ProgressToken == "tok" {
+						progress = append(progress, req.Params.Progress)
+					}
+				},
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					logs = append(logs, req.Params.Data.(string))
+				},
+			}, &mcp.Root{URI: "file:///work", Name: "work"})
+
+			if got, _ := call(t, cs, "sample", map[string]any{"text": "question"}); got != "sampled: 42" {
+				t.Errorf("sample = %q", got)
+			}
+			if got, _ := call(t, cs, "elicit", nil); got != "accept ada" {
+				t.Errorf("elicit = %q", got)
+			}
+			if got, _ := call(t, cs, "roots", nil); got != "roots: file:///work" {
+				t.Errorf("roots = %q", got)
+			}
+			p := &mcp.CallToolParams{Name: "progress"}
+			p.SetProgressToken("tok")
+			if _, err := cs.CallTool(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+				t.Fatal(err)
+			}
+			call(t, cs, "log", nil)
+			// Notifications may reach the client after the result.
+			eventually(t, "3 progress notifications and 2 log messages", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(progress) >= 3 && len(logs) >= 2
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(sampled, []string{"rewritten"}) {
+				t.Errorf("the client sampled %q, want the hook's rewrite", sampled)
+			}
+			if !slices.Equal(progress, []float64{1, 2, 3}) {
+				t.Errorf("progress with the client's token = %v, want 1, 2, 3", progress)
+			}
+			if !slices.Equal(logs, []string{"first", "second"}) {
+				t.Errorf("logs = %q", logs)
+			}
+			// The gateway passed the upstream's notifications on before
+			// the result of the call they are about.
+			i := slices.Index(order, "result of progress")
+			if i < 3 || !slices.Equal(order[i-3:i], []string{"notifications/progress", "notifications/progress", "notifications/progress"}) {
+				t.Errorf("the gateway sent %q: want 3 progress notifications right before the result of progress", order)
+			}
+			i = slices.Index(order, "result of log")
+			if i < 2 || !slices.Equal(order[i-2:i], []string{"notifications/message", "notifications/message"}) {
+				t.Errorf("the gateway sent %q: want 2 log messages right before the result of log", order)
+			}
+		})
+	}
+}
+
+func TestCancellationReachesUpstream(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			srv, _ := serve(t, nil, tr.upstream(t, "up"))
+			started := make(chan struct{}, 1)
+			cs := connect(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+				started <- struct{}{}
+			}})
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				p := &mcp.CallToolParams{Name: "wait"}
+				p.SetProgressToken("w")
+				_, err := cs.CallTool(ctx, p)
+				errc <- err
+			}()
+			<-started // the call reached the upstream
+			cancel()
+			if err := <-errc; err == nil {
+				t.Fatal("the cancelled call succeeded")
+			}
+			eventually(t, "the upstream's wait call to be cancelled", func() bool {
+				got, _ := call(t, cs, "cancelled", nil)
+				return got == "1"
+			})
+		})
+	}
+}
+
+func TestListChanged(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			srv, _ := serve(t, nil, tr.upstream(t, "up"))
+			changed := make(chan struct{}, 10)
+			cs := connect(t, srv, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+				changed <- struct{}{}
+			}})
+			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
+			<-changed
+			eventually(t, "tools/list to show fresh and not echo", func() bool {
+				res, err := cs.ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, tl := range res.Tools {
+					names = append(names, tl.Name)
+				}
+				return slices.Contains(names, "fresh") && !slices.Contains(names, "echo")
+			})
+			if got, _ := call(t, cs, "fresh", nil); got != "added" {
+				t.Errorf("fresh = %q", got)
+			}
+			// The upstream says its list changed again, though the tools
+			// are the same: the clients are told all the same.
+			for len(changed) > 0 {
+				<-changed
+			}
+			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
+			<-changed
+		})
+	}
+}
+
+func TestUpstreamHangs(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			a := tr.upstream(t, "a")
+			a.Prefix = "a_"
+			a.Timeout = 300 * time.Millisecond
+			b := stdio("b")
+			b.Prefix = "b_"
+			b.Command = append(b.Command, "-noresources")
+			srv, _ := serve(t, nil, a, b)
+			cs := connect(t, srv, nil)
+
+			// An upstream that never answers: a bounded failure.
+			got, isErr := call(t, cs, "a_hang", nil)
+			if !isErr || !strings.Contains(got, `upstream "a" did not answer tools/call "hang" within 300ms`) {
+				t.Errorf("hang = %q (isError %v)", got, isErr)
+			}
+
+			if tr.name == "stdio" {
+				// The gateway's own session answers pings: a hang does
+				// not mark the upstream down.
+				if got, _ := call(t, cs, "a_echo", map[string]any{}); got != "{}" {
+					t.Errorf("echo after a hang = %q", got)
+				}
+			}
+		})
+	}
+}
+
+func TestUpstreamDies(t *testing.T) {
+	a := stdio("a")
+	a.Prefix = "a_"
+	a.Shared = true // the call and the gateway share one process
+	b := stdio("b")
+	b.Prefix = "b_"
+	b.Command = append(b.Command, "-noresources")
+	srv, gw := serve(t, nil, a, b)
+	cs := connect(t, srv, nil)
+
+	got, isErr := call(t, cs, "a_die", nil)
+	if !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
+		t.Errorf("die = %q (isError %v), want an error naming the upstream", got, isErr)
+	}
+	// The other upstream is not affected.
+	if got, _ := call(t, cs, "b_echo", map[string]any{"x": 1}); got != `{"x":1}` {
+		t.Errorf("b_echo while a is down = %q", got)
+	}
+	// a reconnects, and serves again.
+	eventually(t, "upstream a to reconnect", func() bool {
+		h := gw.Health()[0]
+		return h.State == gateway.StateUp && h.Reconnects == 1
+	})
+	if got, _ := call(t, cs, "a_echo", map[string]any{"x": 2}); got != `{"x":2}` {
+		t.Errorf("a_echo after reconnecting = %q", got)
+	}
+}
+
+func TestDownUpstreamFailsFast(t *testing.T) {
+	a := stdio("a")
+	a.Shared = true
+	a.MinBackoff, a.MaxBackoff = time.Hour, time.Hour // stays down
+	srv, gw := serve(t, nil, a)
+	cs := connect(t, srv, nil)
+	call(t, cs, "die", nil)
+	eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State == gateway.StateDown })
+	got, isErr := call(t, cs, "echo", nil)
+	if !isErr || !strings.Contains(got, `upstream "a" is unavailable (down: `) {
+		t.Errorf("echo while down = %q (isError %v)", got, isErr)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ups  []gateway.Upstream
+		want string
+	}{
+		{"clash", []gateway.Upstream{stdio("a"), stdio("b")}, `tool "echo" of upstream "b" clashes with upstream "a"'s: set a Prefix on one of them`},
+		{"no name", []gateway.Upstream{{Command: []string{"x"}}}, "an upstream needs a name"},
+		{"both", []gateway.Upstream{{Name: "a", Command: []string{"x"}, URL: "http://x"}}, `upstream "a": set Command or URL, not both`},
+		{"unreachable", []gateway.Upstream{{Name: "a", Command: []string{"/nonexistent/upstream"}}}, `upstream "a"`},
+		{"none", nil, "no upstream to mount"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
+			check(t, srv.Use(gateway.New(tc.ups...)))
+			err := srv.Start()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Start: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatelessShares serves the gateway over stateless HTTP: calls share
+// the gateway's upstream session, and the upstream's requests to its
+// client are refused with an error.
+func TestStatelessShares(t *testing.T) {
+	srv, _ := serve(t, nil, stdio("up"))
+	h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true})
+	check(t, err)
+	hs := httptestServer(t, h)
+	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "no"}}, nil
+		}})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs}, nil)
+	check(t, err)
+	defer cs.Close()
+	for i := range 3 {
+		if got, _ := call(t, cs, "echo", map[string]any{"i": i}); got != `{"i":`+string(rune('0'+i))+`}` {
+			t.Errorf("echo %d = %q", i, got)
+		}
+	}
+	p := &mcp.CallToolParams{Name: "progress"}
+	p.SetProgressToken("tok")
+	if res, err := cs.CallTool(context.Background(), p); err != nil || text(res) != "done" {
+		t.Errorf("progress: %v %v", res, err)
+	}
+	if got, isErr := call(t, cs, "sample", map[string]any{"text": "q"}); !isErr {
+		t.Errorf("sample over stateless HTTP = %q, want an error", got)
+	}
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClientSessionUpstreamDies kills the upstream process of one client
+// session: its call fails, the upstream stays up for the gateway, and the
+// session's next call gets a new upstream process.
+func TestClientSessionUpstreamDies(t *testing.T) {
+	srv, gw := serve(t, nil, stdio("a"))
+	cs := connect(t, srv, nil)
+	if got, isErr := call(t, cs, "die", nil); !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
+		t.Errorf("die = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "the next call to succeed", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 1})
+		return got == `{"n":1}`
+	})
+	if h := gw.Health()[0]; h.State != gateway.StateUp || h.Reconnects != 0 {
+		t.Errorf("health = %+v, want up without reconnection", h)
+	}
+}
+
+// TestSubscriptions subscribes two client sessions to one upstream
+// resource: the upstream's updates reach each once.
+func TestSubscriptions(t *testing.T) {
+	srv, _ := serve(t, nil, httpUpstream(t, "up"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	client := func(name string) *mcp.ClientSession {
+		cs := connect(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			counts[name+" "+req.Params.URI]++
+		}})
+		check(t, cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://hello"}))
+		return cs
+	}
+	a, b := client("a"), client("b")
+	for round := 1; round <= 2; round++ {
+		call(t, a, "touch", nil)
+		eventually(t, "both sessions to hear of the update", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return counts["a test://hello"] >= round && counts["b test://hello"] >= round
+		})
+	}
+	check(t, b.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: "test://hello"}))
+	call(t, a, "touch", nil)
+	eventually(t, "a to hear of the third update", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts["a test://hello"] >= 3
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if counts["a test://hello"] != 3 || counts["b test://hello"] != 2 {
+		t.Errorf("updates heard: %v, want a 3 and b 2 (one per update and subscriber)", counts)
+	}
+}
+
+// TestHTTPUpstreamRestarts stops an HTTP upstream: the gateway marks it
+// down and fails calls at once; when it listens again on its address, the
+// gateway reconnects and calls succeed.
+func TestHTTPUpstreamRestarts(t *testing.T) {
+	u, cmd := startHTTPUpstream(t, "up")
+	srv, gw := serve(t, nil, u)
+	cs := connect(t, srv, nil)
+	if got, _ := call(t, cs, "echo", map[string]any{"n": 1}); got != `{"n":1}` {
+		t.Fatalf("echo = %q", got)
+	}
+	check(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	eventually(t, "the upstream to be marked down", func() bool {
+		call(t, cs, "echo", nil) // a failure makes the gateway check
+		return gw.Health()[0].State != gateway.StateUp
+	})
+	if got, isErr := call(t, cs, "echo", nil); !isErr || !strings.Contains(got, `upstream "up"`) {
+		t.Errorf("echo while down = %q (isError %v)", got, isErr)
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(u.URL, "http://"), "/mcp")
+	startHTTPUpstream(t, "up", "-addr", addr)
+	eventually(t, "the gateway to reconnect", func() bool {
+		h := gw.Health()[0]
+		return h.State == gateway.StateUp && h.Reconnects == 1
+	})
+	eventually(t, "calls to succeed again", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
+		return got == `{"n":2}`
+	})
+}

@@ -1,0 +1,198 @@
+// Command upstream is the MCP server the gateway's tests mount: a plain
+// go-sdk server whose tools exercise what a gateway must pass through
+// (progress, logging, cancellation, sampling, elicitation, roots, list
+// changes) and fail the ways an upstream fails (an isError result, a
+// protocol error, a process that dies mid-call, a call never answered).
+//
+// Over stdio by default; with -http it listens on 127.0.0.1 (a free port)
+// and prints "listening <url>" on stdout.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	httpMode := flag.Bool("http", false, "serve streamable HTTP on a free loopback port instead of stdio")
+	stateless := flag.Bool("stateless", false, "with -http: stateless streamable HTTP")
+	token := flag.String("token", "", "with -http: require this bearer token")
+	addr := flag.String("addr", "127.0.0.1:0", "with -http: the address to listen on")
+	noResources := flag.Bool("noresources", false, "serve no resources, templates or prompts")
+	flag.Parse()
+
+	s := newServer(!*noResources)
+	if !*httpMode {
+		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
+	if *token != "" {
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+*token {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("listening http://%s/mcp\n", ln.Addr())
+	log.Fatal(http.Serve(ln, h))
+}
+
+type text struct {
+	Text string `json:"text,omitempty"`
+}
+
+type empty struct{}
+
+func result(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func newServer(resources bool) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1.0.0"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{req.Params.Argument.Value + "-done"}}}, nil
+		},
+	})
+	var cancelled atomic.Int64
+
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its arguments as JSON."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+			return result("%s", req.Params.Arguments), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fails with an isError result."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			r := result("it failed")
+			r.IsError = true
+			return r, nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "reject", Description: "Fails with protocol error -32042.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: -32042, Message: "rejected upstream"}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Reports progress 1/3, 2/3, 3/3."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= 3 && tok != nil; i++ {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return result("done"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Logs two messages."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			for _, m := range []string{"first", "second"} {
+				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "upstream", Data: m}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return result("logged"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Reports progress 0, then waits until the call is cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 0})
+			}
+			<-ctx.Done()
+			cancelled.Add(1)
+			return nil, nil, ctx.Err()
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "cancelled", Description: "Says how many wait calls were cancelled."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("%d", cancelled.Load()), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			select {}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Kills the server process mid-call."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client to sample a message."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			tc, _ := res.Content.(*mcp.TextContent)
+			if tc == nil {
+				return result("sampled: (no text)"), nil, nil
+			}
+			return result("sampled: %s", tc.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "elicit", Description: "Asks the user for a name."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return nil, nil, err
+			}
+			return result("%s %v", res.Action, res.Content["name"]), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return result("roots: %s", strings.Join(uris, ",")), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds a tool named after its text, and removes echo."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			s.AddTool(&mcp.Tool{Name: in.Text, Description: "Added at run time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return result("added"), nil })
+			s.RemoveTools("echo")
+			return result("ok"), nil, nil
+		})
+	if !resources {
+		return s
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "Says test://hello was updated."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			return result("touched"), nil, s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://hello"})
+		})
+
+	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello"}}}, nil
+		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://item/{id}", Name: "item", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "item " + req.Params.URI}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["name"]}}}}, nil
+		})
+	return s
+}

@@ -1,0 +1,439 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+)
+
+// listing is what an upstream serves.
+type listing struct {
+	tools     []*mcp.Tool
+	prompts   []*mcp.Prompt
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+}
+
+// list lists everything cs's server serves, following pages.
+func list(ctx context.Context, cs *mcp.ClientSession) (listing, error) {
+	var l listing
+	caps := &mcp.ServerCapabilities{}
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil {
+		caps = ir.Capabilities
+	}
+	if caps.Tools != nil {
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return l, err
+			}
+			l.tools = append(l.tools, t)
+		}
+	}
+	if caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return l, err
+			}
+			l.prompts = append(l.prompts, p)
+		}
+	}
+	if caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				return l, err
+			}
+			l.resources = append(l.resources, r)
+		}
+		for t, err := range cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				return l, err
+			}
+			l.templates = append(l.templates, t)
+		}
+	}
+	return l, nil
+}
+
+// entityKey names a mounted entity: its kind ("tool", "prompt",
+// "resource", "template") and its exposed name or URI.
+type entityKey struct{ kind, name string }
+
+// keys returns the keys of the entities of the last listing.
+func (u *upstream) keys() []entityKey {
+	u.mu.Lock()
+	l := u.listed
+	u.mu.Unlock()
+	var ks []entityKey
+	for _, t := range l.tools {
+		ks = append(ks, entityKey{"tool", u.cfg.Prefix + t.Name})
+	}
+	for _, p := range l.prompts {
+		ks = append(ks, entityKey{"prompt", u.cfg.Prefix + p.Name})
+	}
+	for _, r := range l.resources {
+		ks = append(ks, entityKey{"resource", r.URI})
+	}
+	for _, t := range l.templates {
+		ks = append(ks, entityKey{"template", t.URITemplate})
+	}
+	return ks
+}
+
+// serves reports whether uri is a resource the upstream mounted, or
+// matches one of its templates.
+func (u *upstream) serves(uri string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if _, ok := u.mounted[entityKey{"resource", uri}]; ok {
+		return true
+	}
+	for _, t := range u.listed.templates {
+		if matches(t.URITemplate, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// mountAll mounts the first listing, at Attach.
+func (u *upstream) mountAll() error {
+	u.mu.Lock()
+	l := u.listed
+	u.mu.Unlock()
+	return u.mount(l)
+}
+
+// mount brings the mounted entities in line with l: new and changed ones
+// are added (a changed one replaces the old), gone ones removed. After
+// Start an entity whose name another owner on the server already uses is
+// left out, with an error in the log. For each of notify ("tool",
+// "prompt", "resource") whose entities did not change, one of them is
+// added again, so that the server still tells its clients the list
+// changed, as the upstream told the gateway.
+func (u *upstream) mount(l listing, notify ...string) error {
+	u.mountMu.Lock()
+	defer u.mountMu.Unlock()
+	want := map[entityKey]string{}
+	adds := map[entityKey]func() error{}
+	for _, t := range l.tools {
+		k := entityKey{"tool", u.cfg.Prefix + t.Name}
+		want[k] = describe(t)
+		adds[k] = func() error { return u.addTool(t) }
+	}
+	for _, p := range l.prompts {
+		k := entityKey{"prompt", u.cfg.Prefix + p.Name}
+		want[k] = describe(p)
+		adds[k] = func() error { return u.addPrompt(p) }
+	}
+	for _, r := range l.resources {
+		k := entityKey{"resource", r.URI}
+		want[k] = describe(r)
+		adds[k] = func() error { return u.addResource(r, nil) }
+	}
+	for _, t := range l.templates {
+		k := entityKey{"template", t.URITemplate}
+		want[k] = describe(t)
+		adds[k] = func() error { return u.addResource(nil, t) }
+	}
+	u.mu.Lock()
+	have := maps.Clone(u.mounted)
+	u.mu.Unlock()
+
+	var firstErr error
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(have), compareKeys) {
+		if _, keep := want[k]; keep {
+			continue
+		}
+		if err := u.remove(k); err != nil {
+			fail(err)
+		}
+		u.mu.Lock()
+		delete(u.mounted, k)
+		u.mu.Unlock()
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(want), compareKeys) {
+		if prev, ok := have[k]; ok && prev == want[k] {
+			continue
+		}
+		if _, mine := have[k]; !mine && u.taken(k) {
+			err := fmt.Errorf("gateway: upstream %q: %s %q is already served by another owner; not mounted", u.cfg.Name, k.kind, k.name)
+			u.log.Error(err.Error())
+			fail(err)
+			continue
+		}
+		if err := adds[k](); err != nil {
+			fail(err)
+			continue
+		}
+		notify = slices.DeleteFunc(notify, func(kind string) bool { return kind == listKind(k.kind) })
+		u.mu.Lock()
+		u.mounted[k] = want[k]
+		u.mu.Unlock()
+	}
+	for _, kind := range notify {
+		for _, k := range slices.SortedFunc(maps.Keys(want), compareKeys) {
+			if listKind(k.kind) != kind {
+				continue
+			}
+			if _, mine := have[k]; mine {
+				if err := adds[k](); err != nil {
+					fail(err)
+				}
+				break
+			}
+		}
+	}
+	return firstErr
+}
+
+// listKind returns the kind of list_changed notification an entity of
+// kind is in: templates are in the resources'.
+func listKind(kind string) string {
+	if kind == "template" {
+		return "resource"
+	}
+	return kind
+}
+
+func compareKeys(a, b entityKey) int {
+	if a.kind != b.kind {
+		if a.kind < b.kind {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.name < b.name:
+		return -1
+	case a.name > b.name:
+		return 1
+	}
+	return 0
+}
+
+// taken reports whether, after Start, an entity of k's name is served by
+// an owner other than this upstream: another upstream of the gateway, or
+// (for tools) any other owner.
+func (u *upstream) taken(k entityKey) bool {
+	for _, o := range u.g.ups {
+		if o == u {
+			continue
+		}
+		o.mu.Lock()
+		_, ok := o.mounted[k]
+		o.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	if k.kind == "tool" {
+		_, ok := u.srv.Tool(k.name)
+		return ok
+	}
+	return false
+}
+
+func (u *upstream) remove(k entityKey) error {
+	switch k.kind {
+	case "tool":
+		return u.srv.RemoveTool(k.name)
+	case "prompt":
+		return u.srv.RemovePrompt(k.name)
+	}
+	return u.srv.RemoveResource(k.name)
+}
+
+// describe returns the JSON of an upstream description, to tell a changed
+// entity from an unchanged one.
+func describe(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%p", v)
+	}
+	return string(b)
+}
+
+// addTool mounts an upstream tool: a hookflow tool whose arguments are
+// validated against the upstream's input schema and whose execute step
+// forwards the call, with the arguments as hooks left them.
+func (u *upstream) addTool(t *mcp.Tool) error {
+	exposed := *t
+	exposed.Name = u.cfg.Prefix + t.Name
+	m := &Mounted{Upstream: u.cfg.Name, Name: t.Name, up: u}
+	return framework.AddTool(u.reg, framework.Tool[*Mounted, map[string]any, *mcp.CallToolResult]{
+		Tool: &exposed,
+		New:  func() *Mounted { return m },
+		Execute: func(m *Mounted, ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
+			return m.up.callTool(ctx, req, m.Name, args)
+		},
+	})
+}
+
+func (u *upstream) addPrompt(p *mcp.Prompt) error {
+	exposed := *p
+	exposed.Name = u.cfg.Prefix + p.Name
+	m := &Mounted{Upstream: u.cfg.Name, Name: p.Name, up: u}
+	return framework.AddPrompt(u.reg, framework.Prompt[*Mounted]{
+		Prompt: &exposed,
+		New:    func() *Mounted { return m },
+		Get: func(m *Mounted, ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return m.up.getPrompt(ctx, req, m.Name)
+		},
+		Complete: func(m *Mounted, ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return m.up.complete(ctx, req, &mcp.CompleteReference{Type: "ref/prompt", Name: m.Name})
+		},
+	})
+}
+
+func (u *upstream) addResource(r *mcp.Resource, t *mcp.ResourceTemplate) error {
+	name := ""
+	if r != nil {
+		name = r.URI
+	} else {
+		name = t.URITemplate
+	}
+	m := &Mounted{Upstream: u.cfg.Name, Name: name, up: u}
+	def := framework.Resource[*Mounted]{
+		New: func() *Mounted { return m },
+		Read: func(m *Mounted, ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return m.up.readResource(ctx, req)
+		},
+	}
+	if r != nil {
+		c := *r
+		def.Resource = &c
+	} else {
+		c := *t
+		def.Template = &c
+		def.Complete = func(m *Mounted, ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return m.up.complete(ctx, req, &mcp.CompleteReference{Type: "ref/resource", URI: m.Name})
+		}
+	}
+	return framework.AddResource(u.reg, def)
+}
+
+// forward runs one request through the client session's upstream session:
+// bounded by the upstream's Timeout, tracked so that what the upstream
+// sends about it reaches the client, with its errors wrapped.
+func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, name string, token any, do func(ctx context.Context, cs *mcp.ClientSession, token any) (R, error)) (R, error) {
+	var zero R
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	var caps *mcp.ClientCapabilities
+	var version string
+	if cr, ok := req.(clientInfo); ok && ss != nil {
+		caps, version = cr.ClientCapabilities(), cr.ProtocolVersion()
+	}
+	c, err := u.session(ctx, ss, req.GetExtra(), caps, version)
+	if err != nil {
+		return zero, err
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+	defer cancel()
+	upToken, end := c.begin(ctx, ss, token)
+	defer end()
+	res, err := do(ctx, c.cs, upToken)
+	c.drain()
+	if err != nil {
+		return zero, u.wrap(ctx, method, name, err)
+	}
+	return res, nil
+}
+
+// clientInfo is what every *mcp.ServerRequest says of its client.
+type clientInfo interface {
+	ClientCapabilities() *mcp.ClientCapabilities
+	ProtocolVersion() string
+}
+
+// callTool forwards a tools/call with the arguments as hooks left them.
+func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	p := req.Params
+	return forward(u, ctx, req, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
+		up := &mcp.CallToolParams{Meta: forwardMeta(p.Meta, token), Name: name, Arguments: args,
+			InputResponses: p.InputResponses, RequestState: p.RequestState}
+		return cs.CallTool(ctx, up)
+	})
+}
+
+func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
+	p := *req.Params
+	return forward(u, ctx, req, "prompts/get", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.GetPromptResult, error) {
+		p.Name, p.Meta = name, forwardMeta(p.Meta, token)
+		return cs.GetPrompt(ctx, &p)
+	})
+}
+
+func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	p := *req.Params
+	return forward(u, ctx, req, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
+		p.Meta = forwardMeta(p.Meta, token)
+		return cs.ReadResource(ctx, &p)
+	})
+}
+
+func (u *upstream) complete(ctx context.Context, req *mcp.CompleteRequest, ref *mcp.CompleteReference) (*mcp.CompleteResult, error) {
+	p := *req.Params
+	p.Ref = ref
+	return forward(u, ctx, req, "completion/complete", ref.Name+ref.URI, nil, func(ctx context.Context, cs *mcp.ClientSession, _ any) (*mcp.CompleteResult, error) {
+		return cs.Complete(ctx, &p)
+	})
+}
+
+// forwardMeta returns the _meta to send upstream: the client's, with the
+// progress token replaced by the gateway's (or removed when nil).
+func forwardMeta(meta mcp.Meta, token any) mcp.Meta {
+	if meta == nil && token == nil {
+		return nil
+	}
+	out := maps.Clone(meta)
+	if out == nil {
+		out = mcp.Meta{}
+	}
+	delete(out, "progressToken")
+	if token != nil {
+		out["progressToken"] = token
+	}
+	return out
+}
+
+// matches reports whether uri matches the URI template tmpl, each
+// {variable} standing for one or more characters other than "/" ({+var}
+// and {#var} for any).
+func matches(tmpl, uri string) bool {
+	var b []byte
+	b = append(b, '^')
+	for len(tmpl) > 0 {
+		i := strings.IndexByte(tmpl, '{')
+		if i < 0 {
+			b = append(b, regexp.QuoteMeta(tmpl)...)
+			break
+		}
+		b = append(b, regexp.QuoteMeta(tmpl[:i])...)
+		j := strings.IndexByte(tmpl[i:], '}')
+		if j < 0 {
+			return false
+		}
+		if v := tmpl[i+1 : i+j]; len(v) > 0 && (v[0] == '+' || v[0] == '#') {
+			b = append(b, ".+"...)
+		} else {
+			b = append(b, "[^/]+"...)
+		}
+		tmpl = tmpl[i+j+1:]
+	}
+	b = append(b, '$')
+	re, err := regexp.Compile(string(b))
+	return err == nil && re.MatchString(uri)
+}

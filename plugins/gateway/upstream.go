@@ -1,0 +1,442 @@
+package gateway
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+)
+
+// upstream is one mounted upstream server: its main session (which lists
+// entities, hears list changes and serves shared calls), the sessions of
+// client sessions, its health and what it mounted.
+type upstream struct {
+	g   *Gateway
+	cfg Upstream
+	// rt is the HTTP transport of a URL upstream.
+	rt  http.RoundTripper
+	srv *framework.Server
+	reg framework.Registrar
+	log *slog.Logger
+
+	mu         sync.Mutex
+	state      State
+	since      time.Time
+	err        error
+	reconnects int
+	main       *conn
+	// sessions are the upstream sessions of client sessions (by
+	// *mcp.ServerSession) and the shared ones of other protocol versions
+	// than the main session's (by version).
+	sessions map[any]*pending
+	// listed is the last listing; mounted what is registered on the
+	// server, by exposed name (tools, prompts) or URI (resources).
+	listed  listing
+	mounted map[entityKey]string // → JSON of the upstream's description
+
+	// changedOn is the session whose lists changed last, nil when the
+	// watcher has refreshed since.
+	changedOn    *conn
+	changedKinds []string
+	// subs counts the client subscriptions to each resource URI.
+	subs map[string]int
+
+	mountMu sync.Mutex // one mount or refresh at a time
+	kick    chan struct{}
+	done    chan struct{}
+}
+
+// defaultVersion is the protocol version the gateway asks an upstream for
+// unless a client or the configuration asks for another: the latest on
+// which an upstream may send its client requests and notifications.
+const defaultVersion = "2025-11-25"
+
+// pending is a client session's upstream session, being connected (ready
+// open) or connected (conn or err set).
+type pending struct {
+	ready chan struct{}
+	conn  *conn
+	err   error
+}
+
+func newUpstream(g *Gateway, cfg Upstream) *upstream {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.MinBackoff == 0 {
+		cfg.MinBackoff = DefaultMinBackoff
+	}
+	if cfg.MaxBackoff == 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	var rt http.RoundTripper
+	if cfg.URL != "" {
+		rt = cfg.roundTripper()
+	}
+	return &upstream{g: g, cfg: cfg, rt: rt, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
+		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
+}
+
+// start connects the main session and lists what the upstream serves.
+func (u *upstream) start(ctx context.Context, srv *framework.Server, reg framework.Registrar) error {
+	u.srv, u.reg = srv, reg
+	u.log = srv.Logger().With(slog.String("upstream", u.cfg.Name))
+	c, l, err := u.connectMain(ctx)
+	if err != nil {
+		u.setState(StateDown, err)
+		return fmt.Errorf("gateway: upstream %q: %w", u.cfg.Name, err)
+	}
+	u.mu.Lock()
+	u.main, u.listed = c, l
+	u.mu.Unlock()
+	u.setState(StateUp, nil)
+	return nil
+}
+
+// connectMain connects a main session and lists the upstream's entities,
+// within ConnectTimeout.
+func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
+	defer cancel()
+	c, err := u.connect(ctx, nil, nil, cmp.Or(u.cfg.ProtocolVersion, defaultVersion))
+	if err != nil {
+		return nil, listing{}, err
+	}
+	l, err := list(ctx, c.cs)
+	if err != nil {
+		c.cs.Close()
+		return nil, listing{}, fmt.Errorf("listing: %w", err)
+	}
+	return c, l, nil
+}
+
+// watch waits for the main session to end and reconnects with backoff,
+// until the gateway closes; it also runs the refreshes list changes ask
+// for.
+func (u *upstream) watch() {
+	for {
+		u.mu.Lock()
+		c := u.main
+		u.mu.Unlock()
+		ended := make(chan error, 1)
+		go func() { ended <- c.cs.Wait() }()
+	serving:
+		for {
+			select {
+			case <-u.done:
+				return
+			case <-u.kick:
+				u.mu.Lock()
+				from, kinds := cmp.Or(u.changedOn, c), u.changedKinds
+				u.changedOn, u.changedKinds = nil, nil
+				u.mu.Unlock()
+				u.refresh(from, kinds)
+			case err := <-ended:
+				if err == nil {
+					err = errors.New("the connection closed")
+				}
+				u.setState(StateDown, err)
+				u.log.Warn("gateway: upstream down; reconnecting", slog.Any("err", err))
+				u.dropSessions()
+				break serving
+			}
+		}
+		if !u.reconnect() {
+			return
+		}
+	}
+}
+
+// reconnect connects a new main session, waiting MinBackoff, then twice
+// as long after each failure up to MaxBackoff. It refreshes the mounted
+// entities and returns true once connected, false when the gateway
+// closes.
+func (u *upstream) reconnect() bool {
+	wait := u.cfg.MinBackoff
+	for {
+		select {
+		case <-u.done:
+			return false
+		case <-time.After(wait):
+		}
+		u.setState(StateConnecting, u.health().Err)
+		c, l, err := u.connectMain(context.Background())
+		if err == nil {
+			u.mu.Lock()
+			u.main, u.listed = c, l
+			u.reconnects++
+			u.mu.Unlock()
+			u.setState(StateUp, nil)
+			u.log.Info("gateway: upstream reconnected")
+			u.resubscribe(c)
+			if err := u.mount(l); err != nil {
+				u.log.Error("gateway: remounting after reconnection", slog.Any("err", err))
+			}
+			return true
+		}
+		u.setState(StateDown, err)
+		u.log.Warn("gateway: reconnecting failed", slog.Any("err", err), slog.Duration("retry_in", min(2*wait, u.cfg.MaxBackoff)))
+		wait = min(2*wait, u.cfg.MaxBackoff)
+	}
+}
+
+// refresh lists the upstream's entities again and mounts the changes;
+// kinds are the kinds of entity the upstream said changed, of which the
+// server's clients are told even when the listing shows no change.
+func (u *upstream) refresh(c *conn, kinds []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
+	defer cancel()
+	l, err := list(ctx, c.cs)
+	if err != nil {
+		u.log.Warn("gateway: listing after a list change", slog.Any("err", err))
+		return
+	}
+	u.mu.Lock()
+	u.listed = l
+	u.mu.Unlock()
+	if err := u.mount(l, kinds...); err != nil {
+		u.log.Error("gateway: mounting after a list change", slog.Any("err", err))
+	}
+}
+
+// listChanged asks the watcher to refresh the mounted entities, listing
+// them through c, the upstream session that said its lists changed: the
+// main one, or a client's (a stdio upstream runs a process per client
+// session, and the process that changed is the one to ask).
+func (u *upstream) listChanged(c *conn, kind string) {
+	u.mu.Lock()
+	u.changedOn = c
+	if !slices.Contains(u.changedKinds, kind) {
+		u.changedKinds = append(u.changedKinds, kind)
+	}
+	u.mu.Unlock()
+	select {
+	case u.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (u *upstream) setState(s State, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.state != s {
+		u.since = time.Now()
+	}
+	u.state, u.err = s, err
+}
+
+func (u *upstream) health() Health {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return Health{Upstream: u.cfg.Name, State: u.state, Since: u.since, Err: u.err, Reconnects: u.reconnects}
+}
+
+func (u *upstream) close() {
+	u.mu.Lock()
+	if u.state == StateClosed {
+		u.mu.Unlock()
+		return
+	}
+	u.state, u.since = StateClosed, time.Now()
+	close(u.done)
+	main := u.main
+	u.mu.Unlock()
+	u.dropSessions()
+	if main != nil {
+		main.cs.Close()
+	}
+}
+
+// dropSessions closes the client sessions' upstream sessions.
+func (u *upstream) dropSessions() {
+	u.mu.Lock()
+	ps := u.sessions
+	u.sessions = map[any]*pending{}
+	u.mu.Unlock()
+	for _, p := range ps {
+		go func() {
+			<-p.ready
+			if p.conn != nil {
+				p.conn.cs.Close()
+			}
+		}()
+	}
+}
+
+// session returns the upstream session that serves a request of client
+// session ss on protocol version version: in stateful mode the client
+// session's own; else the main one, or for a client on another protocol
+// version than the main session's, a shared session on that version
+// (falling back to the main one when the upstream refuses it). It fails
+// at once when the upstream is not up.
+func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra, caps *mcp.ClientCapabilities, version string) (*conn, error) {
+	u.mu.Lock()
+	if u.state != StateUp {
+		h := Health{Upstream: u.cfg.Name, State: u.state, Err: u.err}
+		u.mu.Unlock()
+		return nil, unavailable(h)
+	}
+	main := u.main
+	if u.cfg.ProtocolVersion != "" {
+		version = u.cfg.ProtocolVersion
+	}
+	var key any = ss
+	if u.cfg.Shared || ss == nil || (extra != nil && ss.ID() == "") {
+		if version == "" || version == main.version() {
+			u.mu.Unlock()
+			return main, nil
+		}
+		key, ss = version, nil
+	}
+	p := u.sessions[key]
+	if p == nil {
+		p = &pending{ready: make(chan struct{})}
+		u.sessions[key] = p
+		u.mu.Unlock()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
+		p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion))
+		cancel()
+		close(p.ready)
+		if p.err != nil {
+			u.forget(key, p)
+		} else {
+			go func() {
+				// The client session's end ends its upstream session, and
+				// the upstream session's end forgets it.
+				done := make(chan struct{})
+				go func() { _ = p.conn.cs.Wait(); close(done) }()
+				if ss != nil {
+					go func() { _ = ss.Wait(); p.conn.cs.Close() }()
+				}
+				<-done
+				u.forget(key, p)
+			}()
+		}
+	} else {
+		u.mu.Unlock()
+	}
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if p.err != nil {
+		if ss == nil {
+			// The upstream refuses the client's version: the main session
+			// serves the request.
+			return main, nil
+		}
+		// Not %w: an error of the SDK's transport is no answer of the
+		// upstream to send the client as a protocol error.
+		go u.suspect()
+		return nil, fmt.Errorf("upstream %q: connecting: %v", u.cfg.Name, p.err)
+	}
+	return p.conn, nil
+}
+
+// forget removes p, the upstream session of ss, if it is still the one.
+func (u *upstream) forget(key any, p *pending) {
+	u.mu.Lock()
+	if u.sessions[key] == p {
+		delete(u.sessions, key)
+	}
+	u.mu.Unlock()
+}
+
+// suspect checks, after a call failed for a reason other than the
+// upstream's answer, that the main session still answers; when it does
+// not, it is closed, and the watcher marks the upstream down and
+// reconnects.
+func (u *upstream) suspect() {
+	u.mu.Lock()
+	c := u.main
+	up := u.state == StateUp
+	u.mu.Unlock()
+	if !up || c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
+	defer cancel()
+	if err := c.cs.Ping(ctx, nil); err != nil {
+		u.log.Warn("gateway: upstream does not answer a ping", slog.Any("err", err))
+		c.cs.Close()
+	}
+}
+
+// subscribe forwards a client's resource (un)subscription on the
+// gateway's own session: the first subscription to a URI subscribes
+// upstream, the last unsubscription unsubscribes, and the upstream's
+// updates go to every client session subscribed, once each.
+func (u *upstream) subscribe(ctx context.Context, uri string, on bool) error {
+	u.mu.Lock()
+	if u.state != StateUp {
+		h := Health{Upstream: u.cfg.Name, State: u.state, Err: u.err}
+		u.mu.Unlock()
+		return unavailable(h)
+	}
+	c, n := u.main, u.subs[uri]
+	switch {
+	case on:
+		u.subs[uri] = n + 1
+	case n > 1:
+		u.subs[uri] = n - 1
+	default:
+		delete(u.subs, uri)
+	}
+	u.mu.Unlock()
+	if (on && n > 0) || (!on && n != 1) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+	defer cancel()
+	var err error
+	if on {
+		err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	} else {
+		err = c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+	if err != nil && on {
+		u.mu.Lock()
+		if u.subs[uri]--; u.subs[uri] <= 0 {
+			delete(u.subs, uri)
+		}
+		u.mu.Unlock()
+	}
+	return u.wrap(ctx, "resources/subscribe", uri, err)
+}
+
+// resubscribe subscribes a new main session to the URIs clients are
+// subscribed to.
+func (u *upstream) resubscribe(c *conn) {
+	u.mu.Lock()
+	uris := slices.Sorted(maps.Keys(u.subs))
+	u.mu.Unlock()
+	for _, uri := range uris {
+		ctx, cancel := context.WithTimeout(context.Background(), u.cfg.Timeout)
+		if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			u.log.Warn("gateway: subscribing again after reconnecting", slog.String("uri", uri), slog.Any("err", err))
+		}
+		cancel()
+	}
+}
+
+// unavailable is the error of a call to an upstream that is not up.
+func unavailable(h Health) error {
+	if h.Err != nil {
+		return fmt.Errorf("upstream %q is unavailable (%s: %v)", h.Upstream, h.State, h.Err)
+	}
+	return fmt.Errorf("upstream %q is unavailable (%s)", h.Upstream, h.State)
+}
