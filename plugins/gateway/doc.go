@@ -18,7 +18,11 @@
 // them; the result comes back through afterExecute. The upstream's
 // protocol errors reach the client with their code; its isError results
 // stay results. Prompts, resources, templates and completions forward the
-// same way. A [Mounted] is every mounted entity's instance: [From] gives it
+// same way. A forwarded request carries the client's _meta, with the
+// gateway's progress token and, when the run's context carries a span
+// (the otel plugin's span of the run), that span's W3C trace context, so
+// the upstream's work is its child; the client's bearer token never goes
+// upstream, only the upstream's own Token and Header. A [Mounted] is every mounted entity's instance: [From] gives it
 // to a hook, with the name upstream and the upstream's [Health].
 //
 // What the upstream sends about a call reaches the client session that

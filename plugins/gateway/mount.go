@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookflow/hookflow/framework"
 )
@@ -362,7 +364,7 @@ type clientInfo interface {
 func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p := req.Params
 	return forward(u, ctx, req, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
-		up := &mcp.CallToolParams{Meta: forwardMeta(p.Meta, token), Name: name, Arguments: args,
+		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, p.Meta, token), Name: name, Arguments: args,
 			InputResponses: p.InputResponses, RequestState: p.RequestState}
 		return cs.CallTool(ctx, up)
 	})
@@ -371,7 +373,7 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
 	p := *req.Params
 	return forward(u, ctx, req, "prompts/get", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.GetPromptResult, error) {
-		p.Name, p.Meta = name, forwardMeta(p.Meta, token)
+		p.Name, p.Meta = name, forwardMeta(ctx, p.Meta, token)
 		return cs.GetPrompt(ctx, &p)
 	})
 }
@@ -379,7 +381,7 @@ func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, nam
 func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p := *req.Params
 	return forward(u, ctx, req, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
-		p.Meta = forwardMeta(p.Meta, token)
+		p.Meta = forwardMeta(ctx, p.Meta, token)
 		return cs.ReadResource(ctx, &p)
 	})
 }
@@ -388,14 +390,20 @@ func (u *upstream) complete(ctx context.Context, req *mcp.CompleteRequest, ref *
 	p := *req.Params
 	p.Ref = ref
 	return forward(u, ctx, req, "completion/complete", ref.Name+ref.URI, nil, func(ctx context.Context, cs *mcp.ClientSession, _ any) (*mcp.CompleteResult, error) {
+		p.Meta = forwardMeta(ctx, p.Meta, nil)
 		return cs.Complete(ctx, &p)
 	})
 }
 
 // forwardMeta returns the _meta to send upstream: the client's, with the
-// progress token replaced by the gateway's (or removed when nil).
-func forwardMeta(meta mcp.Meta, token any) mcp.Meta {
-	if meta == nil && token == nil {
+// progress token replaced by the gateway's (or removed when nil), and,
+// when ctx carries a span (the otel plugin's span of the run, or one an
+// HTTP middleware started), the W3C trace context of that span, so that
+// the upstream's work is its child. Without a span the client's trace
+// context passes through as it came.
+func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
+	traced := trace.SpanContextFromContext(ctx).IsValid()
+	if meta == nil && token == nil && !traced {
 		return nil
 	}
 	out := maps.Clone(meta)
@@ -406,8 +414,24 @@ func forwardMeta(meta mcp.Meta, token any) mcp.Meta {
 	if token != nil {
 		out["progressToken"] = token
 	}
+	if traced {
+		delete(out, "tracestate") // replaced by the span's own, or dropped when it has none
+		propagation.TraceContext{}.Inject(ctx, metaCarrier(out))
+	}
 	return out
 }
+
+// metaCarrier writes a request's _meta as a propagation carrier.
+type metaCarrier mcp.Meta
+
+func (m metaCarrier) Get(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func (m metaCarrier) Set(key, value string) { m[key] = value }
+
+func (m metaCarrier) Keys() []string { return slices.Collect(maps.Keys(m)) }
 
 // matches reports whether uri matches the URI template tmpl, each
 // {variable} standing for one or more characters other than "/" ({+var}
