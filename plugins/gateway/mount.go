@@ -411,6 +411,11 @@ func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
 		out = mcp.Meta{}
 	}
 	delete(out, "progressToken")
+	// The protocol's per-request metadata (2026-07-28) describes the
+	// client's hop; the upstream session's client sends its own.
+	for _, k := range hopMeta {
+		delete(out, k)
+	}
 	if token != nil {
 		out["progressToken"] = token
 	}
@@ -420,6 +425,10 @@ func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
 	}
 	return out
 }
+
+// hopMeta are the _meta keys of the protocol's per-request metadata.
+var hopMeta = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyServerInfo,
+	mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel, mcp.MetaKeySubscriptionID}
 
 // metaCarrier writes a request's _meta as a propagation carrier.
 type metaCarrier mcp.Meta
