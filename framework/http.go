@@ -52,7 +52,7 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.sdk.ServeHTTP(w, req)
 		return
 	}
-	data, readErr := io.ReadAll(req.Body)
+	data, _, readErr := ReadBody(req, -1)
 	_ = req.Body.Close()
 	body := &probeBody{data: data, err: readErr}
 	rw := &rpcWriter{w: w, body: body}
@@ -64,15 +64,26 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			body.data = nil
 		}
 	}
-	r2 := req.Clone(req.Context())
+	// A shallow copy with the body replaced: the handler does not change
+	// the caller's request, and the headers are shared, not copied.
+	r2 := new(http.Request)
+	*r2 = *req
 	r2.Body = body
 	h.sdk.ServeHTTP(rw, r2)
 	rw.finish(data)
 }
 
 // check returns the JSON-RPC error for a POST body the SDK would mishandle,
-// or nil to let the SDK answer.
+// or nil to let the SDK answer. It decodes the body only when it must: for
+// a batch, or for a request without a session on a server that needs one.
+// Everything else is the SDK's to decode; a body the SDK refuses is decoded
+// again, then, to word the error (rpcWriter.finish).
 func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
+	batch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("["))
+	sessionless := h.sessions && req.Header.Get("Mcp-Session-Id") == "" && req.Header.Get("Mcp-Protocol-Version") < "2026-07-28"
+	if !batch && !sessionless {
+		return nil
+	}
 	msgs, batch, err := decodeBody(data)
 	if err != nil {
 		return err
@@ -93,7 +104,7 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 			seen = append(seen, r.ID)
 		}
 	}
-	if h.sessions && req.Header.Get("Mcp-Session-Id") == "" && req.Header.Get("Mcp-Protocol-Version") < "2026-07-28" {
+	if sessionless {
 		var first *jsonrpc.Request
 		for _, m := range msgs {
 			r, ok := m.(*jsonrpc.Request)
@@ -265,6 +276,10 @@ func (rw *rpcWriter) finish(data []byte) {
 	}
 	resp := rw.refusal
 	if resp == nil {
+		// A body that is not JSON-RPC: the error check would have given.
+		_, _, resp = decodeBody(data)
+	}
+	if resp == nil {
 		resp = rpcError(jsonrpc.ID{}, refusedCode(data), strings.TrimSpace(rw.text.String()))
 		if msgs, batch, _ := decodeBody(data); !batch && len(msgs) == 1 {
 			if r, ok := msgs[0].(*jsonrpc.Request); ok {
@@ -314,4 +329,81 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}
 	return h
+}
+
+// ReadBody returns the body of r, read into memory once however many of
+// hookflow's HTTP handlers (the server's, a plugin's middleware) ask for
+// it: the first call reads it and leaves in r.Body a reader of the same
+// bytes, which a later call returns without reading or copying again.
+// With max ≥ 0, a body longer than max bytes is not kept: ReadBody returns
+// its first max+1 bytes and false, and r.Body reads the whole body again.
+// Callers must not modify the bytes.
+func ReadBody(r *http.Request, max int64) (data []byte, whole bool, err error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true, nil
+	}
+	if b, ok := r.Body.(*bufferedBody); ok && b.off == 0 {
+		return b.data, true, nil
+	}
+	src := r.Body
+	if max >= 0 {
+		src = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(r.Body, max+1), r.Body}
+	}
+	if n := r.ContentLength; n > 0 && (max < 0 || n <= max) {
+		data = make([]byte, 0, n+1) // +1: the read that sees EOF
+	}
+	data, err = readAll(src, data)
+	if err != nil || max >= 0 && int64(len(data)) > max {
+		r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
+		return data, false, err
+	}
+	r.Body = &bufferedBody{data: data, closer: r.Body}
+	return data, true, nil
+}
+
+// readAll is io.ReadAll into buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	if buf == nil {
+		buf = make([]byte, 0, 512)
+	}
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// bufferedBody is a request body read into memory by ReadBody.
+type bufferedBody struct {
+	data   []byte
+	off    int
+	closer io.Closer
+}
+
+func (b *bufferedBody) Read(p []byte) (int, error) {
+	if b.off >= len(b.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[b.off:])
+	b.off += n
+	return n, nil
+}
+
+func (b *bufferedBody) Close() error { return b.closer.Close() }
+
+// replayBody reads again a body ReadBody did not keep.
+type replayBody struct {
+	io.Reader
+	io.Closer
 }

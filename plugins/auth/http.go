@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -205,9 +204,9 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	if a == nil || r.Body == nil || r.Body == http.NoBody {
 		return false
 	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
-	r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(buf), r.Body), Closer: r.Body}
-	if err != nil || len(buf) > maxPeek || !bytes.Contains(buf, []byte(`tools/call`)) {
+	// Read once: the server's handler behind gets the same bytes.
+	buf, whole, err := framework.ReadBody(r, maxPeek)
+	if err != nil || !whole || !bytes.Contains(buf, []byte(`tools/call`)) {
 		return false
 	}
 	var msg struct {
@@ -274,11 +273,6 @@ func principal(ti *sdkauth.TokenInfo) string {
 		return ""
 	}
 	return ti.UserID
-}
-
-type replayBody struct {
-	io.Reader
-	io.Closer
 }
 
 // challengeWriter completes the WWW-Authenticate challenge of the SDK's
