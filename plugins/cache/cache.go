@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -202,13 +203,20 @@ func (p *Plugin) key(c *flows.Context, name string) (string, bool) {
 	if canon == nil {
 		return "", false
 	}
-	h := sha256.New()
+	// One SHA-256 over "len:principal" and the arguments, hashed from a
+	// buffer on the stack for usual sizes; the key is built in place.
+	var in [512]byte
+	b := in[:0]
 	if !p.cfg.SharedAcrossPrincipals {
 		principal := c.Request().Principal()
-		fmt.Fprintf(h, "%d:%s", len(principal), principal)
+		b = strconv.AppendInt(b, int64(len(principal)), 10)
+		b = append(append(b, ':'), principal...)
 	}
-	h.Write(canon)
-	return name + ":" + hex.EncodeToString(h.Sum(nil)), true
+	sum := sha256.Sum256(append(b, canon...))
+	var out [128]byte
+	k := append(append(out[:0], name...), ':')
+	k = hex.AppendEncode(k, sum[:])
+	return string(k), true
 }
 
 func (p *Plugin) store(c *flows.Context) error {
