@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -39,11 +40,19 @@ func greet(in greetIn) greetOut { return greetOut{Msg: "hello " + in.Name} }
 // hookflow-plugins peer checks it.
 const token = "bench-token-0123456789abcdef"
 
-// peers are the servers compared, in the order reported.
+// peers are the servers compared by default, in the order reported.
 var peers = []string{"sdk", "sdk-mw10", "hookflow-0", "hookflow-10", "hookflow-plugins", "mcpgo-10"}
+
+// jsonPeers answer every POST with one JSON body instead of an SSE stream
+// (the SDK's StreamableHTTPOptions.JSONResponse): an experiment, compared
+// with -peers. Notifications a call sends then go to the session's GET
+// stream, or nowhere on a stateless server.
+var jsonPeers = []string{"sdk-json", "hookflow-10-json"}
 
 // handler returns the streamable HTTP handler of peer.
 func handler(peer string, stateless bool) (http.Handler, error) {
+	jsonResponse := strings.HasSuffix(peer, "-json")
+	peer = strings.TrimSuffix(peer, "-json")
 	switch peer {
 	case "sdk", "sdk-mw10":
 		srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
@@ -59,14 +68,14 @@ func handler(peer string, stateless bool) (http.Handler, error) {
 				})
 			}
 		}
-		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless, SessionTimeout: time.Hour}), nil
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, SessionTimeout: time.Hour}), nil
 	case "hookflow-0", "hookflow-10", "hookflow-plugins":
 		srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "greet", Description: "greets", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 			func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (greetOut, error) { return greet(in), nil }); err != nil {
 			return nil, err
 		}
-		opts := &mcp.StreamableHTTPOptions{Stateless: stateless, SessionTimeout: time.Hour}
+		opts := &mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonResponse, SessionTimeout: time.Hour}
 		switch peer {
 		case "hookflow-10":
 			spread := []stages.Stage{stages.BeforeValidation, stages.AfterValidation, stages.BeforeExecute, stages.AfterExecute, stages.Finally}

@@ -126,8 +126,8 @@ func run(args []string) error {
 	}
 	ps := strings.Split(*only, ",")
 	for _, p := range ps {
-		if !slices.Contains(peers, p) {
-			return fmt.Errorf("unknown peer %q (one of %v)", p, peers)
+		if !slices.Contains(peers, p) && !slices.Contains(jsonPeers, p) {
+			return fmt.Errorf("unknown peer %q (one of %v %v)", p, peers, jsonPeers)
 		}
 	}
 
@@ -207,8 +207,8 @@ func run(args []string) error {
 	for _, stateful := range ms {
 		for _, c := range cs {
 			fmt.Printf("\n### %s, concurrency %d\n\n", modeName(stateful), c)
-			fmt.Println("| peer | calls/s | p50 | p99 | × sdk | × mcpgo-10 | RSS after (MiB) |")
-			fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+			fmt.Println("| peer | calls/s | p50 | p99 | × sdk | × hookflow-0 | × mcpgo-10 | RSS after (MiB) |")
+			fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
 			for _, p := range ps {
 				rs := results[cell{p, stateful, c}]
 				ratio := func(other string) string {
@@ -229,9 +229,9 @@ func run(args []string) error {
 					p99 = append(p99, float64(r.p99))
 					rss = append(rss, float64(rssAfter[cell{p, stateful, c}][i])/(1<<20))
 				}
-				fmt.Printf("| %s | %.0f | %v | %v | %s | %s | %.1f |\n", p, median(qps),
+				fmt.Printf("| %s | %.0f | %v | %v | %s | %s | %s | %.1f |\n", p, median(qps),
 					time.Duration(median(p50)).Round(time.Microsecond), time.Duration(median(p99)).Round(time.Microsecond),
-					ratio("sdk"), ratio("mcpgo-10"), median(rss))
+					ratio("sdk"), ratio("hookflow-0"), ratio("mcpgo-10"), median(rss))
 			}
 		}
 	}
