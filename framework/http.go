@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // DefaultSessionTimeout is how long a stateful HTTP session may stay idle
@@ -38,6 +39,12 @@ const DefaultSessionTimeout = 30 * time.Minute
 // them, which it knows by the SDK starting to read the body.
 type rpcHandler struct {
 	sdk http.Handler
+	// plain, on a stateless server whose options leave JSONResponse off,
+	// is the SDK's handler answering with one JSON body: it serves the
+	// tools/call requests that ask for nothing to be streamed back
+	// (plainCall), whose only message is their response; sdk answers the
+	// rest with an SSE stream. With no sessions, the two share no state.
+	plain http.Handler
 	// sessions is true for a stateful handler whose server mints session
 	// IDs: requests other than initialize need one.
 	sessions bool
@@ -69,8 +76,31 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r2 := new(http.Request)
 	*r2 = *req
 	r2.Body = body
-	h.sdk.ServeHTTP(rw, r2)
+	next := h.sdk
+	if h.plain != nil && readErr == nil && rw.refusal == nil && plainCall(data) {
+		next = h.plain
+	}
+	next.ServeHTTP(rw, r2)
 	rw.finish(data)
+}
+
+// plainCall reports whether body is one tools/call request that asks for
+// no notification on its way: no progress token and no log level in it.
+// Its answer is then a single message, which a JSON body carries at less
+// cost than an SSE stream; clients accept either (the Accept header of a
+// POST must name both). Bodies that mention either word anywhere, in the
+// arguments too, keep the stream.
+func plainCall(data []byte) bool {
+	if !bytes.Contains(data, []byte(`"tools/call"`)) ||
+		bytes.Contains(data, []byte("progressToken")) || bytes.Contains(data, []byte("logLevel")) {
+		return false
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	// A batch (an array) does not decode into msg.
+	return segjson.Unmarshal(data, &msg) == nil && msg.Method == "tools/call" && len(msg.ID) > 0
 }
 
 // check returns the JSON-RPC error for a POST body the SDK would mishandle,
@@ -321,10 +351,14 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		// A server whose GetSessionID returns "" has no sessions.
 		sessions = sdk.GetSessionID() != ""
 	}
-	var h http.Handler = &rpcHandler{
-		sdk:      mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &o),
-		sessions: sessions,
+	getServer := func(*http.Request) *mcp.Server { return s.sdk }
+	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions}
+	if o.Stateless && !o.JSONResponse {
+		plain := o
+		plain.JSONResponse = true
+		rh.plain = mcp.NewStreamableHTTPHandler(getServer, &plain)
 	}
+	var h http.Handler = rh
 	if a := s.opts.Admin; a != nil && a.ExplainPath != "" {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}
