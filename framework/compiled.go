@@ -39,6 +39,8 @@ type compiled struct {
 	extra   *compiled
 	// items validates array items (nil: anything).
 	items *compiled
+	// passes recycles the state of passes (the root only).
+	passes *sync.Pool
 }
 
 type prop struct {
@@ -57,9 +59,25 @@ const (
 	jsonObject
 )
 
-var jsonTypes = map[string]uint8{
-	"null": jsonNull, "boolean": jsonBoolean, "integer": jsonInteger, "number": jsonNumber,
-	"string": jsonString, "array": jsonArray, "object": jsonObject,
+// jsonType returns the bit of a JSON Schema type name, or 0.
+func jsonType(name string) uint8 {
+	switch name {
+	case "null":
+		return jsonNull
+	case "boolean":
+		return jsonBoolean
+	case "integer":
+		return jsonInteger
+	case "number":
+		return jsonNumber
+	case "string":
+		return jsonString
+	case "array":
+		return jsonArray
+	case "object":
+		return jsonObject
+	}
+	return 0
 }
 
 // compile returns s compiled, or nil when s uses what a compiled pass does
@@ -69,6 +87,7 @@ func compile(s *jsonschema.Schema) *compiled {
 	if !ok || c == nil {
 		return nil
 	}
+	c.passes = &sync.Pool{New: func() any { return new(pass) }}
 	return c
 }
 
@@ -101,8 +120,8 @@ func compileNode(s *jsonschema.Schema, depth int) (_ *compiled, ok bool) {
 		types = []string{s.Type}
 	}
 	for _, t := range types {
-		bit, known := jsonTypes[t]
-		if !known {
+		bit := jsonType(t)
+		if bit == 0 {
 			return nil, false
 		}
 		c.types |= bit
@@ -177,8 +196,8 @@ func (c *compiled) canonical(data []byte, args bool) ([]byte, bool) {
 		}
 		return []byte("{}"), true
 	}
-	p := passes.Get().(*pass)
-	defer passes.Put(p)
+	p := c.passes.Get().(*pass)
+	defer c.passes.Put(p)
 	p.in, p.i, p.out, p.members = data, 0, p.out[:0], p.members[:0]
 	if !p.value(c, 0) {
 		return nil, false
@@ -207,8 +226,6 @@ type pass struct {
 // member is an object member written to pass.out: the key (without
 // quotes) at out[key0:key1], the whole member at out[start:end].
 type member struct{ start, key0, key1, end int }
-
-var passes = sync.Pool{New: func() any { return new(pass) }}
 
 func (p *pass) skip() {
 	for p.i < len(p.in) {
@@ -430,11 +447,6 @@ func (p *pass) array(c *compiled, depth int) bool {
 // starts a multi-byte UTF-8 sequence, checked separately.
 func needsCare(b byte) bool { return b == '<' || b == '>' || b == '&' || b >= 0x80 }
 
-var (
-	lineSep = []byte("\u2028")
-	paraSep = []byte("\u2029")
-)
-
 // str appends the string at p.i as encoding/json writes its decoded value.
 func (p *pass) str() bool {
 	end := p.i + 1
@@ -463,7 +475,7 @@ func (p *pass) str() bool {
 	p.i = end + 1
 	if plain && !ascii {
 		body := lit[1 : len(lit)-1]
-		plain = utf8.Valid(body) && !bytes.Contains(body, lineSep) && !bytes.Contains(body, paraSep)
+		plain = utf8.Valid(body) && !bytes.Contains(body, []byte("\u2028")) && !bytes.Contains(body, []byte("\u2029"))
 	}
 	if plain {
 		p.out = append(p.out, lit...)
