@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // DefaultSessionTimeout is how long a stateful HTTP session may stay idle
@@ -38,6 +39,12 @@ const DefaultSessionTimeout = 30 * time.Minute
 // them, which it knows by the SDK starting to read the body.
 type rpcHandler struct {
 	sdk http.Handler
+	// plain, on a stateless server whose options leave JSONResponse off,
+	// is the SDK's handler answering with one JSON body: it serves the
+	// tools/call requests that ask for nothing to be streamed back
+	// (plainCall), whose only message is their response; sdk answers the
+	// rest with an SSE stream. With no sessions, the two share no state.
+	plain http.Handler
 	// sessions is true for a stateful handler whose server mints session
 	// IDs: requests other than initialize need one.
 	sessions bool
@@ -52,7 +59,7 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.sdk.ServeHTTP(w, req)
 		return
 	}
-	data, readErr := io.ReadAll(req.Body)
+	data, _, readErr := ReadBody(req, -1)
 	_ = req.Body.Close()
 	body := &probeBody{data: data, err: readErr}
 	rw := &rpcWriter{w: w, body: body}
@@ -64,15 +71,49 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			body.data = nil
 		}
 	}
-	r2 := req.Clone(req.Context())
+	// A shallow copy with the body replaced: the handler does not change
+	// the caller's request, and the headers are shared, not copied.
+	r2 := new(http.Request)
+	*r2 = *req
 	r2.Body = body
-	h.sdk.ServeHTTP(rw, r2)
+	next := h.sdk
+	if h.plain != nil && readErr == nil && rw.refusal == nil && plainCall(data) {
+		next = h.plain
+	}
+	next.ServeHTTP(rw, r2)
 	rw.finish(data)
 }
 
+// plainCall reports whether body is one tools/call request that asks for
+// no notification on its way: no progress token and no log level in it.
+// Its answer is then a single message, which a JSON body carries at less
+// cost than an SSE stream; clients accept either (the Accept header of a
+// POST must name both). Bodies that mention either word anywhere, in the
+// arguments too, keep the stream.
+func plainCall(data []byte) bool {
+	if !bytes.Contains(data, []byte(`"tools/call"`)) ||
+		bytes.Contains(data, []byte("progressToken")) || bytes.Contains(data, []byte("logLevel")) {
+		return false
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	// A batch (an array) does not decode into msg.
+	return segjson.Unmarshal(data, &msg) == nil && msg.Method == "tools/call" && len(msg.ID) > 0
+}
+
 // check returns the JSON-RPC error for a POST body the SDK would mishandle,
-// or nil to let the SDK answer.
+// or nil to let the SDK answer. It decodes the body only when it must: for
+// a batch, or for a request without a session on a server that needs one.
+// Everything else is the SDK's to decode; a body the SDK refuses is decoded
+// again, then, to word the error (rpcWriter.finish).
 func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
+	batch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("["))
+	sessionless := h.sessions && req.Header.Get("Mcp-Session-Id") == "" && req.Header.Get("Mcp-Protocol-Version") < "2026-07-28"
+	if !batch && !sessionless {
+		return nil
+	}
 	msgs, batch, err := decodeBody(data)
 	if err != nil {
 		return err
@@ -93,7 +134,7 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 			seen = append(seen, r.ID)
 		}
 	}
-	if h.sessions && req.Header.Get("Mcp-Session-Id") == "" && req.Header.Get("Mcp-Protocol-Version") < "2026-07-28" {
+	if sessionless {
 		var first *jsonrpc.Request
 		for _, m := range msgs {
 			r, ok := m.(*jsonrpc.Request)
@@ -265,6 +306,10 @@ func (rw *rpcWriter) finish(data []byte) {
 	}
 	resp := rw.refusal
 	if resp == nil {
+		// A body that is not JSON-RPC: the error check would have given.
+		_, _, resp = decodeBody(data)
+	}
+	if resp == nil {
 		resp = rpcError(jsonrpc.ID{}, refusedCode(data), strings.TrimSpace(rw.text.String()))
 		if msgs, batch, _ := decodeBody(data); !batch && len(msgs) == 1 {
 			if r, ok := msgs[0].(*jsonrpc.Request); ok {
@@ -306,12 +351,93 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		// A server whose GetSessionID returns "" has no sessions.
 		sessions = sdk.GetSessionID() != ""
 	}
-	var h http.Handler = &rpcHandler{
-		sdk:      mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &o),
-		sessions: sessions,
+	getServer := func(*http.Request) *mcp.Server { return s.sdk }
+	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions}
+	if o.Stateless && !o.JSONResponse {
+		plain := o
+		plain.JSONResponse = true
+		rh.plain = mcp.NewStreamableHTTPHandler(getServer, &plain)
 	}
+	var h http.Handler = rh
 	if a := s.opts.Admin; a != nil && a.ExplainPath != "" {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}
 	return h
+}
+
+// ReadBody returns the body of r, read into memory once however many of
+// hookflow's HTTP handlers (the server's, a plugin's middleware) ask for
+// it: the first call reads it and leaves in r.Body a reader of the same
+// bytes, which a later call returns without reading or copying again.
+// With max ≥ 0, a body longer than max bytes is not kept: ReadBody returns
+// its first max+1 bytes and false, and r.Body reads the whole body again.
+// Callers must not modify the bytes.
+func ReadBody(r *http.Request, max int64) (data []byte, whole bool, err error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true, nil
+	}
+	if b, ok := r.Body.(*bufferedBody); ok && b.off == 0 {
+		return b.data, true, nil
+	}
+	src := r.Body
+	if max >= 0 {
+		src = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(r.Body, max+1), r.Body}
+	}
+	if n := r.ContentLength; n > 0 && (max < 0 || n <= max) {
+		data = make([]byte, 0, n+1) // +1: the read that sees EOF
+	}
+	data, err = readAll(src, data)
+	if err != nil || max >= 0 && int64(len(data)) > max {
+		r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
+		return data, false, err
+	}
+	r.Body = &bufferedBody{data: data, closer: r.Body}
+	return data, true, nil
+}
+
+// readAll is io.ReadAll into buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	if buf == nil {
+		buf = make([]byte, 0, 512)
+	}
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// bufferedBody is a request body read into memory by ReadBody.
+type bufferedBody struct {
+	data   []byte
+	off    int
+	closer io.Closer
+}
+
+func (b *bufferedBody) Read(p []byte) (int, error) {
+	if b.off >= len(b.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[b.off:])
+	b.off += n
+	return n, nil
+}
+
+func (b *bufferedBody) Close() error { return b.closer.Close() }
+
+// replayBody reads again a body ReadBody did not keep.
+type replayBody struct {
+	io.Reader
+	io.Closer
 }

@@ -254,3 +254,64 @@ func TestHTTPIdleSessionFreed(t *testing.T) {
 		}
 	})
 }
+
+// TestStatelessPlainCallsAnswerJSON checks how a stateless handler answers
+// a tools/call: with one JSON body when the call asks for nothing to be
+// streamed, with an SSE stream carrying the notifications when it has a
+// progress token; every other request as the SDK does.
+func TestStatelessPlainCallsAnswerJSON(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	type in struct {
+		Name string `json:"name"`
+	}
+	type out struct {
+		Msg string `json:"msg"`
+	}
+	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.CallToolRequest, in in) (out, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Message: "half"}); err != nil {
+				return out{}, err
+			}
+		}
+		return out{Msg: "hello " + in.Name}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, opts, body, contentType string
+		contains                      []string
+	}{
+		{"plain call", "stateless", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"a"}}}`,
+			"application/json", []string{`"hello a"`}},
+		{"call with a progress token", "stateless", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"greet","arguments":{"name":"b"}}}`,
+			"text/event-stream", []string{`notifications/progress`, `"half"`, `"hello b"`}},
+		{"another method", "stateless", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+			"text/event-stream", []string{`"greet"`}},
+		{"arguments that name a progress token", "stateless", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"greet","arguments":{"name":"progressToken"}}}`,
+			"text/event-stream", []string{`"hello progressToken"`}},
+		{"JSONResponse set", "stateless-json", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"greet","arguments":{"name":"c"}}}`,
+			"application/json", []string{`"hello c"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &mcp.StreamableHTTPOptions{Stateless: true}
+			if tc.opts == "stateless-json" {
+				opts.JSONResponse = true // every answer a JSON body, as asked
+			}
+			h, err := srv.HTTPHandler(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			status, ct, body := post(t, ts.URL, "2025-11-25", tc.body, nil)
+			if status != http.StatusOK || !strings.HasPrefix(ct, tc.contentType) {
+				t.Fatalf("status %d, Content-Type %q, want 200 and %s; body %s", status, ct, tc.contentType, body)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(string(body), want) {
+					t.Errorf("the answer lacks %s: %s", want, body)
+				}
+			}
+		})
+	}
+}

@@ -120,9 +120,8 @@ func isObjectJSON(data []byte) bool {
 // object keys match struct field names (or their json tags) exactly, not
 // case-insensitively as encoding/json would.
 func decodeArgs(data []byte, v any) error {
-	dec := segjson.NewDecoder(bytes.NewReader(data))
-	dec.DontMatchCaseInsensitiveStructFields()
-	return dec.Decode(v)
+	_, err := segjson.Parse(data, v, segjson.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 // readable returns a validation error whose text names a JSON null "null":

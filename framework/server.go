@@ -339,6 +339,12 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // a request other than initialize, ping or server/discover without an
 // Mcp-Session-Id header. Transport refusals (Host, origin, unknown session,
 // Content-Type, Accept, body size) keep the SDK's status and text.
+//
+// A stateless handler (opts.Stateless) answers a tools/call that carries
+// no progress token and no log level with one JSON body rather than an
+// SSE stream: its response is the only message it can get, and a JSON
+// body costs the server less. Other requests, and every request when
+// opts.JSONResponse is set, are answered as the options say.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	if err := s.Start(); err != nil {
 		return nil, err

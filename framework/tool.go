@@ -87,6 +87,9 @@ type toolDef[T, In, Out any] struct {
 	entry *toolEntry
 	in    *jsonschema.Resolved
 	out   *jsonschema.Resolved
+	// inC and outC are the schemas compiled for one pass over the JSON
+	// (nil: the reference path only).
+	inC, outC *compiled
 	// outIsAny: Out is any and there is no output schema, so a nil output
 	// is an empty result rather than JSON null.
 	outIsAny bool
@@ -118,7 +121,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	if inSchema.Type != "object" {
 		return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: input type %v must be a struct or map (schema type object)", name, reflect.TypeFor[In]())}
 	}
-	t.InputSchema, d.in = inSchema, in
+	t.InputSchema, d.in, d.inC = inSchema, in, compile(inSchema)
 	outType := reflect.TypeFor[Out]()
 	wholeResult := outType == reflect.TypeFor[*mcp.CallToolResult]()
 	if !wholeResult && (t.OutputSchema != nil || outType != reflect.TypeFor[any]()) {
@@ -126,7 +129,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		if err != nil {
 			return &flows.Error{Code: flows.CodeInvalid, Flow: flows.ToolsCallTool, Msg: fmt.Sprintf("tool %q: output schema", name), Err: err}
 		}
-		t.OutputSchema, d.out = outSchema, out
+		t.OutputSchema, d.out, d.outC = outSchema, out, compile(outSchema)
 		if outType.Kind() == reflect.Pointer {
 			d.outPointerZero = reflect.Zero(outType.Elem()).Interface()
 		}
@@ -181,9 +184,12 @@ func unknownTool(name string) error {
 // validated arguments in canonical JSON for [flows.Context.Arguments].
 func (d *toolDef[T, In, Out]) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	raw, _ := c.Input().(json.RawMessage)
-	data, err := applyInput(raw, d.in)
-	if err != nil {
-		return nil, nil, &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: fmt.Errorf("validating \"arguments\": %w", err)}
+	data, ok := d.inC.canonical(raw, true)
+	if !ok {
+		var err error
+		if data, err = applyInput(raw, d.in); err != nil {
+			return nil, nil, &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: fmt.Errorf("validating \"arguments\": %w", err)}
+		}
 	}
 	in := new(In)
 	if len(data) > 0 {
@@ -321,9 +327,11 @@ func (d *toolDef[T, In, Out]) encode(out Out) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("marshaling output: %w", err)
 	}
-	data, err := applyOutput(b, d.out)
-	if err != nil {
-		return nil, fmt.Errorf("validating tool output: %w", err)
+	data, ok := d.outC.canonical(b, false)
+	if !ok {
+		if data, err = applyOutput(b, d.out); err != nil {
+			return nil, fmt.Errorf("validating tool output: %w", err)
+		}
 	}
 	res.StructuredContent = json.RawMessage(data)
 	res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}

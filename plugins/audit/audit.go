@@ -111,17 +111,24 @@ type Plugin struct {
 const gaveUp = math.MinInt64 / 2
 
 // item is an event on the queue, or a flush marker.
+// The event travels by value and the arguments unboxed: the request's
+// goroutine allocates nothing to queue it.
 type item struct {
-	ev    *Event
-	input any // the arguments to redact: json.RawMessage or map[string]any
-	flush chan struct{}
+	ev Event
+	// args or params are the arguments to redact.
+	args   json.RawMessage
+	params map[string]any
+	flush  chan struct{}
 }
 
 // note is what the plugin's hooks record during a run.
 type note struct {
 	start time.Time
-	input any
-	uri   string
+	// args (tools/call) or params (prompts/get) are the arguments as the
+	// client sent them.
+	args   json.RawMessage
+	params map[string]any
+	uri    string
 	// answered: a hook answered before execute (seen at the top of
 	// afterExecute).
 	answered   bool
@@ -270,14 +277,14 @@ func (p *Plugin) begin(c *flows.Context) error {
 	n := &note{start: time.Now()}
 	switch in := c.Input().(type) {
 	case json.RawMessage: // tools:call-tool
-		n.input = in
+		n.args = in
 	case *mcp.GetPromptParams:
 		if in != nil && len(in.Arguments) > 0 {
 			args := make(map[string]any, len(in.Arguments))
 			for k, v := range in.Arguments {
 				args[k] = v
 			}
-			n.input = args
+			n.params = args
 		}
 	case *mcp.ReadResourceParams:
 		if in != nil {
@@ -310,19 +317,19 @@ func (p *Plugin) failed(c *flows.Context) error {
 func (p *Plugin) event(c *flows.Context) error {
 	now := time.Now()
 	r := c.Request()
-	ev := &Event{
+	it := item{ev: Event{
 		Time:      now,
 		Flow:      c.Flow(),
 		SessionID: r.SessionID,
 		RequestID: r.ID,
 		Principal: r.Principal(),
 		ClientID:  r.ClientID(),
-	}
+	}}
+	ev := &it.ev
 	if e := c.Entity(); e != nil {
 		ev.Entity = e.Name
 	}
 	n, _ := p.note.Get(c)
-	var input any
 	if n != nil {
 		ev.Duration = now.Sub(n.start)
 		ev.URI = n.uri
@@ -330,9 +337,9 @@ func (p *Plugin) event(c *flows.Context) error {
 		if n.dropped {
 			ev.Truncated = append(ev.Truncated, "decisions")
 		}
-		input = n.input
+		it.args, it.params = n.args, n.params
 	} else if raw, ok := c.Input().(json.RawMessage); ok {
-		input = raw // cancelled before the first hook: still raw
+		it.args = raw // cancelled before the first hook: still raw
 	}
 	err := c.Err()
 	switch {
@@ -367,7 +374,7 @@ func (p *Plugin) event(c *flows.Context) error {
 		}
 		ev.FailedOpen = append(ev.FailedOpen, hf)
 	}
-	p.enqueue(item{ev: ev, input: input})
+	p.enqueue(it)
 	return nil
 }
 
@@ -414,10 +421,10 @@ func (p *Plugin) Record(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
-	it := item{ev: &ev}
+	it := item{ev: ev}
 	if len(ev.Args) > 0 {
-		it.input = ev.Args
-		ev.Args = nil
+		it.args = ev.Args
+		it.ev.Args = nil
 	}
 	p.enqueue(it)
 }
@@ -482,9 +489,10 @@ func (p *Plugin) handle(it item) bool {
 		p.dropped.Add(1)
 		return false
 	}
-	p.limit(it)
+	ev := &it.ev // on the writer's goroutine
+	p.limit(ev, it)
 	for _, s := range p.sinks {
-		err := safeWrite(s, it.ev)
+		err := safeWrite(s, ev)
 		if p.pending.Add(-1) < 0 {
 			continue // Close counted this write as dropped
 		}
@@ -498,13 +506,12 @@ func (p *Plugin) handle(it item) bool {
 }
 
 // limit redacts the event's arguments and caps its client-supplied fields.
-func (p *Plugin) limit(it item) {
-	ev := it.ev
-	switch in := it.input.(type) {
-	case json.RawMessage:
-		ev.Args = p.redact.apply(in)
-	case map[string]any:
-		ev.Args = p.redact.applyValue(in)
+func (p *Plugin) limit(ev *Event, it item) {
+	switch {
+	case it.args != nil:
+		ev.Args = p.redact.apply(it.args)
+	case it.params != nil:
+		ev.Args = p.redact.applyValue(it.params)
 	}
 	if len(ev.Args) > p.cfg.MaxArgsBytes {
 		ev.Args = truncateJSON(ev.Args, p.cfg.MaxArgsBytes)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -205,21 +205,22 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	if a == nil || r.Body == nil || r.Body == http.NoBody {
 		return false
 	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
-	r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(buf), r.Body), Closer: r.Body}
-	if err != nil || len(buf) > maxPeek || !bytes.Contains(buf, []byte(`tools/call`)) {
+	// Read once: the server's handler behind gets the same bytes.
+	buf, whole, err := framework.ReadBody(r, maxPeek)
+	if err != nil || !whole || !bytes.Contains(buf, []byte(`tools/call`)) {
 		return false
 	}
+	// The tool's name is all a decision needs; the arguments are decoded
+	// for the audit event of a refusal only.
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
+			Name string `json:"name"`
 		} `json:"params"`
 	}
 	// A batch (a JSON array) does not decode: it is checked in-band.
-	if json.Unmarshal(buf, &msg) != nil || msg.Method != "tools/call" || len(msg.ID) == 0 {
+	if segjson.Unmarshal(buf, &msg) != nil || msg.Method != "tools/call" || len(msg.ID) == 0 {
 		return false
 	}
 	ti := sdkauth.TokenInfoFromContext(r.Context())
@@ -230,6 +231,12 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	a.logger.LogAttrs(r.Context(), slog.LevelDebug, "auth: call denied (HTTP 403 insufficient_scope)",
 		slog.String("tool", denied.Tool), slog.String("principal", principal(ti)), slog.Any("missing", denied.Missing))
 	if p.cfg.Audit != nil {
+		var args struct {
+			Params struct {
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(buf, &args)
 		p.cfg.Audit.Record(audit.Event{
 			Flow:      flows.ToolsCallTool,
 			Entity:    denied.Tool,
@@ -240,7 +247,7 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 			Outcome:   audit.Blocked,
 			DecidedBy: a.challenger,
 			Error:     denied.Error(),
-			Args:      msg.Params.Arguments,
+			Args:      args.Params.Arguments,
 		})
 	}
 	params := []string{`error="insufficient_scope"`, "scope=" + strconv.Quote(strings.Join(denied.Required, " "))}
@@ -274,11 +281,6 @@ func principal(ti *sdkauth.TokenInfo) string {
 		return ""
 	}
 	return ti.UserID
-}
-
-type replayBody struct {
-	io.Reader
-	io.Closer
 }
 
 // challengeWriter completes the WWW-Authenticate challenge of the SDK's

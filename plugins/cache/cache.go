@@ -3,10 +3,13 @@ package cache
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +90,8 @@ type Plugin struct {
 	checkErr error
 
 	types sync.Map // type ID → reflect.Type of cached outputs
+	// plain caches plainJSON per output type.
+	plain sync.Map // reflect.Type → bool
 
 	hits, misses, stores, errs atomic.Uint64
 }
@@ -202,13 +207,20 @@ func (p *Plugin) key(c *flows.Context, name string) (string, bool) {
 	if canon == nil {
 		return "", false
 	}
-	h := sha256.New()
+	// One SHA-256 over "len:principal" and the arguments, hashed from a
+	// buffer on the stack for usual sizes; the key is built in place.
+	var in [512]byte
+	b := in[:0]
 	if !p.cfg.SharedAcrossPrincipals {
 		principal := c.Request().Principal()
-		fmt.Fprintf(h, "%d:%s", len(principal), principal)
+		b = strconv.AppendInt(b, int64(len(principal)), 10)
+		b = append(append(b, ':'), principal...)
 	}
-	h.Write(canon)
-	return name + ":" + hex.EncodeToString(h.Sum(nil)), true
+	sum := sha256.Sum256(append(b, canon...))
+	var out [128]byte
+	k := append(append(out[:0], name...), ':')
+	k = hex.AppendEncode(k, sum[:])
+	return string(k), true
 }
 
 func (p *Plugin) store(c *flows.Context) error {
@@ -245,13 +257,17 @@ func (p *Plugin) encode(out any) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	back, err := decodeAs(t, b)
-	if err != nil {
-		return nil, false
-	}
-	again, err := json.Marshal(back)
-	if err != nil || !bytes.Equal(b, again) {
-		return nil, false
+	// Invalid UTF-8 in a string is encoded as an escaped U+FFFD, which
+	// comes back unescaped: such values are checked like any other.
+	if !p.isPlain(t) || bytes.Contains(b, []byte(`\ufffd`)) {
+		back, err := decodeAs(t, b)
+		if err != nil {
+			return nil, false
+		}
+		again, err := json.Marshal(back)
+		if err != nil || !bytes.Equal(b, again) {
+			return nil, false
+		}
 	}
 	id := typeID(t)
 	p.types.LoadOrStore(id, t)
@@ -297,6 +313,76 @@ func decodeAs(t reflect.Type, data []byte) (any, error) {
 	}
 	return v.Elem().Interface(), nil
 }
+
+// isPlain reports (and remembers) whether values of t always come back
+// identical from a JSON round trip (but for invalid UTF-8), so that
+// encode need not check.
+func (p *Plugin) isPlain(t reflect.Type) bool {
+	if v, ok := p.plain.Load(t); ok {
+		return v.(bool)
+	}
+	ok := plainJSON(t, map[reflect.Type]bool{})
+	p.plain.Store(t, ok)
+	return ok
+}
+
+// plainJSON reports whether encoding/json encodes every value of t so
+// that decoding the encoding into a new t and encoding that gives the
+// same bytes: booleans, numbers, strings, and pointers, slices, arrays,
+// string-keyed maps and structs of those. Interfaces (which decode as
+// maps and float64s), types with their own JSON or text methods, and
+// fields with the ",string" option are not plain; nor are types that
+// refer to themselves (checked conservatively).
+func plainJSON(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	for _, m := range []reflect.Type{jsonMarshaler, jsonUnmarshaler, textMarshaler, textUnmarshaler} {
+		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+			return false
+		}
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return plainJSON(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && plainJSON(t.Key(), seen) && plainJSON(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			if !f.IsExported() && f.Type.Kind() == reflect.Pointer {
+				return false // encoding/json cannot decode into it
+			}
+			if tag := f.Tag.Get("json"); tag == "-" {
+				continue
+			} else if strings.Contains(tag, ",string") {
+				return false
+			}
+			if !plainJSON(f.Type, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var (
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
 
 // typeID names t uniquely within a program.
 func typeID(t reflect.Type) string {
