@@ -364,7 +364,7 @@ type clientInfo interface {
 func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p := req.Params
 	return forward(u, ctx, req, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
-		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, p.Meta, token), Name: name, Arguments: args,
+		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, cs, p.Meta, token), Name: name, Arguments: args,
 			InputResponses: p.InputResponses, RequestState: p.RequestState}
 		return cs.CallTool(ctx, up)
 	})
@@ -373,7 +373,7 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
 	p := *req.Params
 	return forward(u, ctx, req, "prompts/get", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.GetPromptResult, error) {
-		p.Name, p.Meta = name, forwardMeta(ctx, p.Meta, token)
+		p.Name, p.Meta = name, forwardMeta(ctx, cs, p.Meta, token)
 		return cs.GetPrompt(ctx, &p)
 	})
 }
@@ -381,7 +381,7 @@ func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, nam
 func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p := *req.Params
 	return forward(u, ctx, req, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
-		p.Meta = forwardMeta(ctx, p.Meta, token)
+		p.Meta = forwardMeta(ctx, cs, p.Meta, token)
 		return cs.ReadResource(ctx, &p)
 	})
 }
@@ -390,7 +390,7 @@ func (u *upstream) complete(ctx context.Context, req *mcp.CompleteRequest, ref *
 	p := *req.Params
 	p.Ref = ref
 	return forward(u, ctx, req, "completion/complete", ref.Name+ref.URI, nil, func(ctx context.Context, cs *mcp.ClientSession, _ any) (*mcp.CompleteResult, error) {
-		p.Meta = forwardMeta(ctx, p.Meta, nil)
+		p.Meta = forwardMeta(ctx, cs, p.Meta, nil)
 		return cs.Complete(ctx, &p)
 	})
 }
@@ -401,7 +401,7 @@ func (u *upstream) complete(ctx context.Context, req *mcp.CompleteRequest, ref *
 // HTTP middleware started), the W3C trace context of that span, so that
 // the upstream's work is its child. Without a span the client's trace
 // context passes through as it came.
-func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
+func forwardMeta(ctx context.Context, cs *mcp.ClientSession, meta mcp.Meta, token any) mcp.Meta {
 	traced := trace.SpanContextFromContext(ctx).IsValid()
 	if meta == nil && token == nil && !traced {
 		return nil
@@ -411,10 +411,15 @@ func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
 		out = mcp.Meta{}
 	}
 	delete(out, "progressToken")
-	// The protocol's per-request metadata (2026-07-28) describes the
-	// client's hop; the upstream session's client sends its own.
-	for _, k := range hopMeta {
-		delete(out, k)
+	// The protocol's per-request metadata (2026-07-28: the client's
+	// version, info and capabilities) goes upstream when the upstream
+	// session speaks that protocol too, so the upstream answers for the
+	// real client's capabilities; an upstream session on an older version
+	// would refuse a request claiming a version it does not speak.
+	if ir := cs.InitializeResult(); ir == nil || ir.ProtocolVersion < modernVersion {
+		for _, k := range hopMeta {
+			delete(out, k)
+		}
 	}
 	if token != nil {
 		out["progressToken"] = token
@@ -425,6 +430,9 @@ func forwardMeta(ctx context.Context, meta mcp.Meta, token any) mcp.Meta {
 	}
 	return out
 }
+
+// modernVersion is the first protocol version with per-request metadata.
+const modernVersion = "2026-07-28"
 
 // hopMeta are the _meta keys of the protocol's per-request metadata.
 var hopMeta = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyServerInfo,
