@@ -9,13 +9,17 @@
 //	                and a no-op hook on every stage of every flow
 //	civic           through @civic/passthrough-mcp-server@0.12.1 with a
 //	                no-op tools/call hook (civic.mjs)
+//	gateway-gogc100 with -gc-baseline: the gateway with no hooks, run with
+//	                GOGC=100 (Go's default) instead of the gateway's own
+//	                collector target
 //
 // at concurrency 1 and 16 (one client session per worker). Each round
 // runs every target and concurrency once, in order; the report gives, per
 // target and concurrency, the median over the rounds of calls/s, p50 and
-// p99, and the machine's load average before and after.
+// p99, the peak resident memory of each target's process, and the
+// machine's load average before and after.
 //
-//	go run . -civic /path/to/dir/with/node_modules [-rounds 3] [-calls 2000]
+//	go run . -civic /path/to/dir/with/node_modules [-rounds 3] [-calls 2000] [-gc-baseline]
 //
 // -civic names a directory where @civic/passthrough-mcp-server@0.12.1 is
 // installed (npm install --prefix DIR @civic/passthrough-mcp-server@0.12.1);
@@ -48,12 +52,13 @@ func main() {
 	civicDir := flag.String("civic", "", "directory with @civic/passthrough-mcp-server@0.12.1 installed under node_modules")
 	rounds := flag.Int("rounds", 3, "rounds; the report gives medians over them")
 	calls := flag.Int("calls", 2000, "measured calls per target, concurrency and round (after 20 warm-up calls per worker)")
+	gcBaseline := flag.Bool("gc-baseline", false, "add a target: the gateway with no hooks run with GOGC=100")
 	flag.Parse()
 	if *upstream {
 		serveUpstream()
 		return
 	}
-	if err := run(*civicDir, *rounds, *calls); err != nil {
+	if err := run(*civicDir, *rounds, *calls, *gcBaseline); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -81,58 +86,74 @@ func serveUpstream() {
 type target struct {
 	name string
 	url  string
+	// pid is the process serving url.
+	pid int
 }
 
-func run(civicDir string, rounds, calls int) error {
+func run(civicDir string, rounds, calls int, gcBaseline bool) error {
 	dir, err := os.MkdirTemp("", "gateway-bench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	var procs []*exec.Cmd
+	var targets []target
 	defer func() {
 		for _, p := range procs {
 			_ = p.Process.Kill()
 			_ = p.Wait()
 		}
 	}()
-	start := func(name string, args ...string) (string, error) {
+	start := func(env []string, name string, args ...string) (target, error) {
 		cmd := exec.Command(name, args...)
-		url, err := startAndRead(cmd)
-		if err == nil {
-			procs = append(procs, cmd)
+		if env != nil {
+			cmd.Env = append(os.Environ(), env...)
 		}
-		return url, err
+		url, err := startAndRead(cmd)
+		if err != nil {
+			return target{}, err
+		}
+		procs = append(procs, cmd)
+		return target{url: url, pid: cmd.Process.Pid}, nil
 	}
+	add := func(t target, name string) { t.name = name; targets = append(targets, t) }
 
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	up, err := start(self, "-upstream")
+	direct, err := start(nil, self, "-upstream")
 	if err != nil {
 		return fmt.Errorf("upstream: %w", err)
 	}
+	up := direct.url
 	hookflow := filepath.Join(dir, "hookflow")
 	if out, err := exec.Command("go", "build", "-o", hookflow, "github.com/hookflow/hookflow/cmd/hookflow").CombinedOutput(); err != nil {
 		return fmt.Errorf("building hookflow: %v\n%s", err, out)
 	}
-	targets := []target{{"direct", up}}
-	gw, err := start(hookflow, "gateway", "-url", up, "-http", "127.0.0.1:0")
+	add(direct, "direct")
+	gw, err := start(nil, hookflow, "gateway", "-url", up, "-http", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
-	targets = append(targets, target{"gateway", gw})
+	add(gw, "gateway")
+	if gcBaseline {
+		gw, err := start([]string{"GOGC=100"}, hookflow, "gateway", "-url", up, "-http", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("gateway-gogc100: %w", err)
+		}
+		add(gw, "gateway-gogc100")
+	}
 	cfg := filepath.Join(dir, "gateway.yaml")
 	yaml := fmt.Sprintf("upstreams:\n  - {name: upstream, url: %q}\nplugins:\n  audit: {file: %q}\n  noop: true\n", up, filepath.Join(dir, "audit.jsonl"))
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		return err
 	}
-	gwa, err := start(hookflow, "gateway", "-config", cfg, "-http", "127.0.0.1:0")
+	gwa, err := start(nil, hookflow, "gateway", "-config", cfg, "-http", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("gateway+audit: %w", err)
 	}
-	targets = append(targets, target{"gateway+audit", gwa})
+	add(gwa, "gateway+audit")
 	if civicDir != "" {
 		script, err := os.ReadFile("civic.mjs")
 		if err != nil {
@@ -145,11 +166,11 @@ func run(civicDir string, rounds, calls int) error {
 		if err != nil {
 			return err
 		}
-		civic, err := start("node", filepath.Join(civicDir, "civic-bench.mjs"), port, up)
+		civic, err := start(nil, "node", filepath.Join(civicDir, "civic-bench.mjs"), port, up)
 		if err != nil {
 			return fmt.Errorf("civic: %w", err)
 		}
-		targets = append(targets, target{"civic", civic})
+		add(civic, "civic")
 	}
 
 	load0 := loadavg()
@@ -178,6 +199,10 @@ func run(civicDir string, rounds, calls int) error {
 			m := median(results[key{t.name, c}])
 			fmt.Printf("| %s | %d | %.0f | %s | %s |\n", t.name, c, m.rate, round(m.p50), round(m.p99))
 		}
+	}
+	fmt.Printf("\n| target | peak RSS (MiB) |\n|---|---:|\n")
+	for _, t := range targets {
+		fmt.Printf("| %s | %s |\n", t.name, peakRSS(t.pid))
 	}
 	fmt.Printf("\n%d rounds of %d calls per target and concurrency; load average before %s, after %s\n", rounds, calls, load0, load1)
 	return nil
@@ -323,6 +348,24 @@ func median(ss []stats) stats {
 
 func round(d time.Duration) string {
 	return d.Round(time.Microsecond).String()
+}
+
+// peakRSS returns the peak resident set size of process pid, in MiB
+// (VmHWM of /proc/<pid>/status), or "unknown".
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb); err == nil {
+				return fmt.Sprintf("%.1f", float64(kb)/1024)
+			}
+		}
+	}
+	return "unknown"
 }
 
 func loadavg() string {

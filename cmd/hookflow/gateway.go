@@ -153,6 +153,11 @@ func runGateway(args []string, sio stdio) int {
 		fmt.Fprintln(sio.err, "hookflow gateway: nothing to serve: set serve.http or serve.stdio, or give -http or -stdio")
 		return exitUsage
 	}
+	if v := tuneGC(os.Getenv); v != "" {
+		logger.Debug("hookflow gateway: garbage collector target from the environment", slog.String("GOGC", v))
+	} else {
+		logger.Debug("hookflow gateway: garbage collector target", slog.Int("GOGC", gatewayGCPercent))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := g.serve(ctx, cfg.Serve, logger); err != nil {
