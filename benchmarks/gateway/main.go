@@ -12,6 +12,9 @@
 //	gateway-gogc100 with -gc-baseline: the gateway with no hooks, run with
 //	                GOGC=100 (Go's default) instead of the gateway's own
 //	                collector target
+//	http-proxy      with -proxy-floor: a plain HTTP reverse proxy (the
+//	                standard library's, no MCP decoding, no hooks): the
+//	                least any gateway process on the path adds
 //
 // at concurrency 1 and 16 (one client session per worker). Each round
 // runs every target and concurrency once, in order; the report gives, per
@@ -19,7 +22,7 @@
 // p99, the peak resident memory of each target's process, and the
 // machine's load average before and after.
 //
-//	go run . -civic /path/to/dir/with/node_modules [-rounds 3] [-calls 2000] [-gc-baseline]
+//	go run . -civic /path/to/dir/with/node_modules [-rounds 3] [-calls 2000] [-gc-baseline] [-proxy-floor]
 //
 // -civic names a directory where @civic/passthrough-mcp-server@0.12.1 is
 // installed (npm install --prefix DIR @civic/passthrough-mcp-server@0.12.1);
@@ -36,6 +39,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,12 +58,18 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; the report gives medians over them")
 	calls := flag.Int("calls", 2000, "measured calls per target, concurrency and round (after 20 warm-up calls per worker)")
 	gcBaseline := flag.Bool("gc-baseline", false, "add a target: the gateway with no hooks run with GOGC=100")
+	proxyFloor := flag.Bool("proxy-floor", false, "add a target: a plain HTTP reverse proxy in front of the upstream")
+	proxyTo := flag.String("proxy", "", "serve a plain HTTP reverse proxy to `url` (used by the runner)")
 	flag.Parse()
 	if *upstream {
 		serveUpstream()
 		return
 	}
-	if err := run(*civicDir, *rounds, *calls, *gcBaseline); err != nil {
+	if *proxyTo != "" {
+		serveProxy(*proxyTo)
+		return
+	}
+	if err := run(*civicDir, *rounds, *calls, *gcBaseline, *proxyFloor); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -90,7 +101,27 @@ type target struct {
 	pid int
 }
 
-func run(civicDir string, rounds, calls int, gcBaseline bool) error {
+// serveProxy serves a reverse proxy to the upstream at to on a free
+// loopback port, flushing event streams as they come, and prints its URL.
+func serveProxy(to string) {
+	u, err := url.Parse(to)
+	if err != nil {
+		log.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
+		FlushInterval: -1,
+		Transport:     &http.Transport{MaxIdleConnsPerHost: 256},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("listening http://%s%s\n", ln.Addr(), u.Path)
+	log.Fatal(http.Serve(ln, rp))
+}
+
+func run(civicDir string, rounds, calls int, gcBaseline, proxyFloor bool) error {
 	dir, err := os.MkdirTemp("", "gateway-bench")
 	if err != nil {
 		return err
@@ -132,6 +163,13 @@ func run(civicDir string, rounds, calls int, gcBaseline bool) error {
 		return fmt.Errorf("building hookflow: %v\n%s", err, out)
 	}
 	add(direct, "direct")
+	if proxyFloor {
+		p, err := start(nil, self, "-proxy", up)
+		if err != nil {
+			return fmt.Errorf("http-proxy: %w", err)
+		}
+		add(p, "http-proxy")
+	}
 	gw, err := start(nil, hookflow, "gateway", "-url", up, "-http", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
