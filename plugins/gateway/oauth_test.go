@@ -232,3 +232,28 @@ func TestTokenSourceFails(t *testing.T) {
 		t.Errorf("Start: %v (%T): want a *gateway.TokenError wrapping the endpoint's *oauth2.RetrieveError", err, err)
 	}
 }
+
+// hanging is a token source that answers only when release is closed.
+type hanging struct{ release chan struct{} }
+
+func (h hanging) Token() (*oauth2.Token, error) {
+	<-h.release
+	return nil, errors.New("released")
+}
+
+// TestTokenSourceHangs: a token source that does not answer fails the
+// connection when its ConnectTimeout ends, naming the upstream (the SDK
+// reports the connection's deadline, not the wait it interrupted).
+func TestTokenSourceHangs(t *testing.T) {
+	_, _, mcpURL := newIDP(t, 3600)
+	src := hanging{release: make(chan struct{})}
+	t.Cleanup(func() { close(src.release) })
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
+	gw := gateway.New(gateway.Upstream{Name: "up", URL: mcpURL, TokenSource: src, ConnectTimeout: 100 * time.Millisecond})
+	check(t, srv.Use(gw))
+	t.Cleanup(func() { gw.Close() })
+	err := srv.Start()
+	if err == nil || !strings.Contains(err.Error(), `upstream "up"`) || !strings.Contains(err.Error(), "context deadline exceeded") {
+		t.Errorf("Start: %v, want the wait for a token to end with ConnectTimeout", err)
+	}
+}
