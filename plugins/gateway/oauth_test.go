@@ -205,6 +205,31 @@ func TestTokenSourceRetryOn401(t *testing.T) {
 	}
 }
 
+// TestTokenSourceConcurrentRefusals: calls in flight together, all
+// refused with the revoked token, share one new token.
+func TestTokenSourceConcurrentRefusals(t *testing.T) {
+	i, tokenURL, mcpURL := newIDP(t, 3600)
+	srv, _ := serve(t, nil, gateway.Upstream{Name: "up", URL: mcpURL, TokenSource: ccSource(tokenURL, "s", mcpURL), Shared: true})
+	cs := connect(t, srv, nil)
+	call(t, cs, "echo", map[string]any{})
+	i.mu.Lock()
+	i.valid["tok-1"] = false
+	i.mu.Unlock()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+			if err != nil || res.IsError {
+				t.Errorf("echo: %v %v", err, res)
+			}
+		})
+	}
+	wg.Wait()
+	if issued, _ := i.state(); issued != 2 {
+		t.Errorf("%d tokens issued, want 2: one before the revocation, one shared after", issued)
+	}
+}
+
 // TestTokenSourceFails: a token endpoint that refuses the gateway's
 // credentials fails its Start with an error naming the upstream and the
 // endpoint and giving its answer, and not the secret.
