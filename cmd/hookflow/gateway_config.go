@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hookflow/hookflow/flows"
@@ -41,6 +45,18 @@ type upstreamConfig struct {
 	gateway.Upstream
 	// App is the app the upstream is mounted into; "" the server.
 	App string
+	// OAuth, when set, is where the upstream's TokenSource gets tokens.
+	OAuth *oauthConfig
+}
+
+// oauthConfig is an upstream's OAuth client: client credentials at
+// TokenURL, for Resource (RFC 8707; the upstream's URL by default).
+type oauthConfig struct {
+	TokenURL     string
+	ClientID     string
+	ClientSecret string
+	Scopes       []string
+	Resource     string
 }
 
 type appConfig struct {
@@ -301,14 +317,16 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 	var out []upstreamConfig
 	for _, item := range d.seq(n) {
 		var u upstreamConfig
+		tokenGiven := false
 		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
 			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
 			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
 			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
-			"token":            func(n *yaml.Node) { u.Token = d.str(n) },
-			"token_env":        func(n *yaml.Node) { u.Token = d.env(n) },
+			"token":            func(n *yaml.Node) { u.Token, tokenGiven = d.str(n), true },
+			"token_env":        func(n *yaml.Node) { u.Token, tokenGiven = d.env(n), true },
+			"oauth":            func(n *yaml.Node) { u.OAuth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
 			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
@@ -328,11 +346,70 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			d.errorf(item, "upstream %q has a command and a url: give one", u.Name)
 		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
 			d.errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
+		case len(u.Command) > 0 && u.OAuth != nil:
+			d.errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
+		case tokenGiven && u.OAuth != nil:
+			d.errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
+		case u.OAuth != nil:
+			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
 		}
 		out = append(out, u)
 	}
 	return out
 }
+
+// oauth reads an upstream's OAuth client. Its secret comes from the
+// environment only: a configuration file is read by more people and
+// programs than a secret should be.
+func (d *decoder) oauth(n *yaml.Node) *oauthConfig {
+	o := &oauthConfig{}
+	given := map[string]bool{}
+	d.mapping(n, "oauth", map[string]func(*yaml.Node){
+		"token_url": func(n *yaml.Node) { o.TokenURL, given["token_url"] = d.url(n), true },
+		"client_id": func(n *yaml.Node) { o.ClientID, given["client_id"] = d.str(n), true },
+		"client_secret": func(n *yaml.Node) {
+			given["client_secret_env"] = true // reported here, not as missing
+			d.errorf(n, "a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env")
+		},
+		"client_secret_env": func(n *yaml.Node) { o.ClientSecret, given["client_secret_env"] = d.env(n), true },
+		"scopes":            func(n *yaml.Node) { o.Scopes = d.strs(n) },
+		"resource":          func(n *yaml.Node) { o.Resource = d.url(n) },
+	})
+	var missing []string
+	for _, k := range []string{"token_url", "client_id", "client_secret_env"} {
+		if !given[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
+		d.errorf(n, "oauth needs %s", strings.Join(missing, ", "))
+	}
+	return o
+}
+
+// tokenSource returns the token source of an upstream at upstreamURL: client
+// credentials, a new token at each call (the gateway caches them), each
+// request to the token endpoint bounded by timeout.
+func (o *oauthConfig) tokenSource(upstreamURL string, timeout time.Duration) oauth2.TokenSource {
+	cc := &clientcredentials.Config{
+		ClientID:       o.ClientID,
+		ClientSecret:   o.ClientSecret,
+		TokenURL:       o.TokenURL,
+		Scopes:         o.Scopes,
+		EndpointParams: map[string][]string{"resource": {cmp.Or(o.Resource, upstreamURL)}},
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: timeout})
+	return clientCredentials{cfg: cc, ctx: ctx}
+}
+
+// clientCredentials is a token source that fetches a new token at each
+// call.
+type clientCredentials struct {
+	cfg *clientcredentials.Config
+	ctx context.Context
+}
+
+func (c clientCredentials) Token() (*oauth2.Token, error) { return c.cfg.Token(c.ctx) }
 
 // url reads an http or https URL.
 func (d *decoder) url(n *yaml.Node) string {

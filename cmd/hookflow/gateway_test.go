@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +56,24 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
 		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
 			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
+		{"oauth client secret in the file", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret: s3cr3t}\n",
+			[]string{`g.yaml:4:74: a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env`}},
+		{"oauth missing keys", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: 'http://idp/token'}\n",
+			[]string{`g.yaml:4:12: oauth needs client_id, client_secret_env`}},
+		{"oauth empty", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth:\n",
+			[]string{`g.yaml:4:11: oauth needs token_url, client_id, client_secret_env`}},
+		{"oauth misspelt key", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_evn: SET}\n",
+			[]string{`g.yaml:4:59: unknown key "client_secret_evn" in oauth (did you mean "client_secret_env"?)`, `g.yaml:4:12: oauth needs client_secret_env`}},
+		{"oauth bad token url", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: idp/token, client_id: gw, client_secret_env: SET}\n",
+			[]string{`g.yaml:4:24: want an http or https URL, got "idp/token"`}},
+		{"oauth unset secret variable", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: UNSET}\n",
+			[]string{`g.yaml:4:78: environment variable UNSET is not set`}},
+		{"oauth on a command", "upstreams:\n  - name: a\n    command: [x]\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: SET}\n",
+			[]string{`g.yaml:2:5: upstream "a": oauth is for url upstreams`}},
+		{"oauth and token", "upstreams:\n  - name: a\n    url: http://h/mcp\n    token_env: SET\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: SET}\n",
+			[]string{`g.yaml:2:5: upstream "a": give token (or token_env) or oauth, not both`}},
+		{"oauth not a mapping", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: yes\n",
+			[]string{`g.yaml:4:12: oauth must be a mapping of keys to values`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
@@ -112,6 +134,63 @@ plugins:
 	}
 }
 
+// TestGatewayConfigOAuth decodes an upstream's oauth client and checks
+// the token request its token source makes: client credentials with the
+// secret from the environment, the scopes, and the upstream's URL as the
+// resource unless one is given.
+func TestGatewayConfigOAuth(t *testing.T) {
+	type request struct{ id, secret, grant, scope, resource string }
+	var (
+		mu   sync.Mutex
+		seen []request
+	)
+	tokenURL := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, _ := r.BasicAuth()
+		_ = r.ParseForm()
+		mu.Lock()
+		seen = append(seen, request{id, secret, r.Form.Get("grant_type"), r.Form.Get("scope"), r.Form.Get("resource")})
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"access_token":"tok","token_type":"Bearer","expires_in":3600}`))
+	}))
+	defer tokenURL.Close()
+	yaml := `upstreams:
+  - name: billing
+    url: http://billing.internal/mcp
+    oauth:
+      token_url: ` + tokenURL.URL + `/token
+      client_id: hookflow-gateway
+      client_secret_env: BILLING_SECRET
+      scopes: [billing:read, billing:write]
+  - name: search
+    url: http://search.internal/mcp
+    oauth: {token_url: '` + tokenURL.URL + `/token', client_id: gw2, client_secret_env: SEARCH_SECRET, resource: 'https://search.example'}
+`
+	env := map[string]string{"BILLING_SECRET": "b-secret", "SEARCH_SECRET": "s-secret"}
+	cfg, err := parseGatewayConfig("g.yaml", []byte(yaml), func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []request{
+		{"hookflow-gateway", "b-secret", "client_credentials", "billing:read billing:write", "http://billing.internal/mcp"},
+		{"gw2", "s-secret", "client_credentials", "", "https://search.example"},
+	}
+	for i, u := range cfg.Upstreams {
+		if u.OAuth == nil || u.TokenSource == nil || u.Token != "" {
+			t.Fatalf("upstream %s: oauth %+v, token source %v", u.Name, u.OAuth, u.TokenSource)
+		}
+		tok, err := u.TokenSource.Token()
+		if err != nil || tok.AccessToken != "tok" {
+			t.Fatalf("upstream %s: token %v, %v", u.Name, tok, err)
+		}
+		mu.Lock()
+		if got := seen[len(seen)-1]; got != want[i] {
+			t.Errorf("upstream %s: token request %+v, want %+v", u.Name, got, want[i])
+		}
+		mu.Unlock()
+	}
+}
+
 func TestGatewayCommandUsage(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
@@ -120,6 +199,18 @@ func TestGatewayCommandUsage(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "missing.yaml")
 	if err := os.WriteFile(missing, []byte("upstreams:\n  - {name: a, command: [./nothing-here]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tokenRequests atomic.Int64
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tokenRequests.Add(1)
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer idp.Close()
+	t.Setenv("HOOKFLOW_TEST_CLIENT_SECRET", "secret")
+	oauth := filepath.Join(dir, "oauth.yaml")
+	if err := os.WriteFile(oauth, []byte("upstreams:\n  - name: a\n    url: http://127.0.0.1:9/mcp\n    oauth: {token_url: '"+idp.URL+
+		"', client_id: gw, client_secret_env: HOOKFLOW_TEST_CLIENT_SECRET}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
@@ -134,6 +225,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway"}, exitUsage, "give -config, or one upstream with -command or -url"},
 		{[]string{"gateway", "-config", good, "-url", "http://x"}, exitUsage, "give -config"},
 		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
+		{[]string{"gateway", "-config", oauth, "-check"}, exitOK, oauth + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
 		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, `upstream "a": exec: "./nothing-here"`},
 		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
@@ -146,6 +238,9 @@ func TestGatewayCommandUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.out) {
 			t.Errorf("%q: exit %d, output:\n%s%s\nwant exit %d and %q", tc.args, code, out.String(), errb.String(), tc.code, tc.out)
 		}
+	}
+	if n := tokenRequests.Load(); n != 0 {
+		t.Errorf("-check made %d token requests, want none", n)
 	}
 	if cfg, err := readGatewayConfig(good); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
 		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)

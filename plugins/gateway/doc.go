@@ -22,7 +22,7 @@
 // gateway's progress token and, when the run's context carries a span
 // (the otel plugin's span of the run), that span's W3C trace context, so
 // the upstream's work is its child; the client's bearer token never goes
-// upstream, only the upstream's own Token and Header. A [Mounted] is every mounted entity's instance: [From] gives it
+// upstream, only the upstream's own Token (or TokenSource's) and Header. A [Mounted] is every mounted entity's instance: [From] gives it
 // to a hook, with the name upstream and the upstream's [Health].
 //
 // What the upstream sends about a call reaches the client session that
@@ -35,6 +35,29 @@
 // upstream request. The upstream's list-changed notifications make the
 // gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
+//
+// # Upstreams behind OAuth
+//
+// An HTTP upstream that is an OAuth resource server gets its bearer token
+// from [Upstream.TokenSource], for example client credentials with the
+// upstream's URL as RFC 8707 resource indicator (see Example_tokenSource).
+// The source's Token should fetch a new token at each call
+// (clientcredentials.Config.Token, not its TokenSource, which caches):
+// the gateway caches tokens itself, and asks again after a 401. One token
+// serves every session of the upstream; it is fetched at the first
+// request and again when it is within ten seconds of its expiry, by one
+// fetch however many requests wait for it (a request waits at most as
+// long as its own context allows). When the upstream answers 401 to a
+// request sent with a token it accepted before (revoked, or the
+// upstream's keys rotated), the gateway fetches a new token and sends
+// that request once more: a 401 comes before the upstream handles a
+// request, so sending it again does not repeat its effects, and the SDK's
+// requests have bodies that can be sent again (one whose body cannot is
+// not). A token the upstream never accepted is kept until it expires, so
+// that an upstream refusing the gateway does not make it call the token
+// endpoint at every request. A source's error fails the request with a
+// [*TokenError] naming the upstream and the token endpoint, with the
+// endpoint's answer.
 //
 // # Sessions
 //

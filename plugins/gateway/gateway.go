@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -48,6 +49,12 @@ type Upstream struct {
 	// holds further headers sent with every HTTP request.
 	Token  string
 	Header http.Header
+	// TokenSource, when set instead of Token, gives the bearer token of
+	// every HTTP request, for an upstream that is an OAuth resource
+	// server. The gateway caches its tokens, so its Token method should
+	// fetch a new one at each call; see "Upstreams behind OAuth" in the
+	// package doc for when it is called and the retry after a 401.
+	TokenSource oauth2.TokenSource
 	// Prefix is prepended to the names of the upstream's tools and prompts
 	// (resource URIs are kept): two upstreams with a tool of one name need
 	// a prefix on at least one of them.
@@ -155,8 +162,10 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: set Command or URL", c.Name))
 		case len(c.Command) > 0 && c.URL != "":
 			return invalid(fmt.Sprintf("upstream %q: set Command or URL, not both", c.Name))
-		case len(c.Command) > 0 && (c.Token != "" || len(c.Header) > 0):
-			return invalid(fmt.Sprintf("upstream %q: Token and Header are for URL upstreams", c.Name))
+		case len(c.Command) > 0 && (c.Token != "" || len(c.Header) > 0 || c.TokenSource != nil):
+			return invalid(fmt.Sprintf("upstream %q: Token, TokenSource and Header are for URL upstreams", c.Name))
+		case c.Token != "" && c.TokenSource != nil:
+			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
 		}
@@ -341,13 +350,18 @@ func (c *Upstream) command() *exec.Cmd {
 // roundTripper returns the HTTP transport of a URL upstream, shared by its
 // sessions: one that keeps enough idle connections for every client
 // session's calls (the default transport keeps two per host, so that
-// concurrent calls would open a connection each), with the token and
-// headers added to every request.
+// concurrent calls would open a connection each), with the token (or the
+// TokenSource's, which wins over an Authorization in Header) and headers
+// added to every request.
 func (c *Upstream) roundTripper() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 256
+	var next http.RoundTripper = t
+	if c.TokenSource != nil {
+		next = tokenTransport{src: &tokens{up: c.Name, src: c.TokenSource}, next: t}
+	}
 	if c.Token == "" && len(c.Header) == 0 {
-		return t
+		return next
 	}
 	h := c.Header.Clone()
 	if h == nil {
@@ -356,7 +370,7 @@ func (c *Upstream) roundTripper() http.RoundTripper {
 	if c.Token != "" {
 		h.Set("Authorization", "Bearer "+c.Token)
 	}
-	return headerTransport{h: h, next: t}
+	return headerTransport{h: h, next: next}
 }
 
 type headerTransport struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -356,6 +357,10 @@ func TestStartErrors(t *testing.T) {
 		{"both", []gateway.Upstream{{Name: "a", Command: []string{"x"}, URL: "http://x"}}, `upstream "a": set Command or URL, not both`},
 		{"unreachable", []gateway.Upstream{{Name: "a", Command: []string{"/nonexistent/upstream"}}}, `upstream "a"`},
 		{"none", nil, "no upstream to mount"},
+		{"token and token source", []gateway.Upstream{{Name: "a", URL: "http://x", Token: "t", TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})}},
+			`upstream "a": set Token or TokenSource, not both`},
+		{"token source on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})}},
+			`upstream "a": Token, TokenSource and Header are for URL upstreams`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
