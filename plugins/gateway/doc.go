@@ -72,4 +72,11 @@
 // Options.Unsubscribe: on the gateway's own session, once per URI, so that
 // each update reaches every subscribed client session once. The hookflow command serves a gateway from a
 // configuration file (hookflow gateway -config); see docs/gateway.md.
+//
+// # Health
+//
+// [Gateway.Health] is the state of every upstream; [HealthHandler] serves
+// it over HTTP for load balancers and readiness probes, as a JSON report
+// with 200 while at least one upstream of an attached gateway is up and
+// 503 when none is, before the gateway has attached and after Close.
 package gateway

@@ -84,6 +84,9 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	closed bool
+	// attached is set once Attach succeeded: [HealthHandler] answers
+	// "starting" until then.
+	attached bool
 }
 
 // New returns a gateway mounting ups. The configuration is checked at
@@ -135,6 +138,9 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	for _, u := range g.ups {
 		go u.watch()
 	}
+	g.mu.Lock()
+	g.attached = true
+	g.mu.Unlock()
 	return nil
 }
 
