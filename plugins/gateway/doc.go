@@ -76,7 +76,6 @@
 // # Health
 //
 // [Gateway.Health] is the state of every upstream; [HealthHandler] serves
-// it over HTTP for load balancers and readiness probes, as a JSON report
-// with 200 while at least one upstream of an attached gateway is up and
-// 503 when none is, before the gateway has attached and after Close.
+// it over HTTP, without credentials, to load balancers and readiness
+// probes. The hookflow command serves it with serve.health.
 package gateway
