@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,12 +41,16 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
-streamable HTTP. See docs/gateway.md for the configuration file.
+streamable HTTP. With -health or -health-addr it also serves health
+endpoints for load balancers and probes, without auth: path/live (200
+while the process serves) and path/ready (200 while an upstream is up,
+503 before they are connected or when none is), on the MCP listener or on
+addr. See docs/gateway.md for the configuration file and the endpoints.
 
 Flags:
 `
@@ -64,6 +69,8 @@ func runGateway(args []string, sio stdio) int {
 		httpAddr   = fs.String("http", "", "serve streamable HTTP on `addr` (overrides the configuration)")
 		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration)")
 		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
+		healthPath = fs.String("health", "", "serve health endpoints under `path`: path/live and path/ready (overrides the configuration)")
+		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
 		verbose    = fs.Bool("v", false, "log at debug level")
 	)
 	fs.Usage = func() {
@@ -101,6 +108,7 @@ func runGateway(args []string, sio stdio) int {
 			return exitFailed
 		}
 	}
+	var flagErr error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "http":
@@ -109,8 +117,26 @@ func runGateway(args []string, sio stdio) int {
 			cfg.Serve.Stdio = *stdioFlag
 		case "stateless":
 			cfg.Serve.Stateless = *stateless
+		case "health":
+			cfg.Serve.Health = *healthPath
+			if err := checkHealthPath(*healthPath); err != nil {
+				flagErr = fmt.Errorf("-health: %v", err)
+			}
+		case "health-addr":
+			cfg.Serve.HealthAddr = *healthAddr
+			if err := checkAddr(*healthAddr); err != nil {
+				flagErr = fmt.Errorf("-health-addr: %v", err)
+			}
 		}
 	})
+	if flagErr != nil {
+		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", flagErr)
+		return exitUsage
+	}
+	if err := checkServe(cfg.Serve); err != nil && *explain == "" {
+		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+		return exitFailed
+	}
 	if *check {
 		if err := checkGateway(cfg); err != nil {
 			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
@@ -136,12 +162,29 @@ func runGateway(args []string, sio stdio) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level}))
+	var health *healthEndpoints
+	if *explain == "" && (cfg.Serve.Health != "" || cfg.Serve.HealthAddr != "") {
+		// A listener of their own opens first, so that probes see the
+		// process live and not ready while the upstreams connect.
+		health = newHealthEndpoints(cfg.Serve.Health)
+		if cfg.Serve.HealthAddr != "" {
+			stop, err := health.listen(cfg.Serve.HealthAddr, logger)
+			if err != nil {
+				fmt.Fprintf(sio.err, "hookflow gateway: health: %v\n", err)
+				return exitFailed
+			}
+			defer stop()
+		}
+	}
 	g, err := buildGateway(cfg, logger)
 	if err != nil {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 		return exitFailed
 	}
 	defer g.close()
+	if health != nil {
+		health.set(g.gateways...)
+	}
 	if *explain != "" {
 		if err := g.explain(sio.out, flow); err != nil {
 			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
@@ -160,7 +203,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := g.serve(ctx, cfg.Serve, logger); err != nil {
+	if err := g.serve(ctx, cfg.Serve, logger, health); err != nil {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 		return exitFailed
 	}
@@ -466,8 +509,10 @@ func (g *builtGateway) entities(kind flows.EntityKind) []string {
 	return names
 }
 
-// serve serves the gateway until ctx is done.
-func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Logger) error {
+// serve serves the gateway until ctx is done, with the health endpoints
+// on the MCP listener when health is not nil and has no listener of its
+// own.
+func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Logger, health *healthEndpoints) error {
 	if s.Stdio {
 		return g.srv.Run(ctx, &mcp.StdioTransport{})
 	}
@@ -485,6 +530,11 @@ func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Lo
 	ln, err := net.Listen("tcp", s.HTTP)
 	if err != nil {
 		return err
+	}
+	if health != nil && s.HealthAddr == "" {
+		// The endpoints come before auth: probes carry no token.
+		h = health.wrap(h)
+		health.logServing(logger, ln.Addr())
 	}
 	logger.Info("hookflow gateway: serving streamable HTTP", slog.String("addr", ln.Addr().String()), slog.Bool("stateless", s.Stateless))
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
@@ -504,4 +554,81 @@ func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Lo
 		return err
 	}
 	return nil
+}
+
+// healthEndpoints serves the liveness and readiness endpoints under a path
+// prefix: prefix+"/live" answers 200 while the process serves HTTP,
+// prefix+"/ready" is [gateway.HealthHandler] of the gateways.
+type healthEndpoints struct {
+	live, ready string
+	// readiness is the gateways' health handler, set once they are built.
+	readiness atomic.Pointer[http.Handler]
+}
+
+// newHealthEndpoints returns the endpoints under prefix ("" for /health),
+// not ready until set is called.
+func newHealthEndpoints(prefix string) *healthEndpoints {
+	prefix = strings.TrimSuffix(cmpOr(prefix, "/health"), "/")
+	e := &healthEndpoints{live: prefix + "/live", ready: prefix + "/ready"}
+	// A gateway never attached: 503, "starting".
+	e.set(gateway.New())
+	return e
+}
+
+// set makes readiness report on gws.
+func (e *healthEndpoints) set(gws ...*gateway.Gateway) {
+	h := gateway.HealthHandler(gws...)
+	e.readiness.Store(&h)
+}
+
+// wrap returns a handler that serves the endpoints, and every other path
+// with next (not found when next is nil).
+func (e *healthEndpoints) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == e.live:
+			serveLive(w, r)
+		case r.URL.Path == e.ready:
+			(*e.readiness.Load()).ServeHTTP(w, r)
+		case next != nil:
+			next.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// listen serves the endpoints on a listener of their own at addr, until
+// stop is called.
+func (e *healthEndpoints) listen(addr string, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	e.logServing(logger, ln.Addr())
+	hs := &http.Server{Handler: e.wrap(nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("hookflow gateway: serving health", slog.Any("err", err))
+		}
+	}()
+	return func() { hs.Close() }, nil
+}
+
+func (e *healthEndpoints) logServing(logger *slog.Logger, addr net.Addr) {
+	logger.Info("hookflow gateway: serving health", slog.String("addr", addr.String()), slog.String("live", e.live), slog.String("ready", e.ready))
+}
+
+// serveLive answers a liveness probe: 200 and {"status":"live"}.
+func serveLive(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if r.Method == http.MethodGet {
+		io.WriteString(w, `{"status":"live"}`+"\n")
+	}
 }

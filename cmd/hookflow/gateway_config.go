@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -39,6 +40,11 @@ type serveConfig struct {
 	Stdio     bool
 	HTTP      string
 	Stateless bool
+	// Health is the path prefix of the health endpoints (Health+"/live"
+	// and Health+"/ready"), served on the MCP listener or, when
+	// HealthAddr is set, on a listener of their own; both "" is off.
+	Health     string
+	HealthAddr string
 }
 
 type upstreamConfig struct {
@@ -307,10 +313,55 @@ func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
 		"stdio":     func(n *yaml.Node) { s.Stdio = d.boolean(n) },
 		"http":      func(n *yaml.Node) { s.HTTP = d.str(n) },
 		"stateless": func(n *yaml.Node) { s.Stateless = d.boolean(n) },
+		"health": func(n *yaml.Node) {
+			if s.Health = d.str(n); s.Health != "" {
+				if err := checkHealthPath(s.Health); err != nil {
+					d.errorf(n, "%v", err)
+				}
+			}
+		},
+		"health_addr": func(n *yaml.Node) {
+			if s.HealthAddr = d.str(n); s.HealthAddr != "" {
+				if err := checkAddr(s.HealthAddr); err != nil {
+					d.errorf(n, "%v", err)
+				}
+			}
+		},
 	})
 	if s.Stdio && s.HTTP != "" {
 		d.errorf(n, "serve stdio or http, not both")
 	}
+}
+
+// checkHealthPath checks the path prefix of the health endpoints.
+func checkHealthPath(p string) error {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?# \t\r\n") {
+		return fmt.Errorf("want a path such as /health, got %q", p)
+	}
+	return nil
+}
+
+// checkAddr checks a listening address, host:port.
+func checkAddr(a string) error {
+	_, port, err := net.SplitHostPort(a)
+	if n, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || (n == 0 && port != "0") {
+		return fmt.Errorf("want an address such as 127.0.0.1:9090, got %q", a)
+	}
+	return nil
+}
+
+// checkServe checks what serve's keys and the flags that override them
+// set together: the health endpoints need an HTTP listener.
+func checkServe(s serveConfig) error {
+	switch {
+	case s.Health == "" && s.HealthAddr == "":
+		return nil
+	case s.HealthAddr == "" && s.Stdio:
+		return errors.New("serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio")
+	case s.HealthAddr != "" && s.HealthAddr == s.HTTP && !strings.HasSuffix(s.HTTP, ":0"):
+		return fmt.Errorf("serve.health_addr is serve.http's address %s: leave it out to serve health on the MCP listener", s.HTTP)
+	}
+	return nil
 }
 
 func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {

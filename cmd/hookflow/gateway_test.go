@@ -74,6 +74,16 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:2:5: upstream "a": give token (or token_env) or oauth, not both`}},
 		{"oauth not a mapping", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: yes\n",
 			[]string{`g.yaml:4:12: oauth must be a mapping of keys to values`}},
+		{"health not a path", "serve: {http: ':1', health: healthz}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:29: want a path such as /health, got "healthz"`}},
+		{"health with a query", "serve: {http: ':1', health: '/h?x=1'}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:29: want a path such as /health, got "/h?x=1"`}},
+		{"health_addr without a port", "serve: {stdio: true, health_addr: localhost}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got "localhost"`}},
+		{"health_addr with a bad port", "serve: {stdio: true, health_addr: ':99999'}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got ":99999"`}},
+		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:21: unknown key "helth" in serve (did you mean "health"?)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
@@ -213,6 +223,10 @@ func TestGatewayCommandUsage(t *testing.T) {
 		"', client_id: gw, client_secret_env: HOOKFLOW_TEST_CLIENT_SECRET}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	stdioHealth := filepath.Join(dir, "stdio-health.yaml")
+	if err := os.WriteFile(stdioHealth, []byte("serve: {stdio: true, health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("upstreams:\n  - {name: a}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -232,6 +246,15 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-command", "prog 'a b", "-check"}, exitUsage, "unterminated quote"},
 		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
+		{[]string{"gateway", "-config", good, "-health", "/healthz", "-health-addr", "127.0.0.1:0", "-check"}, exitOK, good + ": ok"},
+		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
+		{[]string{"gateway", "-config", good, "-health-addr", "9090", "-check"}, exitUsage, `-health-addr: want an address such as 127.0.0.1:9090, got "9090"`},
+		{[]string{"gateway", "-config", stdioHealth, "-check"}, exitFailed,
+			"serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio"},
+		{[]string{"gateway", "-config", stdioHealth, "-http", "127.0.0.1:0", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", stdioHealth, "-health-addr", "127.0.0.1:9090", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", good, "-http", "127.0.0.1:9090", "-health-addr", "127.0.0.1:9090", "-check"}, exitFailed,
+			"serve.health_addr is serve.http's address 127.0.0.1:9090: leave it out to serve health on the MCP listener"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, stdio{out: &out, err: &errb})

@@ -95,4 +95,10 @@
 // Options.Unsubscribe: on the gateway's own session, once per URI, so that
 // each update reaches every subscribed client session once. The hookflow command serves a gateway from a
 // configuration file (hookflow gateway -config); see docs/gateway.md.
+//
+// # Health
+//
+// [Gateway.Health] is the state of every upstream; [HealthHandler] serves
+// it over HTTP, without credentials, to load balancers and readiness
+// probes. The hookflow command serves it with serve.health.
 package gateway

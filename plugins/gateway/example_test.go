@@ -2,8 +2,11 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,4 +57,47 @@ func Example() {
 	// Output:
 	// calling echo on upstream up (up)
 	// {"hello":"world"}
+}
+
+// ExampleHealthHandler serves a gateway's readiness next to the server's
+// MCP endpoint: 503 until the gateway has attached, 200 once its upstream
+// is up.
+func ExampleHealthHandler() {
+	gw := gateway.New(gateway.Upstream{Name: "up", Command: []string{upstreamBin}})
+	defer gw.Close()
+	srv := framework.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	if err := srv.Use(gw); err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/readyz", gateway.HealthHandler(gw))
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+
+	ready := func() {
+		res, err := http.Get(hs.URL + "/readyz")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer res.Body.Close()
+		var report struct {
+			Status    string
+			Upstreams []struct{ Name, State string }
+		}
+		if err := json.NewDecoder(res.Body).Decode(&report); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.StatusCode, report.Status, report.Upstreams)
+	}
+	ready()
+	// HTTPHandler starts the server: the gateway attaches.
+	mcpHandler, err := srv.HTTPHandler(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux.Handle("/", mcpHandler)
+	ready()
+	// Output:
+	// 503 starting [{up connecting}]
+	// 200 up [{up up}]
 }

@@ -91,6 +91,9 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	closed bool
+	// attached is set once Attach succeeded: [HealthHandler] answers
+	// "starting" until then.
+	attached bool
 }
 
 // New returns a gateway mounting ups. The configuration is checked at
@@ -142,6 +145,9 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	for _, u := range g.ups {
 		go u.watch()
 	}
+	g.mu.Lock()
+	g.attached = true
+	g.mu.Unlock()
 	return nil
 }
 
@@ -353,12 +359,12 @@ func (c *Upstream) command() *exec.Cmd {
 // concurrent calls would open a connection each), with the token (or the
 // TokenSource's, which wins over an Authorization in Header) and headers
 // added to every request.
-func (c *Upstream) roundTripper() http.RoundTripper {
+func (c *Upstream) roundTripper(tok *tokens) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 256
 	var next http.RoundTripper = t
-	if c.TokenSource != nil {
-		next = tokenTransport{src: &tokens{up: c.Name, src: c.TokenSource}, next: t}
+	if tok != nil {
+		next = tokenTransport{src: tok, next: t}
 	}
 	if c.Token == "" && len(c.Header) == 0 {
 		return next

@@ -83,6 +83,16 @@ func (t *tokens) refused(ctx context.Context, used *token) (*token, error) {
 	return tok, nil
 }
 
+// current returns the access token in use, "" when there is none.
+func (t *tokens) current() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cur == nil {
+		return ""
+	}
+	return t.cur.AccessToken
+}
+
 // startLocked starts a fetch, or returns the one in flight.
 func (t *tokens) startLocked() *fetch {
 	if t.flight != nil {

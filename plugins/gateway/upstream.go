@@ -23,8 +23,10 @@ import (
 type upstream struct {
 	g   *Gateway
 	cfg Upstream
-	// rt is the HTTP transport of a URL upstream.
+	// rt is the HTTP transport of a URL upstream; tok its tokens when it
+	// has a TokenSource.
 	rt  http.RoundTripper
+	tok *tokens
 	srv *framework.Server
 	reg framework.Registrar
 	log *slog.Logger
@@ -83,10 +85,14 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
 	var rt http.RoundTripper
+	var tok *tokens
 	if cfg.URL != "" {
-		rt = cfg.roundTripper()
+		if cfg.TokenSource != nil {
+			tok = &tokens{up: cfg.Name, src: cfg.TokenSource}
+		}
+		rt = cfg.roundTripper(tok)
 	}
-	return &upstream{g: g, cfg: cfg, rt: rt, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
+	return &upstream{g: g, cfg: cfg, rt: rt, tok: tok, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
 }
 

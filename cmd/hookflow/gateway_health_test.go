@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// build builds the package at pkg (a path from the repository's root)
+// into the test's temporary directory.
+func build(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, "../../"+pkg).CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// syncBuffer collects a process's output while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startUpstream runs the gateway tests' upstream over streamable HTTP at
+// addr ("127.0.0.1:0" for a free port) and returns its URL.
+func startUpstream(t *testing.T, bin, addr string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, "-http", "-addr", addr)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	if err != nil || !ok {
+		t.Fatalf("the upstream said %q, %v", line, err)
+	}
+	return url, cmd
+}
+
+// startGateway runs hookflow gateway with args and returns the address
+// its log gives the health endpoints; the process is killed with the
+// test.
+func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string) (addr string, logs *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(hookflow, append([]string{"gateway"}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	logs = &syncBuffer{}
+	lines := bufio.NewScanner(stderr)
+	for addr == "" && lines.Scan() {
+		logs.Write(append(lines.Bytes(), '\n'))
+		if strings.Contains(lines.Text(), "serving health") {
+			_, rest, _ := strings.Cut(lines.Text(), " addr=")
+			addr, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if addr == "" {
+		t.Fatalf("the gateway serves no health endpoints:\n%s", logs.String())
+	}
+	go func() {
+		for lines.Scan() {
+			logs.Write(append(lines.Bytes(), '\n'))
+		}
+	}()
+	return addr, logs
+}
+
+// healthBody is the readiness report, as a probe reads it.
+type healthBody struct {
+	Status    string
+	Upstreams []struct {
+		Name, State, Error string
+		Reconnects         int
+	}
+}
+
+// get asks url and returns the status code and the body.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(body)
+}
+
+// ready asks url, a readiness endpoint, and decodes its report.
+func ready(t *testing.T, url string) (int, healthBody) {
+	t.Helper()
+	code, body := get(t, url)
+	var h healthBody
+	if err := json.Unmarshal([]byte(body), &h); err != nil {
+		t.Fatalf("readiness body %q: %v", body, err)
+	}
+	return code, h
+}
+
+// waitFor asks check until it returns true, for at most a minute (a
+// bound on a hang, not a timing assertion).
+func waitFor(t *testing.T, what string, logs *syncBuffer, check func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !check() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s; the gateway's log:\n%s", what, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestGatewayHealth serves the health endpoints on the MCP listener, in
+// front of auth: probes need no token while MCP requests do. Readiness
+// follows the upstream: 200 while it is up, 503 once it is killed, 200
+// again once it listens again.
+func TestGatewayHealth(t *testing.T) {
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	url, up := startUpstream(t, upstream, "127.0.0.1:0")
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	yaml := "serve: {http: '127.0.0.1:0', health: /healthz}\n" +
+		"upstreams:\n  - {name: up, url: '" + url + "'}\n" +
+		"plugins:\n  auth:\n    tokens: [{token: secret, user: ops}]\n"
+	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr, logs := startGateway(t, hookflow, nil, "-config", config)
+	base := "http://" + addr
+
+	if code, body := get(t, base+"/healthz/live"); code != 200 || body != `{"status":"live"}`+"\n" {
+		t.Errorf("live: %d %q", code, body)
+	}
+	if code, h := ready(t, base+"/healthz/ready"); code != 200 || h.Status != "up" || len(h.Upstreams) != 1 || h.Upstreams[0].Name != "up" {
+		t.Errorf("ready: %d %+v", code, h)
+	}
+	if code, _ := get(t, base+"/mcp"); code != http.StatusUnauthorized {
+		t.Errorf("MCP without a token: %d, want 401 (auth still guards every other path)", code)
+	}
+
+	upAddr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	if err := up.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = up.Wait()
+	waitFor(t, "readiness to fail", logs, func() bool {
+		code, h := ready(t, base+"/healthz/ready")
+		return code == 503 && h.Status == "down" && h.Upstreams[0].State != "up" && h.Upstreams[0].Error != ""
+	})
+	if code, _ := get(t, base+"/healthz/live"); code != 200 {
+		t.Errorf("live while the upstream is down: %d, want 200", code)
+	}
+
+	startUpstream(t, upstream, upAddr)
+	waitFor(t, "readiness to come back", logs, func() bool {
+		code, h := ready(t, base+"/healthz/ready")
+		return code == 200 && h.Status == "up" && h.Upstreams[0].Reconnects == 1
+	})
+}
+
+// TestGatewayHealthAddr serves MCP over stdio and the health endpoints
+// on a listener of their own, opened before the upstreams connect: while
+// the upstream's command waits, the gateway is live and not ready.
+func TestGatewayHealthAddr(t *testing.T) {
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	dir := t.TempDir()
+	// The upstream's command waits for a line on a FIFO before it runs
+	// the upstream: the test decides when the gateway can connect.
+	fifo := filepath.Join(dir, "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "gateway.yaml")
+	yaml := "serve: {stdio: true, health_addr: '127.0.0.1:0'}\n" +
+		"upstreams:\n  - name: up\n    command: [sh, -c, 'read line < \"$0\" && exec \"$1\"', '" + fifo + "', '" + upstream + "']\n" +
+		"    connect_timeout: 10m\n"
+	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Should the test end before the upstream's command read its line.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Write([]byte("go\n"))
+			f.Close()
+		}
+	})
+	// The MCP client's side of stdio stays open and silent.
+	stdin, keepOpen, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); keepOpen.Close() })
+	addr, logs := startGateway(t, hookflow, stdin, "-config", config)
+	base := "http://" + addr
+
+	if code, body := get(t, base+"/health/live"); code != 200 || body != `{"status":"live"}`+"\n" {
+		t.Errorf("live while starting: %d %q", code, body)
+	}
+	if code, h := ready(t, base+"/health/ready"); code != 503 || h.Status != "starting" {
+		t.Errorf("ready while starting: %d %+v, want 503 starting", code, h)
+	}
+	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "readiness", logs, func() bool {
+		code, h := ready(t, base+"/health/ready")
+		return code == 200 && h.Status == "up" && len(h.Upstreams) == 1 && h.Upstreams[0].State == "up"
+	})
+	if code, _ := get(t, base+"/mcp"); code != http.StatusNotFound {
+		t.Errorf("another path on the health listener: %d, want 404", code)
+	}
+}
