@@ -41,16 +41,17 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
 streamable HTTP. With -health or -health-addr it also serves health
 endpoints for load balancers and probes, without auth: path/live (200
 while the process serves) and path/ready (200 while an upstream is up,
-503 before they are connected or when none is), on the MCP listener or on
-addr. See docs/gateway.md for the configuration file and the endpoints.
+503 before they are connected, when none is, or after SIGTERM), on the
+MCP listener or on addr; -drain d goes on serving HTTP for d after
+SIGTERM. See docs/gateway.md for the configuration file and the endpoints.
 
 Flags:
 `
@@ -71,6 +72,7 @@ func runGateway(args []string, sio stdio) int {
 		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
 		healthPath = fs.String("health", "", "serve health endpoints under `path`: path/live and path/ready (overrides the configuration)")
 		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
+		drain      = fs.Duration("drain", 0, "after SIGTERM, go on serving HTTP for `duration` with readiness failing, then shut down (overrides the configuration)")
 		verbose    = fs.Bool("v", false, "log at debug level")
 	)
 	fs.Usage = func() {
@@ -121,6 +123,11 @@ func runGateway(args []string, sio stdio) int {
 			cfg.Serve.Health = *healthPath
 			if err := checkHealthPath(*healthPath); err != nil {
 				flagErr = fmt.Errorf("-health: %v", err)
+			}
+		case "drain":
+			cfg.Serve.Drain = *drain
+			if *drain < 0 {
+				flagErr = fmt.Errorf("-drain: want a duration such as 5s, got %v", *drain)
 			}
 		case "health-addr":
 			cfg.Serve.HealthAddr = *healthAddr
@@ -545,6 +552,12 @@ func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Lo
 		return err
 	case <-ctx.Done():
 	}
+	if health != nil {
+		health.stopping.Store(true)
+	}
+	if s.Drain > 0 {
+		drainFor(s.Drain, logger)
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
@@ -556,13 +569,34 @@ func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Lo
 	return nil
 }
 
+// drainFor goes on serving for d, or until a second SIGTERM or interrupt,
+// while readiness fails: the load balancers that probe it stop sending it
+// requests, and the requests they sent meanwhile are served.
+func drainFor(d time.Duration, logger *slog.Logger) {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	logger.Info("hookflow gateway: draining: readiness fails, requests are still served", slog.Duration("drain", d))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		logger.Info("hookflow gateway: drained; shutting down")
+	case <-again:
+		logger.Info("hookflow gateway: a second signal; shutting down without draining further")
+	}
+}
+
 // healthEndpoints serves the liveness and readiness endpoints under a path
 // prefix: prefix+"/live" answers 200 while the process serves HTTP,
-// prefix+"/ready" is [gateway.HealthHandler] of the gateways.
+// prefix+"/ready" is [gateway.HealthHandler] of the gateways, or 503
+// "stopping" once the gateway is shutting down.
 type healthEndpoints struct {
 	live, ready string
 	// readiness is the gateways' health handler, set once they are built.
 	readiness atomic.Pointer[http.Handler]
+	// stopping is set at SIGTERM or an interrupt.
+	stopping atomic.Bool
 }
 
 // newHealthEndpoints returns the endpoints under prefix ("" for /health),
@@ -587,7 +621,9 @@ func (e *healthEndpoints) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == e.live:
-			serveLive(w, r)
+			serveStatus(w, r, http.StatusOK, "live")
+		case r.URL.Path == e.ready && e.stopping.Load():
+			serveStatus(w, r, http.StatusServiceUnavailable, "stopping")
 		case r.URL.Path == e.ready:
 			(*e.readiness.Load()).ServeHTTP(w, r)
 		case next != nil:
@@ -619,8 +655,8 @@ func (e *healthEndpoints) logServing(logger *slog.Logger, addr net.Addr) {
 	logger.Info("hookflow gateway: serving health", slog.String("addr", addr.String()), slog.String("live", e.live), slog.String("ready", e.ready))
 }
 
-// serveLive answers a liveness probe: 200 and {"status":"live"}.
-func serveLive(w http.ResponseWriter, r *http.Request) {
+// serveStatus answers a probe with code and {"status":status}.
+func serveStatus(w http.ResponseWriter, r *http.Request, code int, status string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -628,7 +664,8 @@ func serveLive(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
 	if r.Method == http.MethodGet {
-		io.WriteString(w, `{"status":"live"}`+"\n")
+		fmt.Fprintf(w, "{\"status\":%q}\n", status)
 	}
 }

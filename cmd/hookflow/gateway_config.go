@@ -45,6 +45,11 @@ type serveConfig struct {
 	// HealthAddr is set, on a listener of their own; both "" is off.
 	Health     string
 	HealthAddr string
+	// Drain is how long the gateway goes on serving HTTP after SIGTERM or
+	// an interrupt, with readiness failing, before it shuts down: the time
+	// a load balancer needs to stop sending it requests. 0 shuts down at
+	// once.
+	Drain time.Duration
 }
 
 type upstreamConfig struct {
@@ -320,6 +325,7 @@ func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
 				}
 			}
 		},
+		"drain": func(n *yaml.Node) { s.Drain = d.duration(n) },
 		"health_addr": func(n *yaml.Node) {
 			if s.HealthAddr = d.str(n); s.HealthAddr != "" {
 				if err := checkAddr(s.HealthAddr); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // build builds the package at pkg (a path from the repository's root)
@@ -67,11 +70,11 @@ func startUpstream(t *testing.T, bin, addr string) (string, *exec.Cmd) {
 }
 
 // startGateway runs hookflow gateway with args and returns the address
-// its log gives the health endpoints; the process is killed with the
-// test.
-func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string) (addr string, logs *syncBuffer) {
+// its log gives the health endpoints, its log, and the process, which is
+// killed with the test.
+func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string) (addr string, logs *syncBuffer, cmd *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(hookflow, append([]string{"gateway"}, args...)...)
+	cmd = exec.Command(hookflow, append([]string{"gateway"}, args...)...)
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
@@ -100,7 +103,7 @@ func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string)
 			logs.Write(append(lines.Bytes(), '\n'))
 		}
 	}()
-	return addr, logs
+	return addr, logs, cmd
 }
 
 // healthBody is the readiness report, as a probe reads it.
@@ -165,7 +168,7 @@ func TestGatewayHealth(t *testing.T) {
 	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr, logs := startGateway(t, hookflow, nil, "-config", config)
+	addr, logs, _ := startGateway(t, hookflow, nil, "-config", config)
 	base := "http://" + addr
 
 	if code, body := get(t, base+"/healthz/live"); code != 200 || body != `{"status":"live"}`+"\n" {
@@ -230,7 +233,7 @@ func TestGatewayHealthAddr(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stdin.Close(); keepOpen.Close() })
-	addr, logs := startGateway(t, hookflow, stdin, "-config", config)
+	addr, logs, _ := startGateway(t, hookflow, stdin, "-config", config)
 	base := "http://" + addr
 
 	if code, body := get(t, base+"/health/live"); code != 200 || body != `{"status":"live"}`+"\n" {
@@ -248,5 +251,66 @@ func TestGatewayHealthAddr(t *testing.T) {
 	})
 	if code, _ := get(t, base+"/mcp"); code != http.StatusNotFound {
 		t.Errorf("another path on the health listener: %d, want 404", code)
+	}
+}
+
+// TestGatewayDrain sends the gateway SIGTERM with a drain: readiness
+// turns 503 "stopping" at once, while MCP requests, of a session opened
+// before and of a new one, are still served; a second SIGTERM ends the
+// drain, and the process exits 0.
+func TestGatewayDrain(t *testing.T) {
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	url, _ := startUpstream(t, upstream, "127.0.0.1:0")
+	addr, logs, cmd := startGateway(t, hookflow, nil, "-url", url, "-http", "127.0.0.1:0", "-health", "/healthz", "-drain", "10m")
+	base := "http://" + addr
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "drain-test", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("connecting: %v\n%s", err, logs.String())
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, when string) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1}})
+		if err != nil || res.IsError {
+			t.Fatalf("echo %s: %v %+v\n%s", when, err, res, logs.String())
+		}
+	}
+	before := connect()
+	call(before, "before SIGTERM")
+	if code, h := ready(t, base+"/healthz/ready"); code != 200 || h.Status != "up" {
+		t.Fatalf("ready before SIGTERM: %d %+v", code, h)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "readiness to say stopping", logs, func() bool {
+		code, body := get(t, base+"/healthz/ready")
+		return code == 503 && body == `{"status":"stopping"}`+"\n"
+	})
+	if code, _ := get(t, base+"/healthz/live"); code != 200 {
+		t.Errorf("live while draining: %d, want 200", code)
+	}
+	call(before, "while draining, on a session opened before")
+	call(connect(), "while draining, on a new session")
+	if !strings.Contains(logs.String(), "draining") {
+		t.Errorf("the log does not say it drains:\n%s", logs.String())
+	}
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("the gateway exited with %v, want 0\n%s", err, logs.String())
+		}
+	case <-time.After(time.Minute): // a bound on a hang, not a timing assertion
+		t.Fatalf("the gateway did not exit after a second SIGTERM\n%s", logs.String())
 	}
 }

@@ -82,6 +82,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got "localhost"`}},
 		{"health_addr with a bad port", "serve: {stdio: true, health_addr: ':99999'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got ":99999"`}},
+		{"drain not a duration", "serve: {http: ':1', drain: soon}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:28: want a duration such as 30s or 1m, got "soon"`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:21: unknown key "helth" in serve (did you mean "health"?)`}},
 	} {
@@ -101,7 +103,7 @@ func TestGatewayConfigErrors(t *testing.T) {
 
 func TestGatewayConfig(t *testing.T) {
 	yaml := `name: gw
-serve: {http: "127.0.0.1:0", stateless: true}
+serve: {http: "127.0.0.1:0", stateless: true, drain: 5s}
 upstreams:
   - name: a
     url: http://h/mcp
@@ -131,7 +133,7 @@ plugins:
 		t.Fatal(err)
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
-	if cfg.Name != "gw" || !cfg.Serve.Stateless || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
+	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" {
 		t.Errorf("decoded %+v", cfg)
 	}
@@ -247,6 +249,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
 		{[]string{"gateway", "-config", good, "-health", "/healthz", "-health-addr", "127.0.0.1:0", "-check"}, exitOK, good + ": ok"},
+		{[]string{"gateway", "-config", good, "-drain", "-1s", "-check"}, exitUsage, `-drain: want a duration such as 5s, got -1s`},
 		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
 		{[]string{"gateway", "-config", good, "-health-addr", "9090", "-check"}, exitUsage, `-health-addr: want an address such as 127.0.0.1:9090, got "9090"`},
 		{[]string{"gateway", "-config", stdioHealth, "-check"}, exitFailed,
