@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,6 +35,10 @@ type conn struct {
 	counting      bool
 	read, handled atomic.Int64
 	cond          *sync.Cond
+	// broken is set once reading from the upstream failed: the session
+	// is over (see markBroken). refused is set once an HTTP upstream
+	// answered 401 or 403 to the gateway's credentials.
+	broken, refused atomic.Bool
 
 	mu    sync.Mutex
 	next  uint64
@@ -96,9 +101,16 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		client.AddReceivingMiddleware(c.route)
 	}
 	var t mcp.Transport
+	var stderr *stderrLog
 	if len(u.cfg.Command) > 0 {
 		c.counting = true
-		t = countingTransport{Transport: &mcp.CommandTransport{Command: u.cfg.command()}, c: c}
+		cmd := u.cfg.command()
+		stderr = &stderrLog{log: u.log, cmd: cmd}
+		cmd.Stderr = stderr
+		// A grandchild that keeps the standard error open does not keep
+		// the process's end waiting.
+		cmd.WaitDelay = time.Second
+		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
 	} else {
 		c.counting = true
 		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
@@ -106,9 +118,21 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
+		if stderr != nil {
+			stderr.flush()
+		}
 		return nil, err
 	}
 	c.cs = cs
+	if stderr != nil {
+		go func() {
+			// The session ends when the process does (or the gateway
+			// closes it): say how it ended.
+			err := cs.Wait()
+			stderr.flush()
+			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
+		}()
+	}
 	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
 		// The client's level applies at the gateway, where the messages
 		// are sent on: the upstream sends them all.
@@ -336,6 +360,10 @@ type countingRoundTripper struct {
 
 func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
+	t.c.markBroken(err)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		t.c.refused.Store(true)
+	}
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c}
 	}
@@ -358,6 +386,7 @@ const maxLine = 1 << 20
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	b.c.markBroken(err)
 	data := p[:n]
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
@@ -402,17 +431,34 @@ type countingConn struct {
 
 func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := cc.Connection.Read(ctx)
+	if err != nil {
+		// The process's output ended, or the gateway closes the session.
+		cc.c.broken.Store(true)
+	}
 	if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() && counted(r.Method) {
 		cc.c.read.Add(1)
 	}
 	return msg, err
 }
 
+// markBroken marks c broken when err, an error reading from the
+// upstream or reaching it, says the session is over rather than that a
+// request was cancelled. The SDK reads before it fails the requests in
+// flight, so a request failing with the session sees the mark.
+func (c *conn) markBroken(err error) {
+	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		c.broken.Store(true)
+	}
+}
+
 // wrap turns the error of a forwarded request into the one the client
 // gets: the upstream's protocol error as it is; else an error naming the
-// upstream and saying what went wrong. A failure that is not the
-// upstream's answer makes the gateway check the upstream's health.
-func (u *upstream) wrap(ctx context.Context, method, name string, err error) error {
+// upstream and saying what went wrong, but not how: the cause (the
+// upstream's address, its session, a token endpoint's answer) is for the
+// operator, in a warning of the log, not for the client. A failure that
+// is not the upstream's answer makes the gateway check the upstream's
+// health.
+func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -422,22 +468,36 @@ func (u *upstream) wrap(ctx context.Context, method, name string, err error) err
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
 			go u.suspect()
-			return fmt.Errorf("upstream %q is unreachable during %s %q: %v", u.cfg.Name, method, name, err)
+			u.warnFailed("went away", method, name, err)
+			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
 		return wire
 	}
 	switch {
+	case c.refused.Load():
+		go u.suspect()
+		u.warnFailed("refused the gateway's credentials", method, name, err)
+		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
 	case errors.Is(context.Cause(ctx), errTimeout):
 		go u.suspect()
+		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		go u.suspect()
+		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
 	go u.suspect()
-	return fmt.Errorf("upstream %q: %s %q: %w", u.cfg.Name, method, name, err)
+	u.warnFailed("failed", method, name, err)
+	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
+}
+
+// warnFailed logs a forwarded request that failed other than by the
+// upstream's answer, with its cause.
+func (u *upstream) warnFailed(what, method, name string, err error) {
+	u.log.Warn("gateway: forwarded request "+what, slog.String("method", method), slog.String("name", name), slog.Any("err", err))
 }
 
 // The codes of the errors the SDK's JSON-RPC layer makes itself when a

@@ -82,7 +82,11 @@
 // backoff between [Upstream.MinBackoff] and [Upstream.MaxBackoff], then
 // lists and mounts again. A mounted tool's failure is an isError result
 // the model reads; a prompt's or resource's is a protocol error. Nothing
-// else on the server is affected.
+// else on the server is affected. What the client reads names the
+// upstream and the request, never the cause (an address, a session, a
+// token endpoint's answer): the cause is a warning in the server's log. A
+// stdio upstream's standard error goes to that log too, a record per
+// line, and the end of its process with its exit status.
 //
 // At Start, an upstream that cannot be reached, or two upstreams with an
 // entity of one name (set a [Upstream.Prefix]), fail the server's Start

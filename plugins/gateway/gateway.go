@@ -188,7 +188,11 @@ func (g *Gateway) checkClashes() error {
 	for _, u := range g.ups {
 		for _, key := range u.keys() {
 			if prev, dup := seen[key.kind+" "+key.name]; dup {
-				errs = append(errs, invalid(fmt.Sprintf("%s %q of upstream %q clashes with upstream %q's: set a Prefix on one of them", key.kind, key.name, u.cfg.Name, prev.up)))
+				fix := "set a Prefix on one of them"
+				if key.kind != "tool" && key.kind != "prompt" {
+					fix = "a Prefix renames tools and prompts, not resource URIs: mount one of them into an app of its own"
+				}
+				errs = append(errs, invalid(fmt.Sprintf("%s %q of upstream %q clashes with upstream %q's: %s", key.kind, key.name, u.cfg.Name, prev.up, fix)))
 				continue
 			}
 			seen[key.kind+" "+key.name] = owner{key.kind, u.cfg.Name}
@@ -198,7 +202,10 @@ func (g *Gateway) checkClashes() error {
 }
 
 // Close closes every upstream session and stops reconnecting. The
-// gateway's entities then fail their calls; Close is for shutdown.
+// gateway's entities then fail their calls; Close is for shutdown. It
+// returns once every stdio upstream's process has ended: a process gets
+// [TerminateAfter] to exit once its input is closed, then SIGTERM, then
+// as long again before SIGKILL.
 func (g *Gateway) Close() error {
 	g.mu.Lock()
 	if g.closed {
@@ -207,11 +214,18 @@ func (g *Gateway) Close() error {
 	}
 	g.closed = true
 	g.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, u := range g.ups {
-		u.close()
+		wg.Go(u.close)
 	}
+	wg.Wait()
 	return nil
 }
+
+// TerminateAfter is how long a stdio upstream's process has to exit once
+// the gateway closes its input, before it gets SIGTERM (and as long again
+// before SIGKILL).
+const TerminateAfter = 2 * time.Second
 
 // Health returns the state of every upstream, in configuration order.
 func (g *Gateway) Health() []Health {
@@ -339,8 +353,11 @@ func From(c *flows.Context) (*Mounted, bool) {
 	return m, ok && m != nil
 }
 
+// invalid is an error of the gateway's configuration. It is plain: the
+// server wraps a plugin's error in a hookflow error of code invalid,
+// naming the plugin, and a second one would say so twice.
 func invalid(msg string) error {
-	return &flows.Error{Code: flows.CodeInvalid, Msg: "gateway: " + msg}
+	return errors.New("gateway: " + msg)
 }
 
 // command returns the upstream's command, ready to start.

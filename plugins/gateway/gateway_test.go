@@ -341,18 +341,21 @@ func TestDownUpstreamFailsFast(t *testing.T) {
 	call(t, cs, "die", nil)
 	eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State == gateway.StateDown })
 	got, isErr := call(t, cs, "echo", nil)
-	if !isErr || !strings.Contains(got, `upstream "a" is unavailable (down: `) {
+	if !isErr || got != `upstream "a" is unavailable (down)` {
 		t.Errorf("echo while down = %q (isError %v)", got, isErr)
 	}
 }
 
 func TestStartErrors(t *testing.T) {
+	pa, pb := stdio("a"), stdio("b")
+	pa.Prefix, pb.Prefix = "a_", "b_"
 	for _, tc := range []struct {
 		name string
 		ups  []gateway.Upstream
 		want string
 	}{
 		{"clash", []gateway.Upstream{stdio("a"), stdio("b")}, `tool "echo" of upstream "b" clashes with upstream "a"'s: set a Prefix on one of them`},
+		{"resource clash", []gateway.Upstream{pa, pb}, `of upstream "b" clashes with upstream "a"'s: a Prefix renames tools and prompts, not resource URIs: mount one of them into an app of its own`},
 		{"no name", []gateway.Upstream{{Command: []string{"x"}}}, "an upstream needs a name"},
 		{"both", []gateway.Upstream{{Name: "a", Command: []string{"x"}, URL: "http://x"}}, `upstream "a": set Command or URL, not both`},
 		{"unreachable", []gateway.Upstream{{Name: "a", Command: []string{"/nonexistent/upstream"}}}, `upstream "a"`},
@@ -368,6 +371,9 @@ func TestStartErrors(t *testing.T) {
 			err := srv.Start()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Start: %v, want %q", err, tc.want)
+			}
+			if err != nil && strings.Count(err.Error(), "invalid") > 1 {
+				t.Errorf("Start: %v: says invalid twice", err)
 			}
 		})
 	}

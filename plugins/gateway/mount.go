@@ -349,7 +349,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	res, err := do(ctx, c.cs, upToken)
 	c.drain()
 	if err != nil {
-		return zero, u.wrap(ctx, method, name, err)
+		return zero, u.wrap(ctx, c, method, name, err)
 	}
 	return res, nil
 }

@@ -151,7 +151,9 @@ func (u *upstream) watch() {
 				u.mu.Unlock()
 				u.refresh(from, kinds)
 			case err := <-ended:
-				if err == nil {
+				if h := u.health(); h.State == StateDown && h.Err != nil {
+					err = h.Err // why suspect closed it
+				} else if err == nil {
 					err = errors.New("the connection closed")
 				}
 				u.setState(StateDown, err)
@@ -260,26 +262,33 @@ func (u *upstream) close() {
 	close(u.done)
 	main := u.main
 	u.mu.Unlock()
-	u.dropSessions()
+	closing := u.dropSessions()
 	if main != nil {
 		main.cs.Close()
 	}
+	// A stdio upstream's process must be gone before the gateway's is:
+	// one the gateway left running would outlive it.
+	closing.Wait()
 }
 
-// dropSessions closes the client sessions' upstream sessions.
-func (u *upstream) dropSessions() {
+// dropSessions closes the client sessions' upstream sessions, in the
+// background; the group is done when they are closed (a stdio upstream's
+// process has ended).
+func (u *upstream) dropSessions() *sync.WaitGroup {
 	u.mu.Lock()
 	ps := u.sessions
 	u.sessions = map[any]*pending{}
 	u.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, p := range ps {
-		go func() {
+		wg.Go(func() {
 			<-p.ready
 			if p.conn != nil {
 				p.conn.cs.Close()
 			}
-		}()
+		})
 	}
+	return &wg
 }
 
 // session returns the upstream session that serves a request of client
@@ -345,10 +354,11 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 			// serves the request.
 			return main, nil
 		}
-		// Not %w: an error of the SDK's transport is no answer of the
-		// upstream to send the client as a protocol error.
+		// The cause is the operator's (an address, a token endpoint's
+		// answer), and no answer of the upstream to send the client.
 		go u.suspect()
-		return nil, fmt.Errorf("upstream %q: connecting: %v", u.cfg.Name, p.err)
+		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
+		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
 	return p.conn, nil
 }
@@ -378,6 +388,13 @@ func (u *upstream) suspect() {
 	defer cancel()
 	if err := c.cs.Ping(ctx, nil); err != nil {
 		u.log.Warn("gateway: upstream does not answer a ping", slog.Any("err", err))
+		// Down now: closing the session may itself wait on the upstream
+		// (an HTTP session ends with a request).
+		u.mu.Lock()
+		if u.main == c && u.state == StateUp {
+			u.state, u.since, u.err = StateDown, time.Now(), fmt.Errorf("no answer to a ping: %w", err)
+		}
+		u.mu.Unlock()
 		c.cs.Close()
 	}
 }
@@ -421,7 +438,7 @@ func (u *upstream) subscribe(ctx context.Context, uri string, on bool) error {
 		}
 		u.mu.Unlock()
 	}
-	return u.wrap(ctx, "resources/subscribe", uri, err)
+	return u.wrap(ctx, c, "resources/subscribe", uri, err)
 }
 
 // resubscribe subscribes a new main session to the URIs clients are
@@ -439,10 +456,8 @@ func (u *upstream) resubscribe(c *conn) {
 	}
 }
 
-// unavailable is the error of a call to an upstream that is not up.
+// unavailable is the error of a call to an upstream that is not up: its
+// state, not its error, which is the operator's (in the log and Health).
 func unavailable(h Health) error {
-	if h.Err != nil {
-		return fmt.Errorf("upstream %q is unavailable (%s: %v)", h.Upstream, h.State, h.Err)
-	}
 	return fmt.Errorf("upstream %q is unavailable (%s)", h.Upstream, h.State)
 }

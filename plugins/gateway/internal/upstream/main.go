@@ -130,6 +130,7 @@ func newServer(resources bool) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Kills the server process mid-call."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "upstream: dying on purpose")
 			os.Exit(3)
 			return nil, nil, nil
 		})

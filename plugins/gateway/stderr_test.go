@@ -1,0 +1,149 @@
+package gateway_test
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/gateway"
+)
+
+// logBuffer collects a server's log while the test reads it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestUpstreamStderr kills the stdio upstream of a client session: what
+// the process wrote to its standard error, and how it ended, are in the
+// gateway's log, with the upstream's name.
+func TestUpstreamStderr(t *testing.T) {
+	logs := &logBuffer{}
+	gw := gateway.New(stdio("a"))
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	check(t, srv.Use(gw))
+	check(t, srv.Start())
+	t.Cleanup(func() { gw.Close() })
+	cs := connect(t, srv, nil)
+	if got, isErr := call(t, cs, "die", nil); !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
+		t.Errorf("die = %q (isError %v)", got, isErr)
+	}
+	for _, want := range []string{
+		`msg="gateway: upstream stderr" upstream=a pid=`,
+		`line="upstream: dying on purpose"`,
+		`msg="gateway: upstream process ended" upstream=a pid=`,
+		`status="exit status 3"`,
+	} {
+		eventually(t, "the log to say "+want, func() bool { return strings.Contains(logs.String(), want) })
+	}
+}
+
+// TestFailureTellsClientsNoInternals kills an HTTP upstream mid-call: the
+// client reads that the upstream went away, and then that it is
+// unavailable, without its address or session; the operator's log has
+// the cause (as the SDK reports it: the failed request, or the failed
+// stream of the session, whichever it notices first).
+func TestFailureTellsClientsNoInternals(t *testing.T) {
+	logs := &logBuffer{}
+	up := httpUpstream(t, "a")
+	up.Shared = true
+	up.MinBackoff, up.MaxBackoff = time.Hour, time.Hour // stays down
+	gw := gateway.New(up)
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	check(t, srv.Use(gw))
+	check(t, srv.Start())
+	t.Cleanup(func() { gw.Close() })
+	cs := connect(t, srv, nil)
+	addr := strings.TrimPrefix(strings.TrimSuffix(up.URL, "/mcp"), "http://")
+
+	got, isErr := call(t, cs, "die", nil)
+	if !isErr || got != `upstream "a" went away during tools/call "die"` {
+		t.Errorf("die = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State == gateway.StateDown })
+	got, isErr = call(t, cs, "echo", nil)
+	if !isErr || got != `upstream "a" is unavailable (down)` {
+		t.Errorf("echo while down = %q (isError %v)", got, isErr)
+	}
+	if log := logs.String(); !strings.Contains(log, `msg="gateway: forwarded request went away" upstream=a method=tools/call name=die err=`) {
+		t.Errorf("the log does not give the cause:\n%s", log)
+	}
+	if strings.Contains(got, addr) {
+		t.Errorf("the client reads the upstream's address %s", addr)
+	}
+}
+
+// TestCloseEndsProcesses closes a gateway whose client session's stdio
+// upstream is busy with a call that never ends: Close returns only once
+// the process is gone, so that none outlives the gateway.
+func TestCloseEndsProcesses(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	a := stdio("a")
+	a.Timeout = 100 * time.Millisecond
+	gw := gateway.New(a)
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+	check(t, srv.Use(gw))
+	check(t, srv.Start())
+	cs := connect(t, srv, nil)
+	call(t, cs, "hang", nil) // its process now runs a handler that never returns
+	if n := children(t, filepath.Base(upstreamBin)); n != 2 {
+		t.Fatalf("%d upstream processes before Close, want 2 (the gateway's, the client session's)", n)
+	}
+	check(t, gw.Close())
+	if n := children(t, filepath.Base(upstreamBin)); n != 0 {
+		t.Errorf("%d upstream processes after Close, want none", n)
+	}
+}
+
+// children counts the live child processes of the test named comm.
+func children(t *testing.T, comm string) int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid …
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if s[open+1:end] == comm && len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			n++
+		}
+	}
+	return n
+}
