@@ -374,17 +374,26 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 	var out []upstreamConfig
 	for _, item := range d.seq(n) {
 		var u upstreamConfig
-		tokenGiven := false
+		// token is the key (token or token_env) that gave the token;
+		// authHeader the Authorization key under headers.
+		var token, authHeader *yaml.Node
+		setToken := func(n *yaml.Node, v string) {
+			if token != nil {
+				d.errorf(keyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, keyOf(item, n).Value)
+				return
+			}
+			u.Token, token = v, keyOf(item, n)
+		}
 		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
 			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
 			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
 			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
-			"token":            func(n *yaml.Node) { u.Token, tokenGiven = d.str(n), true },
-			"token_env":        func(n *yaml.Node) { u.Token, tokenGiven = d.env(n), true },
+			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
+			"token_env":        func(n *yaml.Node) { setToken(n, d.env(n)) },
 			"oauth":            func(n *yaml.Node) { u.OAuth = d.oauth(n) },
-			"headers":          func(n *yaml.Node) { u.Header = d.headers(n) },
+			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
 			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
 			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.str(n) },
@@ -405,8 +414,12 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			d.errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
 		case len(u.Command) > 0 && u.OAuth != nil:
 			d.errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
-		case tokenGiven && u.OAuth != nil:
+		case token != nil && u.OAuth != nil:
 			d.errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
+		case authHeader != nil && token != nil:
+			d.errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
+		case authHeader != nil && u.OAuth != nil:
+			d.errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
 		case u.OAuth != nil:
 			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
 		}
@@ -477,16 +490,34 @@ func (d *decoder) url(n *yaml.Node) string {
 	return s
 }
 
-func (d *decoder) headers(n *yaml.Node) http.Header {
+// headers reads an upstream's further headers, and returns the key of
+// the Authorization header among them, if any.
+func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 	h := http.Header{}
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, "headers must be a mapping of header names to values")
-		return h
+		return h, nil
 	}
+	var auth *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		h.Add(n.Content[i].Value, d.str(n.Content[i+1]))
+		k := n.Content[i]
+		if http.CanonicalHeaderKey(k.Value) == "Authorization" && auth == nil {
+			auth = k
+		}
+		h.Add(k.Value, d.str(n.Content[i+1]))
 	}
-	return h
+	return h, auth
+}
+
+// keyOf returns the key of value v in mapping m (v itself if it is not
+// one of m's values): where an error about a key belongs.
+func keyOf(m, v *yaml.Node) *yaml.Node {
+	for i := 1; i < len(m.Content); i += 2 {
+		if m.Content[i] == v {
+			return m.Content[i-1]
+		}
+	}
+	return v
 }
 
 func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
