@@ -58,6 +58,8 @@ type upstreamConfig struct {
 	App string
 	// OAuth, when set, is where the upstream's TokenSource gets tokens.
 	OAuth *oauthConfig
+	// appNode is where App is set, for errors about it.
+	appNode *yaml.Node
 }
 
 // oauthConfig is an upstream's OAuth client: client credentials at
@@ -194,7 +196,7 @@ func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	}
 	for _, u := range cfg.Upstreams {
 		if u.App != "" && !slices.Contains(apps, u.App) {
-			d.errorf(root, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+			d.errorf(u.appNode, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
 		}
 	}
 }
@@ -399,7 +401,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.str(n) },
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
-			"app":              func(n *yaml.Node) { u.App = d.str(n) },
+			"app":              func(n *yaml.Node) { u.App, u.appNode = d.str(n), n },
 		})
 		switch {
 		case u.Name == "":
@@ -588,6 +590,7 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 
 func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 	r := &ratelimitConfig{}
+	errs := len(d.errs)
 	d.mapping(n, "ratelimit", map[string]func(*yaml.Node){
 		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
 		"per_principal": func(n *yaml.Node) { r.PerPrincipal = d.limit(n) },
@@ -603,7 +606,9 @@ func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 			}
 		},
 	})
-	if !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
+	// A key that is misspelt or has a bad value is reported as such, not
+	// as missing.
+	if len(d.errs) == errs && !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
 		d.errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
 	}
 	return r

@@ -41,12 +41,19 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"unset token variable", "upstreams:\n  - {name: a, url: 'http://h', token_env: UNSET}\n",
 			[]string{`g.yaml:2:43: environment variable UNSET is not set`}},
 		{"unknown app", "upstreams:\n  - {name: a, command: [x], app: mian}\napps:\n  - name: main\n",
-			[]string{`g.yaml:1:1: upstream "a" is mounted into app "mian", which apps does not define (did you mean "main"?)`}},
+			[]string{`g.yaml:2:34: upstream "a" is mounted into app "mian", which apps does not define (did you mean "main"?)`}},
+		{"unknown app, apps first", "apps:\n  - name: billing\n  - name: search\nupstreams:\n  - name: a\n    command: [x]\n    app: biling\n",
+			[]string{`g.yaml:7:10: upstream "a" is mounted into app "biling", which apps does not define (did you mean "billing"?)`}},
 		{"unknown plugin", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimt: {per_session: 1/s}\n",
 			[]string{`g.yaml:4:3: unknown key "ratelimt" in plugins (did you mean "ratelimit"?)`}},
 		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {per_session: 10 per second}\n",
-			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`,
-				`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`}},
+		{"no limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {}\n",
+			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+		{"no limit, empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n",
+			[]string{`g.yaml:4:13: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+		{"no limit for a tool", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {}}\n",
+			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
 		{"unknown flow", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  audit: {flows: [tools:call]}\n",
 			[]string{`g.yaml:4:19: `, `tools:call`}},
 		{"token without token", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth:\n    tokens:\n      - {user: u}\n",
@@ -106,6 +113,26 @@ func TestGatewayConfigErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error:\n%v\nwant it to contain %q", err, w)
 				}
+			}
+		})
+	}
+}
+
+// TestGatewayConfigNoCascade checks that a mistake is reported once, not
+// also as the absence of what it failed to give.
+func TestGatewayConfigNoCascade(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_session: 5/fortnight\n",
+			`g.yaml:5:18: want a limit such as 10/s, 100/m or 1000/h, got "5/fortnight"`},
+		{"misspelt limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_sesion: 5/s\n",
+			`g.yaml:5:5: unknown key "per_sesion" in ratelimit (did you mean "per_session"?) (known: per_principal, per_session, per_tool, tools)`},
+		{"bad tool limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {slow: often}}\n",
+			`g.yaml:4:29: want a limit such as 10/s, 100/m or 1000/h, got "often"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), func(string) string { return "" })
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n%v\nwant exactly:\n%s", err, tc.want)
 			}
 		})
 	}
