@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 	"gopkg.in/yaml.v3"
@@ -389,7 +390,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
 			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
-			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
+			"env":              func(n *yaml.Node) { u.Env = d.environ(n) },
 			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
@@ -398,7 +399,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
 			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
-			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.str(n) },
+			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.protocolVersion(n) },
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
 			"app":              func(n *yaml.Node) { u.App, u.appNode = d.str(n), n },
@@ -428,6 +429,28 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		out = append(out, u)
 	}
 	return out
+}
+
+// environ reads an upstream's added environment: KEY=value entries.
+func (d *decoder) environ(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.seq(n) {
+		e := d.str(item)
+		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && item.Kind == yaml.ScalarNode {
+			d.errorf(item, "want an environment entry such as KEY=value, got %q", e)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// protocolVersion reads an MCP protocol version the gateway can speak.
+func (d *decoder) protocolVersion(n *yaml.Node) string {
+	v := d.str(n)
+	if known := mcp.SupportedProtocolVersions(); n.Kind == yaml.ScalarNode && !slices.Contains(known, v) {
+		d.errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, didYouMean(v, known), strings.Join(known, ", "))
+	}
+	return v
 }
 
 // oauth reads an upstream's OAuth client. Its secret comes from the
