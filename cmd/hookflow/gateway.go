@@ -11,9 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -102,6 +100,12 @@ func runGateway(args []string, sio stdio) int {
 			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 			return exitUsage
 		}
+		if len(u.Command) > 0 {
+			if err := lookProgram(u.Command[0], ""); err != nil {
+				fmt.Fprintf(sio.err, "hookflow gateway: -command: %v\n", err)
+				return exitFailed
+			}
+		}
 		cfg = &gatewayConfig{Name: "hookflow-gateway", Upstreams: []upstreamConfig{{Upstream: u}}}
 	} else {
 		var err error
@@ -146,7 +150,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	if *check {
 		if err := checkGateway(cfg); err != nil {
-			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			printError(sio.err, err)
 			return exitFailed
 		}
 		fmt.Fprintf(sio.out, "%s: ok (%d upstreams)\n", cmpOr(*configPath, "flags"), len(cfg.Upstreams))
@@ -185,7 +189,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	g, err := buildGateway(cfg, logger)
 	if err != nil {
-		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+		printError(sio.err, err)
 		return exitFailed
 	}
 	defer g.close()
@@ -215,6 +219,39 @@ func runGateway(args []string, sio stdio) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// printError prints err for the operator, a line for each error it
+// joins, each after "hookflow gateway: ": a hookflow error about the
+// configuration of a plugin loses the "hookflow: invalid: " its Error
+// starts with, which says nothing more than "hookflow gateway: " does.
+func printError(w io.Writer, err error) {
+	for _, line := range strings.Split(configMessage(err), "\n") {
+		fmt.Fprintf(w, "hookflow gateway: %s\n", line)
+	}
+}
+
+func configMessage(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range j.Unwrap() {
+			lines = append(lines, configMessage(e))
+		}
+		return strings.Join(lines, "\n")
+	}
+	e, ok := err.(*flows.Error)
+	if !ok || e.Code != flows.CodeInvalid || e.Flow != "" || e.Hook != "" || e.Step != "" {
+		return err.Error()
+	}
+	switch {
+	case e.Msg != "" && e.Err != nil:
+		return e.Msg + ": " + configMessage(e.Err)
+	case e.Err != nil:
+		return configMessage(e.Err)
+	case e.Msg != "":
+		return e.Msg
+	}
+	return err.Error()
 }
 
 func cmpOr(a, b string) string {
@@ -302,26 +339,14 @@ func (g *builtGateway) close() {
 	}
 }
 
-// checkGateway checks that every upstream's program exists, then builds
-// the configuration's plugins and attaches them to a server without
-// upstreams, so their own checks run; nothing is served and no upstream
-// is started.
+// checkGateway builds the configuration's plugins and attaches them to a
+// server without upstreams, so their own checks run; nothing is served,
+// no upstream is started, and no file is written: the audit plugins log
+// to nowhere (reading the configuration checked their files).
 func checkGateway(cfg *gatewayConfig) error {
-	for _, u := range cfg.Upstreams {
-		if len(u.Command) == 0 {
-			continue
-		}
-		prog := u.Command[0]
-		if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && u.Dir != "" {
-			prog = filepath.Join(u.Dir, prog)
-		}
-		if _, err := exec.LookPath(prog); err != nil {
-			return fmt.Errorf("upstream %q: %v", u.Name, err)
-		}
-	}
 	g := &builtGateway{srv: framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, nil)}
 	defer g.close()
-	if err := g.addPlugins(g.srv, cfg.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+	if err := g.addPlugins(g.srv, withoutFiles(cfg.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
 	for _, a := range cfg.Apps {
@@ -329,11 +354,22 @@ func checkGateway(cfg *gatewayConfig) error {
 		if err != nil {
 			return err
 		}
-		if err := g.addPlugins(app, a.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+		if err := g.addPlugins(app, withoutFiles(a.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 			return err
 		}
 	}
 	return g.srv.Start()
+}
+
+// withoutFiles returns p with its audit plugin writing to the logger
+// instead of a file.
+func withoutFiles(p pluginsConfig) pluginsConfig {
+	if p.Audit != nil && p.Audit.File != "" {
+		a := *p.Audit
+		a.File = ""
+		p.Audit = &a
+	}
+	return p
 }
 
 // buildGateway builds and starts the server cfg describes: its plugins,

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hookflow/hookflow/flows"
@@ -126,7 +129,11 @@ type cacheConfig struct {
 type decoder struct {
 	file   string
 	getenv func(string) string
-	errs   []error
+	// host, when set, also checks what the settings name on this
+	// machine, without starting or writing anything: the upstreams'
+	// programs and directories, the audit files.
+	host bool
+	errs []error
 }
 
 // configError is a configuration error at file:line:col.
@@ -147,7 +154,12 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 // parseGatewayConfig decodes data, the contents of file, and checks it.
 // Every error is reported at once, each at file:line:col.
 func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gatewayConfig, error) {
-	d := &decoder{file: file, getenv: getenv}
+	return (&decoder{file: file, getenv: getenv}).decode(data)
+}
+
+// decode decodes data, the contents of d.file.
+func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
+	file := d.file
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -379,7 +391,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		var u upstreamConfig
 		// token is the key (token or token_env) that gave the token;
 		// authHeader the Authorization key under headers.
-		var token, authHeader *yaml.Node
+		var token, authHeader, command, dir *yaml.Node
 		setToken := func(n *yaml.Node, v string) {
 			if token != nil {
 				d.errorf(keyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, keyOf(item, n).Value)
@@ -389,9 +401,9 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		}
 		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
-			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
+			"command":          func(n *yaml.Node) { u.Command, command = d.strs(n), n },
 			"env":              func(n *yaml.Node) { u.Env = d.environ(n) },
-			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
+			"dir":              func(n *yaml.Node) { u.Dir, dir = d.str(n), n },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
 			"token_env":        func(n *yaml.Node) { setToken(n, d.env(n)) },
@@ -426,9 +438,99 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 		case u.OAuth != nil:
 			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
 		}
+		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
+			u.Dir = filepath.Join(filepath.Dir(d.file), u.Dir)
+		}
+		if d.host {
+			d.checkHost(u, command, dir)
+		}
 		out = append(out, u)
 	}
 	return out
+}
+
+// checkHost checks that u's directory exists and its program is found,
+// where starting it would look: command and dir are where they are set.
+func (d *decoder) checkHost(u upstreamConfig, command, dir *yaml.Node) {
+	if dir != nil && u.Dir != "" {
+		if err := checkDir(u.Dir); err != nil {
+			d.errorf(dir, "upstream %q: %v", u.Name, err)
+			if len(u.Command) > 0 && strings.Contains(u.Command[0], "/") {
+				return // the program cannot be found in it either
+			}
+		}
+	}
+	if command != nil && len(command.Content) > 0 && command.Content[0].Kind == yaml.ScalarNode {
+		if err := lookProgram(u.Command[0], u.Dir); err != nil {
+			d.errorf(command.Content[0], "upstream %q: %v", u.Name, err)
+		}
+	}
+}
+
+// lookProgram finds an upstream's program as starting it does: a name
+// on $PATH, or, when it has a slash, the file at that path, relative to
+// dir.
+func lookProgram(prog, dir string) error {
+	path := prog
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && dir != "" {
+		path = filepath.Join(dir, prog)
+	}
+	_, err := exec.LookPath(path)
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	var ee *exec.Error
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &ee):
+		err = ee.Err
+	}
+	if path != prog {
+		return fmt.Errorf("program %q (%s): %v", prog, path, err)
+	}
+	return fmt.Errorf("program %q: %v", prog, err)
+}
+
+// checkDir checks that dir is a directory.
+func checkDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist", dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// checkAppendable checks, without creating or writing anything, that
+// the file at path can be opened for appending: it is writable if it
+// exists, and otherwise its directory is.
+func checkAppendable(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return fmt.Errorf("%s is a directory", path)
+	case err == nil:
+		if unix.Access(path, unix.W_OK) != nil {
+			return fmt.Errorf("%s is not writable", path)
+		}
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := checkDir(dir); err != nil {
+		return err
+	}
+	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
+		return fmt.Errorf("directory %s is not writable: %s cannot be created", dir, filepath.Base(path))
+	}
+	return nil
 }
 
 // environ reads an upstream's added environment: KEY=value entries.
@@ -560,7 +662,13 @@ func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
 func (d *decoder) audit(n *yaml.Node) *auditConfig {
 	a := &auditConfig{}
 	d.mapping(n, "audit", map[string]func(*yaml.Node){
-		"file":   func(n *yaml.Node) { a.File = d.str(n) },
+		"file": func(n *yaml.Node) {
+			if a.File = d.str(n); d.host && a.File != "" && a.File != "stderr" {
+				if err := checkAppendable(a.File); err != nil {
+					d.errorf(n, "audit file: %v", err)
+				}
+			}
+		},
 		"redact": func(n *yaml.Node) { a.Redact = d.strs(n) },
 		"flows": func(n *yaml.Node) {
 			for _, item := range d.seq(n) {
@@ -662,21 +770,12 @@ func (d *decoder) cache(n *yaml.Node) *cacheConfig {
 	return c
 }
 
-// readGatewayConfig reads and parses the configuration file at path.
+// readGatewayConfig reads and parses the configuration file at path, and
+// checks what its settings name on this machine (see decoder.host).
 func readGatewayConfig(path string) (*gatewayConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parseGatewayConfig(path, data, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	// An upstream's dir is relative to the configuration file.
-	for i, u := range cfg.Upstreams {
-		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
-			cfg.Upstreams[i].Dir = filepath.Join(filepath.Dir(path), u.Dir)
-		}
-	}
-	return cfg, nil
+	return (&decoder{file: path, getenv: os.Getenv, host: true}).decode(data)
 }

@@ -252,6 +252,9 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if err := os.WriteFile(good, []byte("upstreams:\n  - {name: a, command: [go, version], dir: sub}\nplugins:\n  ratelimit: {per_session: 1/s}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	missing := filepath.Join(dir, "missing.yaml")
 	if err := os.WriteFile(missing, []byte("upstreams:\n  - {name: a, command: [./nothing-here]}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -286,8 +289,10 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", oauth, "-check"}, exitOK, oauth + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
-		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, `upstream "a": exec: "./nothing-here"`},
+		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, missing + `:2:25: upstream "a": program "./nothing-here": no such file or directory`},
 		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
+		{[]string{"gateway", "-command", "no-such-program-xyz -v", "-check"}, exitFailed,
+			`hookflow gateway: -command: program "no-such-program-xyz": executable file not found in $PATH`},
 		{[]string{"gateway", "-command", "prog 'a b", "-check"}, exitUsage, "unterminated quote"},
 		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
@@ -313,6 +318,128 @@ func TestGatewayCommandUsage(t *testing.T) {
 	}
 	if cfg, err := readGatewayConfig(good); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
 		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)
+	}
+}
+
+// TestGatewayCheckHost checks what -check finds on the machine: missing
+// programs and directories and unwritable audit files, at file:line:col
+// and together with the other errors, without creating or writing the
+// audit files.
+func TestGatewayCheckHost(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("bin/up", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(dir, "bin/up"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	existing := write("existing.log", "kept\n")
+	for _, tc := range []struct {
+		name, yaml string
+		code       int
+		want       []string
+	}{
+		{"every error at once", `upstreams:
+  - name: d
+    command: [no-such-program-xyz, -v]
+  - name: j
+    command: [go, version]
+    dir: /no/such/dir
+  - name: k
+    command: [./up]
+    dir: nowhere
+  - name: e
+    command: [go]
+    env: [FOO]
+    timeout: soon
+plugins:
+  audit: {file: /nonexistent/dir/audit.log}
+`, exitFailed, []string{
+			`:3:15: upstream "d": program "no-such-program-xyz": executable file not found in $PATH`,
+			`:6:10: upstream "j": directory /no/such/dir does not exist`,
+			`:9:10: upstream "k": directory ` + filepath.Join(dir, "nowhere") + ` does not exist`,
+			`:12:11: want an environment entry such as KEY=value, got "FOO"`,
+			`:13:14: want a duration such as 30s or 1m, got "soon"`,
+			`:15:17: audit file: directory /nonexistent/dir does not exist`,
+		}},
+		{"a program relative to dir", "upstreams:\n  - {name: a, command: [./up], dir: bin}\n", exitOK, []string{": ok (1 upstreams)"}},
+		{"a program missing from dir", "upstreams:\n  - {name: a, command: [./down], dir: bin}\n", exitFailed,
+			[]string{`:2:25: upstream "a": program "./down" (` + filepath.Join(dir, "bin/down") + `): no such file or directory`}},
+		{"a program that is not executable", "upstreams:\n  - {name: a, command: [./existing.log], dir: .}\n", exitFailed,
+			[]string{`:2:25: upstream "a": program "./existing.log" (` + existing + `): permission denied`}},
+		{"dir is a file", "upstreams:\n  - {name: a, command: [go], dir: existing.log}\n", exitFailed,
+			[]string{`:2:35: upstream "a": ` + existing + ` is not a directory`}},
+		{"audit file is a directory", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "}\n", exitFailed,
+			[]string{`:4:17: audit file: ` + dir + ` is a directory`}},
+		{"audit file in an app", "upstreams:\n  - {name: a, command: [go], app: x}\napps:\n  - name: x\n    plugins:\n      audit:\n        file: " + dir + "/no/a.log\n", exitFailed,
+			[]string{`:7:15: audit file: directory ` + dir + `/no does not exist`}},
+		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
+		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
+		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,
+			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact[0]: \"user.\" has an empty field name\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := write("g.yaml", tc.yaml)
+			var out, errb bytes.Buffer
+			code := run([]string{"gateway", "-config", cfg, "-check"}, stdio{out: &out, err: &errb})
+			got := out.String() + errb.String()
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; output:\n%s", code, tc.code, got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("output:\n%s\nwant it to contain %q", got, w)
+				}
+			}
+			if strings.Contains(got, "hookflow: invalid") {
+				t.Errorf("output:\n%s\nsays hookflow: invalid", got)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.log")); !os.IsNotExist(err) {
+		t.Errorf("-check created the audit file: %v", err)
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != "kept\n" {
+		t.Errorf("-check changed the audit file: %q, %v", b, err)
+	}
+}
+
+// TestGatewayCheckUnwritable checks that -check reports an audit file it
+// could not append to; root can write anything.
+func TestGatewayCheckUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write to any file")
+	}
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "locked.log")
+	if err := os.WriteFile(locked, nil, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		locked:                     `:4:17: audit file: ` + locked + ` is not writable`,
+		filepath.Join(ro, "a.log"): `:4:17: audit file: directory ` + ro + ` is not writable: a.log cannot be created`,
+	} {
+		cfg := filepath.Join(dir, "g.yaml")
+		if err := os.WriteFile(cfg, []byte("upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: "+file+"}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"gateway", "-config", cfg, "-check"}, stdio{out: &out, err: &errb}); code != exitFailed || !strings.Contains(errb.String(), want) {
+			t.Errorf("exit %d, output:\n%s%s\nwant exit 1 and %q", code, out.String(), errb.String(), want)
+		}
 	}
 }
 
