@@ -39,8 +39,8 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
@@ -66,7 +66,7 @@ func runGateway(args []string, sio stdio) int {
 		tokenEnv   = fs.String("token-env", "", "with -url: the environment variable holding the upstream's bearer token")
 		prefix     = fs.String("prefix", "", "one upstream: prefix for its tool and prompt names")
 		httpAddr   = fs.String("http", "", "serve streamable HTTP on `addr` (overrides the configuration)")
-		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration)")
+		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration's http, stateless and drain)")
 		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
 		healthPath = fs.String("health", "", "serve health endpoints under `path`: path/live and path/ready (overrides the configuration)")
 		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
@@ -86,6 +86,22 @@ func runGateway(args []string, sio stdio) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(sio.err, "hookflow gateway: unexpected arguments %q\n", fs.Args())
 		return exitUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, c := range []struct {
+		a, b bool
+		msg  string
+	}{
+		{*check, *explain != "", "-check and -explain exclude each other: give one"},
+		{*httpAddr != "", *stdioFlag, "give -http or -stdio, not both"},
+		{set["stateless"] && *stateless, *stdioFlag, "-stateless is for streamable HTTP (-http), not -stdio"},
+		{set["drain"] && *drain > 0, *stdioFlag, "-drain is for streamable HTTP (-http): over stdio there is nothing to drain"},
+	} {
+		if c.a && c.b {
+			fmt.Fprintf(sio.err, "hookflow gateway: %s\n", c.msg)
+			return exitUsage
+		}
 	}
 	one := *command != "" || *url != ""
 	if (*configPath == "") == !one || (*command != "" && *url != "") {
@@ -110,7 +126,12 @@ func runGateway(args []string, sio stdio) int {
 	} else {
 		var err error
 		if cfg, err = readGatewayConfig(*configPath); err != nil {
-			fmt.Fprintln(sio.err, err)
+			if errors.As(err, new(*os.PathError)) {
+				// The file could not be read: no position to give.
+				fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			} else {
+				fmt.Fprintln(sio.err, err)
+			}
 			return exitFailed
 		}
 	}
@@ -120,7 +141,11 @@ func runGateway(args []string, sio stdio) int {
 		case "http":
 			cfg.Serve.HTTP, cfg.Serve.Stdio = *httpAddr, false
 		case "stdio":
-			cfg.Serve.Stdio = *stdioFlag
+			// Over stdio the file's HTTP settings have nothing to
+			// apply to.
+			if cfg.Serve.Stdio = *stdioFlag; *stdioFlag {
+				cfg.Serve.HTTP, cfg.Serve.Stateless, cfg.Serve.Drain = "", false, 0
+			}
 		case "stateless":
 			cfg.Serve.Stateless = *stateless
 		case "health":
@@ -140,6 +165,13 @@ func runGateway(args []string, sio stdio) int {
 			}
 		}
 	})
+	switch {
+	case flagErr != nil:
+	case set["stateless"] && *stateless && cfg.Serve.Stdio:
+		flagErr = errors.New("-stateless is for streamable HTTP, and the configuration serves stdio: give -http addr too")
+	case set["drain"] && *drain > 0 && cfg.Serve.Stdio:
+		flagErr = errors.New("-drain is for streamable HTTP, and the configuration serves stdio (nothing to drain): give -http addr too")
+	}
 	if flagErr != nil {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", flagErr)
 		return exitUsage

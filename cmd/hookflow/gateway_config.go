@@ -349,8 +349,13 @@ func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
 			}
 		},
 	})
-	if s.Stdio && s.HTTP != "" {
+	switch {
+	case s.Stdio && s.HTTP != "":
 		d.errorf(n, "serve stdio or http, not both")
+	case s.Stdio && s.Stateless:
+		d.errorf(n, "stateless is for http: over stdio there are no HTTP sessions to do without")
+	case s.Stdio && s.Drain > 0:
+		d.errorf(n, "drain is for http: over stdio there is nothing to drain")
 	}
 }
 

@@ -60,6 +60,10 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:6:9: a token needs token or token_env`}},
 		{"stdio and http", "serve: {stdio: true, http: ':1'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:8: serve stdio or http, not both`}},
+		{"stateless over stdio", "serve: {stdio: true, stateless: true}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:8: stateless is for http: over stdio there are no HTTP sessions to do without`}},
+		{"drain over stdio", "serve: {stdio: true, drain: 5s}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:8: drain is for http: over stdio there is nothing to drain`}},
 		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
 		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
 			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
@@ -275,6 +279,14 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if err := os.WriteFile(stdioHealth, []byte("serve: {stdio: true, health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	stdioOnly := filepath.Join(dir, "stdio.yaml")
+	if err := os.WriteFile(stdioOnly, []byte("serve: {stdio: true}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	httpOnly := filepath.Join(dir, "http.yaml")
+	if err := os.WriteFile(httpOnly, []byte("serve: {http: '127.0.0.1:0', stateless: true, drain: 5s}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("upstreams:\n  - {name: a}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -304,6 +316,19 @@ func TestGatewayCommandUsage(t *testing.T) {
 			"serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio"},
 		{[]string{"gateway", "-config", stdioHealth, "-http", "127.0.0.1:0", "-check"}, exitOK, stdioHealth + ": ok"},
 		{[]string{"gateway", "-config", stdioHealth, "-health-addr", "127.0.0.1:9090", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", good, "-check", "-explain", "tools:call-tool"}, exitUsage, "hookflow gateway: -check and -explain exclude each other: give one"},
+		{[]string{"gateway", "-command", "go version", "-http", "127.0.0.1:0", "-stdio"}, exitUsage, "hookflow gateway: give -http or -stdio, not both"},
+		{[]string{"gateway", "-command", "go version", "-stateless", "-stdio"}, exitUsage, "hookflow gateway: -stateless is for streamable HTTP (-http), not -stdio"},
+		{[]string{"gateway", "-command", "go version", "-drain", "5s", "-stdio"}, exitUsage,
+			"hookflow gateway: -drain is for streamable HTTP (-http): over stdio there is nothing to drain"},
+		{[]string{"gateway", "-config", stdioOnly, "-stateless", "-check"}, exitUsage,
+			"hookflow gateway: -stateless is for streamable HTTP, and the configuration serves stdio: give -http addr too"},
+		{[]string{"gateway", "-config", stdioOnly, "-drain", "5s", "-check"}, exitUsage,
+			"hookflow gateway: -drain is for streamable HTTP, and the configuration serves stdio (nothing to drain): give -http addr too"},
+		{[]string{"gateway", "-config", stdioOnly, "-stateless", "-drain", "5s", "-http", "127.0.0.1:0", "-check"}, exitOK, stdioOnly + ": ok"},
+		{[]string{"gateway", "-config", httpOnly, "-stdio", "-check"}, exitOK, httpOnly + ": ok"},
+		{[]string{"gateway", "-config", filepath.Join(dir, "nonexistent.yaml")}, exitFailed,
+			"hookflow gateway: open " + filepath.Join(dir, "nonexistent.yaml") + ": no such file or directory"},
 		{[]string{"gateway", "-config", good, "-http", "127.0.0.1:9090", "-health-addr", "127.0.0.1:9090", "-check"}, exitFailed,
 			"serve.health_addr is serve.http's address 127.0.0.1:9090: leave it out to serve health on the MCP listener"},
 	} {
