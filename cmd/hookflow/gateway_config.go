@@ -133,7 +133,7 @@ type decoder struct {
 	// machine, without starting or writing anything: the upstreams'
 	// programs and directories, the audit files.
 	host bool
-	errs []error
+	errs []*configError
 }
 
 // configError is a configuration error at file:line:col.
@@ -191,7 +191,15 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 		},
 	})
 	d.check(root, cfg)
-	if err := errors.Join(d.errs...); err != nil {
+	// In the order of the file, as an editor lists them.
+	slices.SortStableFunc(d.errs, func(a, b *configError) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+	})
+	var errs []error
+	for _, e := range d.errs {
+		errs = append(errs, e)
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return cfg, nil

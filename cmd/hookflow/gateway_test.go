@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -420,9 +422,15 @@ plugins:
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; output:\n%s", code, tc.code, got)
 			}
+			last := -1
 			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
+				switch i := strings.Index(got, w); {
+				case i < 0:
 					t.Errorf("output:\n%s\nwant it to contain %q", got, w)
+				case i < last:
+					t.Errorf("output:\n%s\nwant %q after the error before it, in the order of the file", got, w)
+				default:
+					last = i
 				}
 			}
 			if strings.Contains(got, "hookflow: invalid") {
@@ -464,6 +472,33 @@ func TestGatewayCheckUnwritable(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run([]string{"gateway", "-config", cfg, "-check"}, stdio{out: &out, err: &errb}); code != exitFailed || !strings.Contains(errb.String(), want) {
 			t.Errorf("exit %d, output:\n%s%s\nwant exit 1 and %q", code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// TestPrintError checks how the command prints a failure: a line for
+// each joined error, and a plugin's configuration error without
+// hookflow's "hookflow: invalid: ", however deep.
+func TestPrintError(t *testing.T) {
+	plugin := func(err error) error {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: `plugin "gateway" (gw/plugin:gateway)`, Err: err}
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("listen tcp: address in use"), "hookflow gateway: listen tcp: address in use\n"},
+		{plugin(&flows.Error{Code: flows.CodeInvalid, Msg: `gateway: resource "up://r" clashes`}),
+			"hookflow gateway: plugin \"gateway\" (gw/plugin:gateway): gateway: resource \"up://r\" clashes\n"},
+		{errors.Join(plugin(errors.New("a")), plugin(errors.New("b"))),
+			"hookflow gateway: plugin \"gateway\" (gw/plugin:gateway): a\nhookflow gateway: plugin \"gateway\" (gw/plugin:gateway): b\n"},
+		{&flows.Error{Code: flows.CodeAborted, Flow: flows.ToolsCallTool, Hook: "h", Err: errors.New("no")},
+			"hookflow gateway: hookflow: tools:call-tool beforeValidation: hook \"h\" aborted: no\n"},
+	} {
+		var b bytes.Buffer
+		printError(&b, tc.err)
+		if b.String() != tc.want {
+			t.Errorf("printError(%v) printed:\n%s\nwant:\n%s", tc.err, b.String(), tc.want)
 		}
 	}
 }
