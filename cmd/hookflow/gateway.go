@@ -263,6 +263,7 @@ func printError(w io.Writer, err error) {
 	}
 }
 
+// configMessage renders err as printError prints it, lines joined.
 func configMessage(err error) string {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var lines []string
