@@ -11,9 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -41,8 +39,8 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr | -stdio] [-stateless] [-health path] [-health-addr addr] [-drain d]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
@@ -68,7 +66,7 @@ func runGateway(args []string, sio stdio) int {
 		tokenEnv   = fs.String("token-env", "", "with -url: the environment variable holding the upstream's bearer token")
 		prefix     = fs.String("prefix", "", "one upstream: prefix for its tool and prompt names")
 		httpAddr   = fs.String("http", "", "serve streamable HTTP on `addr` (overrides the configuration)")
-		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration)")
+		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration's http, stateless and drain)")
 		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
 		healthPath = fs.String("health", "", "serve health endpoints under `path`: path/live and path/ready (overrides the configuration)")
 		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
@@ -89,6 +87,22 @@ func runGateway(args []string, sio stdio) int {
 		fmt.Fprintf(sio.err, "hookflow gateway: unexpected arguments %q\n", fs.Args())
 		return exitUsage
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, c := range []struct {
+		a, b bool
+		msg  string
+	}{
+		{*check, *explain != "", "-check and -explain exclude each other: give one"},
+		{*httpAddr != "", *stdioFlag, "give -http or -stdio, not both"},
+		{set["stateless"] && *stateless, *stdioFlag, "-stateless is for streamable HTTP (-http), not -stdio"},
+		{set["drain"] && *drain > 0, *stdioFlag, "-drain is for streamable HTTP (-http): over stdio there is nothing to drain"},
+	} {
+		if c.a && c.b {
+			fmt.Fprintf(sio.err, "hookflow gateway: %s\n", c.msg)
+			return exitUsage
+		}
+	}
 	one := *command != "" || *url != ""
 	if (*configPath == "") == !one || (*command != "" && *url != "") {
 		fmt.Fprintln(sio.err, "hookflow gateway: give -config, or one upstream with -command or -url")
@@ -102,11 +116,22 @@ func runGateway(args []string, sio stdio) int {
 			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 			return exitUsage
 		}
+		if len(u.Command) > 0 {
+			if err := lookProgram(u.Command[0], ""); err != nil {
+				fmt.Fprintf(sio.err, "hookflow gateway: -command: %v\n", err)
+				return exitFailed
+			}
+		}
 		cfg = &gatewayConfig{Name: "hookflow-gateway", Upstreams: []upstreamConfig{{Upstream: u}}}
 	} else {
 		var err error
 		if cfg, err = readGatewayConfig(*configPath); err != nil {
-			fmt.Fprintln(sio.err, err)
+			if errors.As(err, new(*os.PathError)) {
+				// The file could not be read: no position to give.
+				fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			} else {
+				fmt.Fprintln(sio.err, err)
+			}
 			return exitFailed
 		}
 	}
@@ -116,7 +141,11 @@ func runGateway(args []string, sio stdio) int {
 		case "http":
 			cfg.Serve.HTTP, cfg.Serve.Stdio = *httpAddr, false
 		case "stdio":
-			cfg.Serve.Stdio = *stdioFlag
+			// Over stdio the file's HTTP settings have nothing to
+			// apply to.
+			if cfg.Serve.Stdio = *stdioFlag; *stdioFlag {
+				cfg.Serve.HTTP, cfg.Serve.Stateless, cfg.Serve.Drain = "", false, 0
+			}
 		case "stateless":
 			cfg.Serve.Stateless = *stateless
 		case "health":
@@ -136,6 +165,13 @@ func runGateway(args []string, sio stdio) int {
 			}
 		}
 	})
+	switch {
+	case flagErr != nil:
+	case set["stateless"] && *stateless && cfg.Serve.Stdio:
+		flagErr = errors.New("-stateless is for streamable HTTP, and the configuration serves stdio: give -http addr too")
+	case set["drain"] && *drain > 0 && cfg.Serve.Stdio:
+		flagErr = errors.New("-drain is for streamable HTTP, and the configuration serves stdio (nothing to drain): give -http addr too")
+	}
 	if flagErr != nil {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", flagErr)
 		return exitUsage
@@ -146,7 +182,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	if *check {
 		if err := checkGateway(cfg); err != nil {
-			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+			printError(sio.err, err)
 			return exitFailed
 		}
 		fmt.Fprintf(sio.out, "%s: ok (%d upstreams)\n", cmpOr(*configPath, "flags"), len(cfg.Upstreams))
@@ -185,7 +221,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	g, err := buildGateway(cfg, logger)
 	if err != nil {
-		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
+		printError(sio.err, err)
 		return exitFailed
 	}
 	defer g.close()
@@ -215,6 +251,40 @@ func runGateway(args []string, sio stdio) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// printError prints err for the operator, a line for each error it
+// joins, each after "hookflow gateway: ": a hookflow error about the
+// configuration of a plugin loses the "hookflow: invalid: " its Error
+// starts with, which says nothing more than "hookflow gateway: " does.
+func printError(w io.Writer, err error) {
+	for _, line := range strings.Split(configMessage(err), "\n") {
+		fmt.Fprintf(w, "hookflow gateway: %s\n", line)
+	}
+}
+
+// configMessage renders err as printError prints it, lines joined.
+func configMessage(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var lines []string
+		for _, e := range j.Unwrap() {
+			lines = append(lines, configMessage(e))
+		}
+		return strings.Join(lines, "\n")
+	}
+	e, ok := err.(*flows.Error)
+	if !ok || e.Code != flows.CodeInvalid || e.Flow != "" || e.Hook != "" || e.Step != "" {
+		return err.Error()
+	}
+	switch {
+	case e.Msg != "" && e.Err != nil:
+		return e.Msg + ": " + configMessage(e.Err)
+	case e.Err != nil:
+		return configMessage(e.Err)
+	case e.Msg != "":
+		return e.Msg
+	}
+	return err.Error()
 }
 
 func cmpOr(a, b string) string {
@@ -302,26 +372,14 @@ func (g *builtGateway) close() {
 	}
 }
 
-// checkGateway checks that every upstream's program exists, then builds
-// the configuration's plugins and attaches them to a server without
-// upstreams, so their own checks run; nothing is served and no upstream
-// is started.
+// checkGateway builds the configuration's plugins and attaches them to a
+// server without upstreams, so their own checks run; nothing is served,
+// no upstream is started, and no file is written: the audit plugins log
+// to nowhere (reading the configuration checked their files).
 func checkGateway(cfg *gatewayConfig) error {
-	for _, u := range cfg.Upstreams {
-		if len(u.Command) == 0 {
-			continue
-		}
-		prog := u.Command[0]
-		if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && u.Dir != "" {
-			prog = filepath.Join(u.Dir, prog)
-		}
-		if _, err := exec.LookPath(prog); err != nil {
-			return fmt.Errorf("upstream %q: %v", u.Name, err)
-		}
-	}
 	g := &builtGateway{srv: framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, nil)}
 	defer g.close()
-	if err := g.addPlugins(g.srv, cfg.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+	if err := g.addPlugins(g.srv, withoutFiles(cfg.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
 	for _, a := range cfg.Apps {
@@ -329,11 +387,22 @@ func checkGateway(cfg *gatewayConfig) error {
 		if err != nil {
 			return err
 		}
-		if err := g.addPlugins(app, a.Plugins, slog.New(slog.DiscardHandler)); err != nil {
+		if err := g.addPlugins(app, withoutFiles(a.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 			return err
 		}
 	}
 	return g.srv.Start()
+}
+
+// withoutFiles returns p with its audit plugin writing to the logger
+// instead of a file.
+func withoutFiles(p pluginsConfig) pluginsConfig {
+	if p.Audit != nil && p.Audit.File != "" {
+		a := *p.Audit
+		a.File = ""
+		p.Audit = &a
+	}
+	return p
 }
 
 // buildGateway builds and starts the server cfg describes: its plugins,

@@ -5,19 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hookflow/hookflow/flows"
@@ -58,6 +62,8 @@ type upstreamConfig struct {
 	App string
 	// OAuth, when set, is where the upstream's TokenSource gets tokens.
 	OAuth *oauthConfig
+	// appNode is where App is set, for errors about it.
+	appNode *yaml.Node
 }
 
 // oauthConfig is an upstream's OAuth client: client credentials at
@@ -123,7 +129,11 @@ type cacheConfig struct {
 type decoder struct {
 	file   string
 	getenv func(string) string
-	errs   []error
+	// host, when set, also checks what the settings name on this
+	// machine, without starting or writing anything: the upstreams'
+	// programs and directories, the audit files.
+	host bool
+	errs []*configError
 }
 
 // configError is a configuration error at file:line:col.
@@ -144,7 +154,12 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 // parseGatewayConfig decodes data, the contents of file, and checks it.
 // Every error is reported at once, each at file:line:col.
 func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gatewayConfig, error) {
-	d := &decoder{file: file, getenv: getenv}
+	return (&decoder{file: file, getenv: getenv}).decode(data)
+}
+
+// decode decodes data, the contents of d.file.
+func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
+	file := d.file
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -176,7 +191,15 @@ func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*
 		},
 	})
 	d.check(root, cfg)
-	if err := errors.Join(d.errs...); err != nil {
+	// In the order of the file, as an editor lists them.
+	slices.SortStableFunc(d.errs, func(a, b *configError) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+	})
+	var errs []error
+	for _, e := range d.errs {
+		errs = append(errs, e)
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -194,7 +217,7 @@ func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	}
 	for _, u := range cfg.Upstreams {
 		if u.App != "" && !slices.Contains(apps, u.App) {
-			d.errorf(root, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+			d.errorf(u.appNode, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
 		}
 	}
 }
@@ -334,8 +357,13 @@ func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
 			}
 		},
 	})
-	if s.Stdio && s.HTTP != "" {
+	switch {
+	case s.Stdio && s.HTTP != "":
 		d.errorf(n, "serve stdio or http, not both")
+	case s.Stdio && s.Stateless:
+		d.errorf(n, "stateless is for http: over stdio there are no HTTP sessions to do without")
+	case s.Stdio && s.Drain > 0:
+		d.errorf(n, "drain is for http: over stdio there is nothing to drain")
 	}
 }
 
@@ -374,23 +402,32 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 	var out []upstreamConfig
 	for _, item := range d.seq(n) {
 		var u upstreamConfig
-		tokenGiven := false
+		// token is the key (token or token_env) that gave the token;
+		// authHeader the Authorization key under headers.
+		var token, authHeader, command, dir *yaml.Node
+		setToken := func(n *yaml.Node, v string) {
+			if token != nil {
+				d.errorf(keyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, keyOf(item, n).Value)
+				return
+			}
+			u.Token, token = v, keyOf(item, n)
+		}
 		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
-			"command":          func(n *yaml.Node) { u.Command = d.strs(n) },
-			"env":              func(n *yaml.Node) { u.Env = d.strs(n) },
-			"dir":              func(n *yaml.Node) { u.Dir = d.str(n) },
+			"command":          func(n *yaml.Node) { u.Command, command = d.strs(n), n },
+			"env":              func(n *yaml.Node) { u.Env = d.environ(n) },
+			"dir":              func(n *yaml.Node) { u.Dir, dir = d.str(n), n },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
-			"token":            func(n *yaml.Node) { u.Token, tokenGiven = d.str(n), true },
-			"token_env":        func(n *yaml.Node) { u.Token, tokenGiven = d.env(n), true },
+			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
+			"token_env":        func(n *yaml.Node) { setToken(n, d.env(n)) },
 			"oauth":            func(n *yaml.Node) { u.OAuth = d.oauth(n) },
-			"headers":          func(n *yaml.Node) { u.Header = d.headers(n) },
+			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
 			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
-			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.str(n) },
+			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.protocolVersion(n) },
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
-			"app":              func(n *yaml.Node) { u.App = d.str(n) },
+			"app":              func(n *yaml.Node) { u.App, u.appNode = d.str(n), n },
 		})
 		switch {
 		case u.Name == "":
@@ -405,14 +442,130 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			d.errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
 		case len(u.Command) > 0 && u.OAuth != nil:
 			d.errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
-		case tokenGiven && u.OAuth != nil:
+		case token != nil && u.OAuth != nil:
 			d.errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
+		case authHeader != nil && token != nil:
+			d.errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
+		case authHeader != nil && u.OAuth != nil:
+			d.errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
 		case u.OAuth != nil:
 			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
+		}
+		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
+			u.Dir = filepath.Join(filepath.Dir(d.file), u.Dir)
+		}
+		if d.host {
+			d.checkHost(u, command, dir)
 		}
 		out = append(out, u)
 	}
 	return out
+}
+
+// checkHost checks that u's directory exists and its program is found,
+// where starting it would look: command and dir are where they are set.
+func (d *decoder) checkHost(u upstreamConfig, command, dir *yaml.Node) {
+	if dir != nil && u.Dir != "" {
+		if err := checkDir(u.Dir); err != nil {
+			d.errorf(dir, "upstream %q: %v", u.Name, err)
+			if len(u.Command) > 0 && strings.Contains(u.Command[0], "/") {
+				return // the program cannot be found in it either
+			}
+		}
+	}
+	if command != nil && len(command.Content) > 0 && command.Content[0].Kind == yaml.ScalarNode {
+		if err := lookProgram(u.Command[0], u.Dir); err != nil {
+			d.errorf(command.Content[0], "upstream %q: %v", u.Name, err)
+		}
+	}
+}
+
+// lookProgram finds an upstream's program as starting it does: a name
+// on $PATH, or, when it has a slash, the file at that path, relative to
+// dir.
+func lookProgram(prog, dir string) error {
+	path := prog
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && dir != "" {
+		path = filepath.Join(dir, prog)
+	}
+	_, err := exec.LookPath(path)
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	var ee *exec.Error
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &ee):
+		err = ee.Err
+	}
+	if path != prog {
+		return fmt.Errorf("program %q (%s): %v", prog, path, err)
+	}
+	return fmt.Errorf("program %q: %v", prog, err)
+}
+
+// checkDir checks that dir is a directory.
+func checkDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist", dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// checkAppendable checks, without creating or writing anything, that
+// the file at path can be opened for appending: it is writable if it
+// exists, and otherwise its directory is.
+func checkAppendable(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return fmt.Errorf("%s is a directory", path)
+	case err == nil:
+		if unix.Access(path, unix.W_OK) != nil {
+			return fmt.Errorf("%s is not writable", path)
+		}
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := checkDir(dir); err != nil {
+		return err
+	}
+	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
+		return fmt.Errorf("directory %s is not writable: %s cannot be created", dir, filepath.Base(path))
+	}
+	return nil
+}
+
+// environ reads an upstream's added environment: KEY=value entries.
+func (d *decoder) environ(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.seq(n) {
+		e := d.str(item)
+		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && item.Kind == yaml.ScalarNode {
+			d.errorf(item, "want an environment entry such as KEY=value, got %q", e)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// protocolVersion reads an MCP protocol version the gateway can speak.
+func (d *decoder) protocolVersion(n *yaml.Node) string {
+	v := d.str(n)
+	if known := mcp.SupportedProtocolVersions(); n.Kind == yaml.ScalarNode && !slices.Contains(known, v) {
+		d.errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, didYouMean(v, known), strings.Join(known, ", "))
+	}
+	return v
 }
 
 // oauth reads an upstream's OAuth client. Its secret comes from the
@@ -477,16 +630,34 @@ func (d *decoder) url(n *yaml.Node) string {
 	return s
 }
 
-func (d *decoder) headers(n *yaml.Node) http.Header {
+// headers reads an upstream's further headers, and returns the key of
+// the Authorization header among them, if any.
+func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 	h := http.Header{}
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, "headers must be a mapping of header names to values")
-		return h
+		return h, nil
 	}
+	var auth *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		h.Add(n.Content[i].Value, d.str(n.Content[i+1]))
+		k := n.Content[i]
+		if http.CanonicalHeaderKey(k.Value) == "Authorization" && auth == nil {
+			auth = k
+		}
+		h.Add(k.Value, d.str(n.Content[i+1]))
 	}
-	return h
+	return h, auth
+}
+
+// keyOf returns the key of value v in mapping m (v itself if it is not
+// one of m's values): where an error about a key belongs.
+func keyOf(m, v *yaml.Node) *yaml.Node {
+	for i := 1; i < len(m.Content); i += 2 {
+		if m.Content[i] == v {
+			return m.Content[i-1]
+		}
+	}
+	return v
 }
 
 func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
@@ -504,7 +675,13 @@ func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
 func (d *decoder) audit(n *yaml.Node) *auditConfig {
 	a := &auditConfig{}
 	d.mapping(n, "audit", map[string]func(*yaml.Node){
-		"file":   func(n *yaml.Node) { a.File = d.str(n) },
+		"file": func(n *yaml.Node) {
+			if a.File = d.str(n); d.host && a.File != "" && a.File != "stderr" {
+				if err := checkAppendable(a.File); err != nil {
+					d.errorf(n, "audit file: %v", err)
+				}
+			}
+		},
 		"redact": func(n *yaml.Node) { a.Redact = d.strs(n) },
 		"flows": func(n *yaml.Node) {
 			for _, item := range d.seq(n) {
@@ -557,6 +734,7 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 
 func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 	r := &ratelimitConfig{}
+	errs := len(d.errs)
 	d.mapping(n, "ratelimit", map[string]func(*yaml.Node){
 		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
 		"per_principal": func(n *yaml.Node) { r.PerPrincipal = d.limit(n) },
@@ -572,7 +750,9 @@ func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 			}
 		},
 	})
-	if !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
+	// A key that is misspelt or has a bad value is reported as such, not
+	// as missing.
+	if len(d.errs) == errs && !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
 		d.errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
 	}
 	return r
@@ -603,21 +783,12 @@ func (d *decoder) cache(n *yaml.Node) *cacheConfig {
 	return c
 }
 
-// readGatewayConfig reads and parses the configuration file at path.
+// readGatewayConfig reads and parses the configuration file at path, and
+// checks what its settings name on this machine (see decoder.host).
 func readGatewayConfig(path string) (*gatewayConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parseGatewayConfig(path, data, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	// An upstream's dir is relative to the configuration file.
-	for i, u := range cfg.Upstreams {
-		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
-			cfg.Upstreams[i].Dir = filepath.Join(filepath.Dir(path), u.Dir)
-		}
-	}
-	return cfg, nil
+	return (&decoder{file: path, getenv: os.Getenv, host: true}).decode(data)
 }

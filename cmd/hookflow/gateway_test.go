@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -41,18 +43,29 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"unset token variable", "upstreams:\n  - {name: a, url: 'http://h', token_env: UNSET}\n",
 			[]string{`g.yaml:2:43: environment variable UNSET is not set`}},
 		{"unknown app", "upstreams:\n  - {name: a, command: [x], app: mian}\napps:\n  - name: main\n",
-			[]string{`g.yaml:1:1: upstream "a" is mounted into app "mian", which apps does not define (did you mean "main"?)`}},
+			[]string{`g.yaml:2:34: upstream "a" is mounted into app "mian", which apps does not define (did you mean "main"?)`}},
+		{"unknown app, apps first", "apps:\n  - name: billing\n  - name: search\nupstreams:\n  - name: a\n    command: [x]\n    app: biling\n",
+			[]string{`g.yaml:7:10: upstream "a" is mounted into app "biling", which apps does not define (did you mean "billing"?)`}},
 		{"unknown plugin", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimt: {per_session: 1/s}\n",
 			[]string{`g.yaml:4:3: unknown key "ratelimt" in plugins (did you mean "ratelimit"?)`}},
 		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {per_session: 10 per second}\n",
-			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`,
-				`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`}},
+		{"no limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {}\n",
+			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+		{"no limit, empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n",
+			[]string{`g.yaml:4:13: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+		{"no limit for a tool", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {}}\n",
+			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
 		{"unknown flow", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  audit: {flows: [tools:call]}\n",
 			[]string{`g.yaml:4:19: `, `tools:call`}},
 		{"token without token", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth:\n    tokens:\n      - {user: u}\n",
 			[]string{`g.yaml:6:9: a token needs token or token_env`}},
 		{"stdio and http", "serve: {stdio: true, http: ':1'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:8: serve stdio or http, not both`}},
+		{"stateless over stdio", "serve: {stdio: true, stateless: true}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:8: stateless is for http: over stdio there are no HTTP sessions to do without`}},
+		{"drain over stdio", "serve: {stdio: true, drain: 5s}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:8: drain is for http: over stdio there is nothing to drain`}},
 		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
 		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
 			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
@@ -72,6 +85,22 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:2:5: upstream "a": oauth is for url upstreams`}},
 		{"oauth and token", "upstreams:\n  - name: a\n    url: http://h/mcp\n    token_env: SET\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: SET}\n",
 			[]string{`g.yaml:2:5: upstream "a": give token (or token_env) or oauth, not both`}},
+		{"token and token_env", "upstreams:\n  - name: a\n    url: http://h/mcp\n    token: x\n    token_env: SET\n",
+			[]string{`g.yaml:5:5: token and token_env both give the upstream's bearer token: keep one`}},
+		{"token_env and token", "upstreams:\n  - {name: a, url: 'http://h/mcp', token_env: SET, token: x}\n",
+			[]string{`g.yaml:2:52: token_env and token both give the upstream's bearer token: keep one`}},
+		{"token and an Authorization header", "upstreams:\n  - name: a\n    url: http://h/mcp\n    headers: {X-Team: blue, authorization: Bearer y}\n    token: x\n",
+			[]string{`g.yaml:4:29: upstream "a": an Authorization header and token both authenticate to the upstream: give one`}},
+		{"token_env and an Authorization header", "upstreams:\n  - name: a\n    url: http://h/mcp\n    token_env: SET\n    headers: {Authorization: Bearer y}\n",
+			[]string{`g.yaml:5:15: upstream "a": an Authorization header and token_env both authenticate to the upstream: give one`}},
+		{"oauth and an Authorization header", "upstreams:\n  - name: a\n    url: http://h/mcp\n    headers: {Authorization: Bearer y}\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: SET}\n",
+			[]string{`g.yaml:4:15: upstream "a": an Authorization header and oauth both authenticate to the upstream: give one`}},
+		{"env without =", "upstreams:\n  - name: a\n    command: [x]\n    env: [A=1, FOO, =x]\n",
+			[]string{`g.yaml:4:16: want an environment entry such as KEY=value, got "FOO"`, `g.yaml:4:21: want an environment entry such as KEY=value, got "=x"`}},
+		{"unknown protocol version", "upstreams:\n  - {name: a, command: [x], protocol_version: 1999-01-01}\n",
+			[]string{`g.yaml:2:47: unknown MCP protocol version "1999-01-01" (known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`}},
+		{"misspelt protocol version", "upstreams:\n  - {name: a, command: [x], protocol_version: 2025-06-81}\n",
+			[]string{`g.yaml:2:47: unknown MCP protocol version "2025-06-81" (did you mean "2025-06-18"?)`}},
 		{"oauth not a mapping", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: yes\n",
 			[]string{`g.yaml:4:12: oauth must be a mapping of keys to values`}},
 		{"health not a path", "serve: {http: ':1', health: healthz}\nupstreams:\n  - {name: a, command: [x]}\n",
@@ -96,6 +125,26 @@ func TestGatewayConfigErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error:\n%v\nwant it to contain %q", err, w)
 				}
+			}
+		})
+	}
+}
+
+// TestGatewayConfigNoCascade checks that a mistake is reported once, not
+// also as the absence of what it failed to give.
+func TestGatewayConfigNoCascade(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_session: 5/fortnight\n",
+			`g.yaml:5:18: want a limit such as 10/s, 100/m or 1000/h, got "5/fortnight"`},
+		{"misspelt limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_sesion: 5/s\n",
+			`g.yaml:5:5: unknown key "per_sesion" in ratelimit (did you mean "per_session"?) (known: per_principal, per_session, per_tool, tools)`},
+		{"bad tool limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {slow: often}}\n",
+			`g.yaml:4:29: want a limit such as 10/s, 100/m or 1000/h, got "often"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), func(string) string { return "" })
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n%v\nwant exactly:\n%s", err, tc.want)
 			}
 		})
 	}
@@ -209,6 +258,9 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if err := os.WriteFile(good, []byte("upstreams:\n  - {name: a, command: [go, version], dir: sub}\nplugins:\n  ratelimit: {per_session: 1/s}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	missing := filepath.Join(dir, "missing.yaml")
 	if err := os.WriteFile(missing, []byte("upstreams:\n  - {name: a, command: [./nothing-here]}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -229,6 +281,14 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if err := os.WriteFile(stdioHealth, []byte("serve: {stdio: true, health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	stdioOnly := filepath.Join(dir, "stdio.yaml")
+	if err := os.WriteFile(stdioOnly, []byte("serve: {stdio: true}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	httpOnly := filepath.Join(dir, "http.yaml")
+	if err := os.WriteFile(httpOnly, []byte("serve: {http: '127.0.0.1:0', stateless: true, drain: 5s}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("upstreams:\n  - {name: a}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -243,8 +303,10 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", oauth, "-check"}, exitOK, oauth + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
-		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, `upstream "a": exec: "./nothing-here"`},
+		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, missing + `:2:25: upstream "a": program "./nothing-here": no such file or directory`},
 		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
+		{[]string{"gateway", "-command", "no-such-program-xyz -v", "-check"}, exitFailed,
+			`hookflow gateway: -command: program "no-such-program-xyz": executable file not found in $PATH`},
 		{[]string{"gateway", "-command", "prog 'a b", "-check"}, exitUsage, "unterminated quote"},
 		{[]string{"gateway", "-config", good, "-explain", "tools:cal-tool"}, exitUsage, `did you mean "tools:call-tool"`},
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
@@ -256,6 +318,19 @@ func TestGatewayCommandUsage(t *testing.T) {
 			"serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio"},
 		{[]string{"gateway", "-config", stdioHealth, "-http", "127.0.0.1:0", "-check"}, exitOK, stdioHealth + ": ok"},
 		{[]string{"gateway", "-config", stdioHealth, "-health-addr", "127.0.0.1:9090", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", good, "-check", "-explain", "tools:call-tool"}, exitUsage, "hookflow gateway: -check and -explain exclude each other: give one"},
+		{[]string{"gateway", "-command", "go version", "-http", "127.0.0.1:0", "-stdio"}, exitUsage, "hookflow gateway: give -http or -stdio, not both"},
+		{[]string{"gateway", "-command", "go version", "-stateless", "-stdio"}, exitUsage, "hookflow gateway: -stateless is for streamable HTTP (-http), not -stdio"},
+		{[]string{"gateway", "-command", "go version", "-drain", "5s", "-stdio"}, exitUsage,
+			"hookflow gateway: -drain is for streamable HTTP (-http): over stdio there is nothing to drain"},
+		{[]string{"gateway", "-config", stdioOnly, "-stateless", "-check"}, exitUsage,
+			"hookflow gateway: -stateless is for streamable HTTP, and the configuration serves stdio: give -http addr too"},
+		{[]string{"gateway", "-config", stdioOnly, "-drain", "5s", "-check"}, exitUsage,
+			"hookflow gateway: -drain is for streamable HTTP, and the configuration serves stdio (nothing to drain): give -http addr too"},
+		{[]string{"gateway", "-config", stdioOnly, "-stateless", "-drain", "5s", "-http", "127.0.0.1:0", "-check"}, exitOK, stdioOnly + ": ok"},
+		{[]string{"gateway", "-config", httpOnly, "-stdio", "-check"}, exitOK, httpOnly + ": ok"},
+		{[]string{"gateway", "-config", filepath.Join(dir, "nonexistent.yaml")}, exitFailed,
+			"hookflow gateway: open " + filepath.Join(dir, "nonexistent.yaml") + ": no such file or directory"},
 		{[]string{"gateway", "-config", good, "-http", "127.0.0.1:9090", "-health-addr", "127.0.0.1:9090", "-check"}, exitFailed,
 			"serve.health_addr is serve.http's address 127.0.0.1:9090: leave it out to serve health on the MCP listener"},
 	} {
@@ -270,6 +345,161 @@ func TestGatewayCommandUsage(t *testing.T) {
 	}
 	if cfg, err := readGatewayConfig(good); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
 		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)
+	}
+}
+
+// TestGatewayCheckHost checks what -check finds on the machine: missing
+// programs and directories and unwritable audit files, at file:line:col
+// and together with the other errors, without creating or writing the
+// audit files.
+func TestGatewayCheckHost(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("bin/up", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(dir, "bin/up"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	existing := write("existing.log", "kept\n")
+	for _, tc := range []struct {
+		name, yaml string
+		code       int
+		want       []string
+	}{
+		{"every error at once", `upstreams:
+  - name: d
+    command: [no-such-program-xyz, -v]
+  - name: j
+    command: [go, version]
+    dir: /no/such/dir
+  - name: k
+    command: [./up]
+    dir: nowhere
+  - name: e
+    command: [go]
+    env: [FOO]
+    timeout: soon
+plugins:
+  audit: {file: /nonexistent/dir/audit.log}
+`, exitFailed, []string{
+			`:3:15: upstream "d": program "no-such-program-xyz": executable file not found in $PATH`,
+			`:6:10: upstream "j": directory /no/such/dir does not exist`,
+			`:9:10: upstream "k": directory ` + filepath.Join(dir, "nowhere") + ` does not exist`,
+			`:12:11: want an environment entry such as KEY=value, got "FOO"`,
+			`:13:14: want a duration such as 30s or 1m, got "soon"`,
+			`:15:17: audit file: directory /nonexistent/dir does not exist`,
+		}},
+		{"a program relative to dir", "upstreams:\n  - {name: a, command: [./up], dir: bin}\n", exitOK, []string{": ok (1 upstreams)"}},
+		{"a program missing from dir", "upstreams:\n  - {name: a, command: [./down], dir: bin}\n", exitFailed,
+			[]string{`:2:25: upstream "a": program "./down" (` + filepath.Join(dir, "bin/down") + `): no such file or directory`}},
+		{"a program that is not executable", "upstreams:\n  - {name: a, command: [./existing.log], dir: .}\n", exitFailed,
+			[]string{`:2:25: upstream "a": program "./existing.log" (` + existing + `): permission denied`}},
+		{"dir is a file", "upstreams:\n  - {name: a, command: [go], dir: existing.log}\n", exitFailed,
+			[]string{`:2:35: upstream "a": ` + existing + ` is not a directory`}},
+		{"audit file is a directory", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "}\n", exitFailed,
+			[]string{`:4:17: audit file: ` + dir + ` is a directory`}},
+		{"audit file in an app", "upstreams:\n  - {name: a, command: [go], app: x}\napps:\n  - name: x\n    plugins:\n      audit:\n        file: " + dir + "/no/a.log\n", exitFailed,
+			[]string{`:7:15: audit file: directory ` + dir + `/no does not exist`}},
+		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
+		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
+		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,
+			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact[0]: \"user.\" has an empty field name\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := write("g.yaml", tc.yaml)
+			var out, errb bytes.Buffer
+			code := run([]string{"gateway", "-config", cfg, "-check"}, stdio{out: &out, err: &errb})
+			got := out.String() + errb.String()
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; output:\n%s", code, tc.code, got)
+			}
+			last := -1
+			for _, w := range tc.want {
+				switch i := strings.Index(got, w); {
+				case i < 0:
+					t.Errorf("output:\n%s\nwant it to contain %q", got, w)
+				case i < last:
+					t.Errorf("output:\n%s\nwant %q after the error before it, in the order of the file", got, w)
+				default:
+					last = i
+				}
+			}
+			if strings.Contains(got, "hookflow: invalid") {
+				t.Errorf("output:\n%s\nsays hookflow: invalid", got)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.log")); !os.IsNotExist(err) {
+		t.Errorf("-check created the audit file: %v", err)
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != "kept\n" {
+		t.Errorf("-check changed the audit file: %q, %v", b, err)
+	}
+}
+
+// TestGatewayCheckUnwritable checks that -check reports an audit file it
+// could not append to; root can write anything.
+func TestGatewayCheckUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write to any file")
+	}
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "locked.log")
+	if err := os.WriteFile(locked, nil, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		locked:                     `:4:17: audit file: ` + locked + ` is not writable`,
+		filepath.Join(ro, "a.log"): `:4:17: audit file: directory ` + ro + ` is not writable: a.log cannot be created`,
+	} {
+		cfg := filepath.Join(dir, "g.yaml")
+		if err := os.WriteFile(cfg, []byte("upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: "+file+"}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"gateway", "-config", cfg, "-check"}, stdio{out: &out, err: &errb}); code != exitFailed || !strings.Contains(errb.String(), want) {
+			t.Errorf("exit %d, output:\n%s%s\nwant exit 1 and %q", code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// TestPrintError checks how the command prints a failure: a line for
+// each joined error, and a plugin's configuration error without
+// hookflow's "hookflow: invalid: ", however deep.
+func TestPrintError(t *testing.T) {
+	plugin := func(err error) error {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: `plugin "gateway" (gw/plugin:gateway)`, Err: err}
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("listen tcp: address in use"), "hookflow gateway: listen tcp: address in use\n"},
+		{plugin(&flows.Error{Code: flows.CodeInvalid, Msg: `gateway: resource "up://r" clashes`}),
+			"hookflow gateway: plugin \"gateway\" (gw/plugin:gateway): gateway: resource \"up://r\" clashes\n"},
+		{errors.Join(plugin(errors.New("a")), plugin(errors.New("b"))),
+			"hookflow gateway: plugin \"gateway\" (gw/plugin:gateway): a\nhookflow gateway: plugin \"gateway\" (gw/plugin:gateway): b\n"},
+		{&flows.Error{Code: flows.CodeAborted, Flow: flows.ToolsCallTool, Hook: "h", Err: errors.New("no")},
+			"hookflow gateway: hookflow: tools:call-tool beforeValidation: hook \"h\" aborted: no\n"},
+	} {
+		var b bytes.Buffer
+		printError(&b, tc.err)
+		if b.String() != tc.want {
+			t.Errorf("printError(%v) printed:\n%s\nwant:\n%s", tc.err, b.String(), tc.want)
+		}
 	}
 }
 
