@@ -39,8 +39,8 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] | -stdio] [-health path] [-health-addr addr]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
@@ -71,6 +71,7 @@ func runGateway(args []string, sio stdio) int {
 		healthPath = fs.String("health", "", "serve health endpoints under `path`: path/live and path/ready (overrides the configuration)")
 		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
 		drain      = fs.Duration("drain", 0, "after SIGTERM, go on serving HTTP for `duration` with readiness failing, then shut down (overrides the configuration)")
+		sessionTO  = fs.Duration("session-timeout", defaultSessionTimeout, "close a client's HTTP session after `duration` without a request from it; 0 never (overrides the configuration)")
 		verbose    = fs.Bool("v", false, "log at debug level")
 	)
 	fs.Usage = func() {
@@ -97,6 +98,7 @@ func runGateway(args []string, sio stdio) int {
 		{*httpAddr != "", *stdioFlag, "give -http or -stdio, not both"},
 		{set["stateless"] && *stateless, *stdioFlag, "-stateless is for streamable HTTP (-http), not -stdio"},
 		{set["drain"] && *drain > 0, *stdioFlag, "-drain is for streamable HTTP (-http): over stdio there is nothing to drain"},
+		{set["session-timeout"], *stdioFlag, "-session-timeout is for streamable HTTP (-http): over stdio the client's session ends with its connection"},
 	} {
 		if c.a && c.b {
 			fmt.Fprintf(sio.err, "hookflow gateway: %s\n", c.msg)
@@ -122,7 +124,7 @@ func runGateway(args []string, sio stdio) int {
 				return exitFailed
 			}
 		}
-		cfg = &gatewayConfig{Name: "hookflow-gateway", Upstreams: []upstreamConfig{{Upstream: u}}}
+		cfg = &gatewayConfig{Name: "hookflow-gateway", Serve: serveConfig{SessionTimeout: defaultSessionTimeout}, Upstreams: []upstreamConfig{{Upstream: u}}}
 	} else {
 		var err error
 		if cfg, err = readGatewayConfig(*configPath); err != nil {
@@ -152,6 +154,11 @@ func runGateway(args []string, sio stdio) int {
 			cfg.Serve.Health = *healthPath
 			if err := checkHealthPath(*healthPath); err != nil {
 				flagErr = fmt.Errorf("-health: %v", err)
+			}
+		case "session-timeout":
+			cfg.Serve.SessionTimeout = *sessionTO
+			if *sessionTO < 0 {
+				flagErr = fmt.Errorf("-session-timeout: want a duration such as 30m, got %v", *sessionTO)
 			}
 		case "drain":
 			cfg.Serve.Drain = *drain
@@ -592,7 +599,7 @@ func (g *builtGateway) serve(ctx context.Context, s serveConfig, logger *slog.Lo
 	if s.Stdio {
 		return g.srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	opts := &mcp.StreamableHTTPOptions{Stateless: s.Stateless}
+	opts := &mcp.StreamableHTTPOptions{Stateless: s.Stateless, SessionTimeout: s.SessionTimeout}
 	var h http.Handler
 	var err error
 	if g.auth != nil {

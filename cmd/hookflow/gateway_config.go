@@ -54,6 +54,12 @@ type serveConfig struct {
 	// a load balancer needs to stop sending it requests. 0 shuts down at
 	// once.
 	Drain time.Duration
+	// SessionTimeout closes a stateful HTTP client session, and with it
+	// its upstream sessions (a stdio upstream's process), after that long
+	// without a request from its client: a client that vanished without
+	// ending its session would otherwise hold them forever. 0 never
+	// closes one.
+	SessionTimeout time.Duration
 }
 
 type upstreamConfig struct {
@@ -164,7 +170,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
-	cfg := &gatewayConfig{Name: "hookflow-gateway"}
+	cfg := &gatewayConfig{Name: "hookflow-gateway", Serve: serveConfig{SessionTimeout: defaultSessionTimeout}}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
 	}
@@ -348,7 +354,8 @@ func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
 				}
 			}
 		},
-		"drain": func(n *yaml.Node) { s.Drain = d.duration(n) },
+		"drain":           func(n *yaml.Node) { s.Drain = d.duration(n) },
+		"session_timeout": func(n *yaml.Node) { s.SessionTimeout = d.duration(n) },
 		"health_addr": func(n *yaml.Node) {
 			if s.HealthAddr = d.str(n); s.HealthAddr != "" {
 				if err := checkAddr(s.HealthAddr); err != nil {
@@ -792,3 +799,7 @@ func readGatewayConfig(path string) (*gatewayConfig, error) {
 	}
 	return (&decoder{file: path, getenv: os.Getenv, host: true}).decode(data)
 }
+
+// defaultSessionTimeout is serve.session_timeout when the file and the
+// flags leave it out.
+const defaultSessionTimeout = 30 * time.Minute

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -313,4 +315,59 @@ func TestGatewayDrain(t *testing.T) {
 	case <-time.After(time.Minute): // a bound on a hang, not a timing assertion
 		t.Fatalf("the gateway did not exit after a second SIGTERM\n%s", logs.String())
 	}
+}
+
+// TestGatewaySessionTimeout abandons a client session without ending it:
+// after serve.session_timeout without a request, the gateway closes it,
+// and with it the stdio upstream process it ran for that session.
+func TestGatewaySessionTimeout(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	addr, logs, cmd := startGateway(t, hookflow, nil, "-command", upstream, "-http", "127.0.0.1:0", "-health", "/healthz", "-session-timeout", "1s")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connecting: %v\n%s", err, logs.String())
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("echo: %v %+v\n%s", err, res, logs.String())
+	}
+	name := filepath.Base(upstream)
+	if n := childProcesses(t, cmd.Process.Pid, name); n != 2 {
+		t.Fatalf("%d upstream processes while the session is used, want 2 (the gateway's, the session's)", n)
+	}
+	// The client makes no request from now on.
+	waitFor(t, "the abandoned session's upstream process to end", logs, func() bool {
+		return childProcesses(t, cmd.Process.Pid, name) == 1
+	})
+}
+
+// childProcesses counts the live child processes of ppid named comm.
+func childProcesses(t *testing.T, ppid int, comm string) int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid …
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if s[open+1:end] == comm && len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) {
+			n++
+		}
+	}
+	return n
 }

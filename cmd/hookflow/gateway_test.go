@@ -152,7 +152,7 @@ func TestGatewayConfigNoCascade(t *testing.T) {
 
 func TestGatewayConfig(t *testing.T) {
 	yaml := `name: gw
-serve: {http: "127.0.0.1:0", stateless: true, drain: 5s}
+serve: {http: "127.0.0.1:0", stateless: true, drain: 5s, session_timeout: 1h}
 upstreams:
   - name: a
     url: http://h/mcp
@@ -182,7 +182,7 @@ plugins:
 		t.Fatal(err)
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
-	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
+	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" {
 		t.Errorf("decoded %+v", cfg)
 	}
@@ -312,6 +312,8 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
 		{[]string{"gateway", "-config", good, "-health", "/healthz", "-health-addr", "127.0.0.1:0", "-check"}, exitOK, good + ": ok"},
 		{[]string{"gateway", "-config", good, "-drain", "-1s", "-check"}, exitUsage, `-drain: want a duration such as 5s, got -1s`},
+		{[]string{"gateway", "-config", good, "-session-timeout", "-1s", "-check"}, exitUsage, `-session-timeout: want a duration such as 30m, got -1s`},
+		{[]string{"gateway", "-config", good, "-session-timeout", "1m", "-stdio", "-check"}, exitUsage, `-session-timeout is for streamable HTTP (-http)`},
 		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
 		{[]string{"gateway", "-config", good, "-health-addr", "9090", "-check"}, exitUsage, `-health-addr: want an address such as 127.0.0.1:9090, got "9090"`},
 		{[]string{"gateway", "-config", stdioHealth, "-check"}, exitFailed,
