@@ -229,3 +229,22 @@ func TestPluginChecks(t *testing.T) {
 		return p
 	}, nil)
 }
+
+// A host that restarts between two calls loses the invoker's session: the
+// second call's invocation fails with it, and is sent once more on a new
+// session, so the call goes through (fail-closed: before, it was blocked).
+func TestHostRestart(t *testing.T) {
+	args := []string{"-serve", "allow", "-token", hostToken}
+	addr, cmd := runHTTPHost(t, "127.0.0.1:0", args...)
+	s := newSetup(t, intercept.Config{Servers: []intercept.Server{{Name: "g", URL: "http://" + addr, Token: hostToken}}})
+	s.echo("before").WantText(plugintest.EchoText("before"))
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	runHTTPHost(t, addr, args...)
+	s.echo("after").WantText(plugintest.EchoText("after"))
+	if got, want := decisions(s.last(t)), "g:allow validation request allowed\ng:allow validation response allowed"; got != want {
+		t.Errorf("decisions after the restart:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -107,26 +107,27 @@ func (c *conn) where() string {
 	return fmt.Sprintf("server %q (command %s)", c.srv.Name, c.srv.Command[0])
 }
 
-// session returns the open session, connecting when there is none.
-func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
+// session returns the open session, connecting when there is none;
+// fresh reports that it connected.
+func (c *conn) session(ctx context.Context) (cs *mcp.ClientSession, fresh bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("%s: the plugin is closed", c.where())
+		return nil, false, fmt.Errorf("%s: the plugin is closed", c.where())
 	}
 	if c.cs != nil {
-		return c.cs, nil
+		return c.cs, false, nil
 	}
 	if !c.failedAt.IsZero() && time.Since(c.failedAt) < c.retryAfter {
-		return nil, c.lastErr
+		return nil, false, c.lastErr
 	}
-	cs, err := c.connect(context.WithoutCancel(ctx))
+	cs, err = c.connect(context.WithoutCancel(ctx))
 	if err != nil {
 		c.failedAt, c.lastErr = time.Now(), err
-		return nil, err
+		return nil, false, err
 	}
 	c.cs, c.failedAt, c.lastErr = cs, time.Time{}, nil
-	return cs, nil
+	return cs, true, nil
 }
 
 // drop forgets cs if it is the current session, and closes it.
@@ -141,7 +142,7 @@ func (c *conn) drop(cs *mcp.ClientSession) {
 
 // list returns the host's interceptors.
 func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
-	cs, err := c.session(ctx)
+	cs, _, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,21 +160,46 @@ func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 }
 
 // invoke calls interceptor/invoke. An error that is not the host's
-// JSON-RPC answer (the connection failed) drops the session.
+// answer (the connection failed, or the host lost the session: it
+// restarted) drops the session; when the session was not new, the
+// invocation is sent once more on a new one. That is safe: an interceptor
+// decides from the payload alone, and a host that lost the session never
+// ran the first invocation. So a host's restart costs one reconnection,
+// not a call.
 func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, error) {
-	cs, err := c.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
-	if err != nil {
-		var rpc *jsonrpc.Error
-		if !errors.As(err, &rpc) && ctx.Err() == nil {
-			c.drop(cs)
+	for {
+		cs, fresh, err := c.session(ctx)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
+		if err == nil {
+			return res, nil
+		}
+		if !connectionFailed(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		c.drop(cs)
+		if fresh {
+			return nil, err
+		}
 	}
-	return res, nil
+}
+
+// connectionFailed reports whether err is no answer of the host but the
+// failure of the session: an error of the transport, or one the SDK's
+// JSON-RPC layer makes itself when its connection closes or its transport
+// refuses a message.
+func connectionFailed(err error) bool {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) {
+		return true
+	}
+	switch rpc.Code {
+	case -32003, -32004, -32005: // client closing, server closing, rejected by transport
+		return true
+	}
+	return false
 }
 
 // close closes the session; later invocations fail.

@@ -98,7 +98,11 @@
 // the run go on without it. An audit-mode interceptor's failure is only
 // recorded. A host whose session ended is connected again (its command
 // restarted) on the next invocation, at most once per Config.RetryAfter;
-// until then its invocations fail.
+// until then its invocations fail. An invocation that fails with the
+// session (the host restarted and lost it, the connection broke) is sent
+// once more on a new session when the failed one was not itself new: an
+// interceptor decides from the payload alone, so a host's restart costs a
+// reconnection, not a blocked call.
 //
 // # What the client and the operator see
 //

@@ -78,7 +78,15 @@ func startHost(t testing.TB, kind hostKind, name string, serve ...string) interc
 // address.
 func startHTTPHost(t testing.TB, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(testhost, append(args, "-http", "127.0.0.1:0")...)
+	addr, _ := runHTTPHost(t, "127.0.0.1:0", args...)
+	return addr
+}
+
+// runHTTPHost runs the test host over HTTP at addr with args and returns
+// its address and its process, killed with the test.
+func runHTTPHost(t testing.TB, addr string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(testhost, append(args, "-http", addr)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +107,7 @@ func startHTTPHost(t testing.TB, args ...string) string {
 	if !ok {
 		t.Fatalf("the test host said %q", line)
 	}
-	return addr
+	return addr, cmd
 }
 
 // events collects audit events.
