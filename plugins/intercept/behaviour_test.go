@@ -3,6 +3,7 @@ package intercept_test
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,5 +247,55 @@ func TestHostRestart(t *testing.T) {
 	s.echo("after").WantText(plugintest.EchoText("after"))
 	if got, want := decisions(s.last(t)), "g:allow validation request allowed\ng:allow validation response allowed"; got != want {
 		t.Errorf("decisions after the restart:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A host that stops answering at all (its process is stopped) fails its
+// first invocation at the interceptor's timeout; the next ones fail at
+// once, without waiting for it (a blocked call costs no timeout while the
+// host is stalled); once the process runs again, a probe finds it
+// answering, and calls go through.
+func TestStalledHostFailsFast(t *testing.T) {
+	const timeout = 2 * time.Second
+	args := []string{"-serve", "allow", "-token", hostToken}
+	addr, cmd := runHTTPHost(t, "127.0.0.1:0", args...)
+	s := newSetup(t, intercept.Config{Servers: []intercept.Server{{Name: "g", URL: "http://" + addr, Token: hostToken}},
+		Timeout: timeout, RetryAfter: 50 * time.Millisecond, ConnectTimeout: time.Minute})
+	s.echo("up").WantText(plugintest.EchoText("up"))
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			_ = cmd.Process.Signal(syscall.SIGCONT)
+		}
+	}
+	defer resume()
+
+	s.echo("first").WantToolError("the request was blocked: an interceptor failed")
+	if d := s.last(t).Decisions; len(d) == 0 || d[0].Duration < timeout {
+		t.Fatalf("first call while stopped: decisions %+v, want one that waited for the timeout", d)
+	}
+	s.echo("second").WantToolError("the request was blocked: an interceptor failed")
+	d := s.last(t).Decisions
+	// Without the stall the invocation would wait for the timeout again:
+	// its duration could not be below it.
+	if len(d) == 0 || d[0].Duration >= timeout || !strings.Contains(d[0].Reason, "fail at once until it answers again") {
+		t.Fatalf("second call while stopped: decisions %+v, want one failed at once", d)
+	}
+
+	resume()
+	deadline := time.Now().Add(time.Minute) // a bound on a hang, not a timing assertion
+	for {
+		r := s.echo("again")
+		if r.Err == nil && !r.Res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calls still fail a minute after the host runs again: %v %+v", r.Err, r.Res)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"sync"
@@ -18,23 +19,30 @@ import (
 // conn is the plugin's connection to one interceptor host. A session that
 // fails (the process exits, the HTTP session is gone) is dropped, and the
 // next invocation connects again (restarting the command), at most once per
-// RetryAfter.
+// RetryAfter. A host that leaves an invocation unanswered is stalled: its
+// invocations fail at once, without waiting for their timeouts, until a
+// probe finds it answering again.
 type conn struct {
 	srv        Server
 	client     *mcp.Client
 	httpClient *http.Client
 	connectFor time.Duration
 	retryAfter time.Duration
+	log        *slog.Logger
 
 	mu       sync.Mutex
 	cs       *mcp.ClientSession
 	failedAt time.Time // when the last reconnect failed
 	lastErr  error
 	closed   bool
+	// stalled is the error of the host's invocations while it is stalled,
+	// nil when it is not.
+	stalled error
+	done    chan struct{} // closed by close: stops the probe
 }
 
-func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration) *conn {
-	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter}
+func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration, log *slog.Logger) *conn {
+	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter, log: log, done: make(chan struct{})}
 	if srv.URL != "" {
 		c.httpClient = srv.HTTPClient
 		if c.httpClient == nil {
@@ -168,6 +176,12 @@ func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 // not a call.
 func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, error) {
 	for {
+		c.mu.Lock()
+		stalled := c.stalled
+		c.mu.Unlock()
+		if stalled != nil {
+			return nil, stalled
+		}
 		cs, fresh, err := c.session(ctx)
 		if err != nil {
 			return nil, err
@@ -175,6 +189,9 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
 		if err == nil {
 			return res, nil
+		}
+		if errors.Is(context.Cause(ctx), errNoAnswer) {
+			return nil, c.stall(p.Name)
 		}
 		if !connectionFailed(err) || ctx.Err() != nil {
 			return nil, err
@@ -202,10 +219,60 @@ func connectionFailed(err error) bool {
 	return false
 }
 
+// errNoAnswer is the cause of an invocation's context when the host did
+// not answer within the interceptor's timeout.
+var errNoAnswer = errors.New("intercept: no answer in time")
+
+// stall marks the host stalled after interceptor name left an invocation
+// unanswered, and starts the probe that ends the stall; it returns the
+// invocation's error.
+func (c *conn) stall(name string) error {
+	err := fmt.Errorf("%s did not answer interceptor %q in time; its invocations fail at once until it answers again", c.where(), name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stalled == nil && !c.closed {
+		c.stalled = err
+		c.log.Warn("intercept: host stalled; probing it", slog.String("server", c.srv.Name), slog.String("interceptor", name))
+		go c.probe()
+	}
+	return err
+}
+
+// probe pings the stalled host every RetryAfter (each ping, and the
+// connection it may need, bounded by ConnectTimeout) until it answers,
+// then ends the stall. A session that does not answer is dropped.
+func (c *conn) probe() {
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-time.After(c.retryAfter):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.connectFor)
+		cs, _, err := c.session(ctx)
+		if err == nil {
+			if err = cs.Ping(ctx, nil); err != nil {
+				go c.drop(cs) // closing may wait on the host too
+			}
+		}
+		cancel()
+		if err == nil {
+			c.mu.Lock()
+			c.stalled = nil
+			c.mu.Unlock()
+			c.log.Info("intercept: host answers again", slog.String("server", c.srv.Name))
+			return
+		}
+	}
+}
+
 // close closes the session; later invocations fail.
 func (c *conn) close() error {
 	c.mu.Lock()
 	cs := c.cs
+	if !c.closed {
+		close(c.done)
+	}
 	c.cs, c.closed = nil, true
 	c.mu.Unlock()
 	if cs == nil {

@@ -102,7 +102,13 @@
 // session (the host restarted and lost it, the connection broke) is sent
 // once more on a new session when the failed one was not itself new: an
 // interceptor decides from the payload alone, so a host's restart costs a
-// reconnection, not a blocked call.
+// reconnection, not a blocked call. A host that leaves an invocation
+// unanswered past the interceptor's timeout (it hangs, its machine is
+// gone) is stalled: its invocations fail at once, by their failOpen,
+// instead of each waiting for its timeout, while the plugin pings it every
+// RetryAfter (connecting again if it must, within ConnectTimeout); the
+// first answer ends the stall. A host's own timeout error (it stopped at
+// timeoutMs) is an answer, and stalls nothing.
 //
 // # What the client and the operator see
 //

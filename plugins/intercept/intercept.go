@@ -86,7 +86,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	listed := make([][]wire.Interceptor, len(cfg.Servers))
 	var errs []error
 	for i, s := range cfg.Servers {
-		c := newConn(s, client, cfg.ConnectTimeout, cfg.RetryAfter)
+		c := newConn(s, client, cfg.ConnectTimeout, cfg.RetryAfter, p.logger)
 		p.conns = append(p.conns, c)
 		ds, err := c.list(ctx)
 		if err != nil {

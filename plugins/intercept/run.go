@@ -104,7 +104,7 @@ func (p *Plugin) invoke(ctx context.Context, ic *interceptor, ps *pass, st *pass
 		// that does not answer at all.
 		params.TimeoutMs = max(1, ic.timeout.Milliseconds())
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ic.timeout+max(50*time.Millisecond, ic.timeout/10))
+		ctx, cancel = context.WithTimeoutCause(ctx, ic.timeout+max(50*time.Millisecond, ic.timeout/10), errNoAnswer)
 		defer cancel()
 	}
 	start := time.Now()
