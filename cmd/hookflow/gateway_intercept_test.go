@@ -73,7 +73,8 @@ func auditEvents(t *testing.T, path string) []auditEvent {
 // app, that of a host the gateway runs over stdio (allow). The first
 // gateway blocks a call by guard:deny, the second serves it, allowed by
 // local:allow, and the audit plugin of the same level records each
-// decision with its interceptor.
+// decision with its interceptor; a third, whose app has no audit plugin,
+// records the app's decisions with the server's.
 func TestGatewayIntercept(t *testing.T) {
 	hookflow, upstream, testhost := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream"), build(t, "plugins/intercept/internal/testhost")
 	upURL, _ := startUpstream(t, upstream, "127.0.0.1:0")
@@ -145,6 +146,26 @@ apps:
 	waitFor(t, "the audit event", logs, func() bool { events = auditEvents(t, open); return len(events) == 1 })
 	if e := events[0]; e.DecidedBy != "" || decisions(e)["local:allow validation request"] != "allowed" || decisions(e)["local:allow validation response"] != "allowed" {
 		t.Errorf("audit event: %+v, want local:allow allowed on the request and the response", e)
+	}
+
+	// An app without an audit plugin: the server's records its decisions.
+	server := filepath.Join(dir, "server.jsonl")
+	res, logs = call("server-audit", `upstreams:
+  - {name: up, url: '`+upURL+`', app: open}
+plugins:
+  audit: {file: '`+server+`', flows: [tools:call-tool]}
+apps:
+  - name: open
+    plugins:
+      intercept:
+        servers: [{name: local, command: ['`+testhost+`', -serve, allow]}]
+`)
+	if res.IsError {
+		t.Errorf("echo through local: %+v, want it served\n%s", res, logs.String())
+	}
+	waitFor(t, "the audit event", logs, func() bool { events = auditEvents(t, server); return len(events) == 1 })
+	if e := events[0]; decisions(e)["local:allow validation request"] != "allowed" || decisions(e)["local:allow validation response"] != "allowed" {
+		t.Errorf("the server's audit event: %+v, want the app's local:allow allowed on the request and the response", e)
 	}
 }
 
