@@ -188,6 +188,9 @@ func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node
 			for _, h := range d.seq(n) {
 				p.Hooks = append(p.Hooks, d.interceptHook(h))
 			}
+			if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+				d.errorf(n, "hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true")
+			}
 		},
 		"config": func(n *yaml.Node) {
 			if n.Kind != yaml.MappingNode {

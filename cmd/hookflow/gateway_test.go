@@ -165,6 +165,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:8:47: unknown phase "both" (want "request" or "response")`}},
 		{"intercept policy hook without events", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        hooks: [{phase: request}]\n",
 			[]string{`g.yaml:8:17: a hook needs events and a phase, such as {events: [tools/call], phase: request}`}},
+		{"intercept policy empty hooks", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, hooks: []}\n",
+			[]string{`g.yaml:7:36: hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true`}},
 		{"intercept policy bad priority hint", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: upper, priority_hint: {request: 1, respons: 2}}\n",
 			[]string{`g.yaml:7:58: unknown key "respons" in priority_hint (did you mean "response"?)`}},
 		{"intercept policy config not a mapping", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, config: [a]}\n",
