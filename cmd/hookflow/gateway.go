@@ -27,6 +27,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
 	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -366,11 +367,20 @@ type builtGateway struct {
 	gateways []*gateway.Gateway
 	auth     *auth.Plugin
 	audits   []*audit.Plugin
+	// intercepts are the intercept plugins, whose hosts' commands end
+	// with the gateway.
+	intercepts []*intercept.Plugin
+	// serverAudit is the server's audit plugin, once added; nil without
+	// one.
+	serverAudit intercept.Auditor
 }
 
 func (g *builtGateway) close() {
 	for _, gw := range g.gateways {
 		gw.Close()
+	}
+	for _, ip := range g.intercepts {
+		_ = ip.Close()
 	}
 	for _, a := range g.audits {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -381,12 +391,13 @@ func (g *builtGateway) close() {
 
 // checkGateway builds the configuration's plugins and attaches them to a
 // server without upstreams, so their own checks run; nothing is served,
-// no upstream is started, and no file is written: the audit plugins log
-// to nowhere (reading the configuration checked their files).
+// no upstream or interceptor host is started or connected, and no file is
+// written: the audit plugins log to nowhere (reading the configuration
+// checked their files).
 func checkGateway(cfg *gatewayConfig) error {
 	g := &builtGateway{srv: framework.NewServer(&mcp.Implementation{Name: cfg.Name, Version: "1"}, nil)}
 	defer g.close()
-	if err := g.addPlugins(g.srv, withoutFiles(cfg.Plugins), slog.New(slog.DiscardHandler)); err != nil {
+	if err := g.addPlugins(g.srv, offline(cfg.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
 	for _, a := range cfg.Apps {
@@ -394,21 +405,23 @@ func checkGateway(cfg *gatewayConfig) error {
 		if err != nil {
 			return err
 		}
-		if err := g.addPlugins(app, withoutFiles(a.Plugins), slog.New(slog.DiscardHandler)); err != nil {
+		if err := g.addPlugins(app, offline(a.Plugins), slog.New(slog.DiscardHandler)); err != nil {
 			return err
 		}
 	}
 	return g.srv.Start()
 }
 
-// withoutFiles returns p with its audit plugin writing to the logger
-// instead of a file.
-func withoutFiles(p pluginsConfig) pluginsConfig {
+// offline returns p with its audit plugin writing to the logger instead
+// of a file, and without the intercept plugin: attaching it connects to
+// its hosts, and reading the configuration checked its settings.
+func offline(p pluginsConfig) pluginsConfig {
 	if p.Audit != nil && p.Audit.File != "" {
 		a := *p.Audit
 		a.File = ""
 		p.Audit = &a
 	}
+	p.Intercept = nil
 	return p
 }
 
@@ -490,10 +503,14 @@ type user interface {
 }
 
 // addPlugins adds the plugins p configures to r, in the order auth,
-// ratelimit, cache, audit (their priorities order their hooks whatever
-// the order).
+// ratelimit, cache, audit, intercept (their priorities order their hooks
+// whatever the order). The intercept plugin's decisions go to the audit
+// plugin of the same level or, in an app without one, to the server's,
+// whose events record the app's runs too.
 func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) error {
 	var ps []framework.Plugin
+	// auditor is nil, not a nil *audit.Plugin, without an audit plugin.
+	auditor := g.serverAudit
 	if p.Auth != nil {
 		a := auth.New(authConfigFor(p.Auth))
 		if g.auth == nil {
@@ -521,6 +538,15 @@ func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) 
 		a := audit.New(c)
 		g.audits = append(g.audits, a)
 		ps = append(ps, a)
+		auditor = a
+		if r == user(g.srv) {
+			g.serverAudit = a
+		}
+	}
+	if p.Intercept != nil {
+		ip := intercept.New(p.Intercept.pluginConfig(auditor))
+		g.intercepts = append(g.intercepts, ip)
+		ps = append(ps, ip)
 	}
 	if err := r.Use(ps...); err != nil {
 		return err

@@ -93,6 +93,8 @@ type pluginsConfig struct {
 	Auth      *authConfig
 	RateLimit *ratelimitConfig
 	Cache     *cacheConfig
+	// Intercept runs remote interceptors; its decisions go to Audit.
+	Intercept *interceptConfig
 	// Noop registers a hook that does nothing at every stage of every
 	// flow: what the conformance run and the benchmark use to show the
 	// cost and the transparency of hooks everywhere.
@@ -462,27 +464,28 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			u.Dir = filepath.Join(filepath.Dir(d.file), u.Dir)
 		}
 		if d.host {
-			d.checkHost(u, command, dir)
+			d.checkProgram(fmt.Sprintf("upstream %q", u.Name), u.Command, u.Dir, command, dir)
 		}
 		out = append(out, u)
 	}
 	return out
 }
 
-// checkHost checks that u's directory exists and its program is found,
-// where starting it would look: command and dir are where they are set.
-func (d *decoder) checkHost(u upstreamConfig, command, dir *yaml.Node) {
-	if dir != nil && u.Dir != "" {
-		if err := checkDir(u.Dir); err != nil {
-			d.errorf(dir, "upstream %q: %v", u.Name, err)
-			if len(u.Command) > 0 && strings.Contains(u.Command[0], "/") {
+// checkProgram checks that the directory of a command (an upstream's, or
+// an interceptor host's: who) exists and its program is found, where
+// starting it would look: commandNode and dirNode are where they are set.
+func (d *decoder) checkProgram(who string, command []string, dir string, commandNode, dirNode *yaml.Node) {
+	if dirNode != nil && dir != "" {
+		if err := checkDir(dir); err != nil {
+			d.errorf(dirNode, "%s: %v", who, err)
+			if len(command) > 0 && strings.Contains(command[0], "/") {
 				return // the program cannot be found in it either
 			}
 		}
 	}
-	if command != nil && len(command.Content) > 0 && command.Content[0].Kind == yaml.ScalarNode {
-		if err := lookProgram(u.Command[0], u.Dir); err != nil {
-			d.errorf(command.Content[0], "upstream %q: %v", u.Name, err)
+	if commandNode != nil && len(commandNode.Content) > 0 && commandNode.Content[0].Kind == yaml.ScalarNode {
+		if err := lookProgram(command[0], dir); err != nil {
+			d.errorf(commandNode.Content[0], "%s: %v", who, err)
 		}
 	}
 }
@@ -674,6 +677,7 @@ func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
 		"auth":      func(n *yaml.Node) { p.Auth = d.auth(n) },
 		"ratelimit": func(n *yaml.Node) { p.RateLimit = d.ratelimit(n) },
 		"cache":     func(n *yaml.Node) { p.Cache = d.cache(n) },
+		"intercept": func(n *yaml.Node) { p.Intercept = d.intercept(n) },
 		"noop":      func(n *yaml.Node) { p.Noop = d.boolean(n) },
 	})
 	return p

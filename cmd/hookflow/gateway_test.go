@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/intercept"
+	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -115,6 +119,60 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:1:28: want a duration such as 30s or 1m, got "soon"`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:21: unknown key "helth" in serve (did you mean "health"?)`}},
+		{"intercept misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    timout: 1s\n",
+			[]string{`g.yaml:6:5: unknown key "timout" in intercept (did you mean "timeout"?) (known: connect_timeout, explain, policy, retry_after, servers, timeout)`}},
+		{"intercept without servers", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept: {timeout: 1s}\n",
+			[]string{`g.yaml:4:14: intercept needs at least one interceptor host under servers`}},
+		{"intercept empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n",
+			[]string{`g.yaml:4:13: intercept needs at least one interceptor host under servers`}},
+		{"intercept host without url or command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g}]\n",
+			[]string{`g.yaml:5:15: interceptor host "g" needs a command or a url`}},
+		{"intercept host with url and command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', command: [x]}]\n",
+			[]string{`g.yaml:5:15: interceptor host "g" has a command and a url: give one`}},
+		{"intercept host without a name", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{url: 'http://h/mcp'}]\n",
+			[]string{`g.yaml:5:15: an interceptor host needs a name`}},
+		{"intercept hosts of one name", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers:\n      - {name: g, url: 'http://h/mcp'}\n      - {name: g, command: [x]}\n",
+			[]string{`g.yaml:7:9: two interceptor hosts are named "g"`}},
+		{"intercept host name with a colon", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: 'g:1', url: 'http://h/mcp'}]\n",
+			[]string{`g.yaml:5:15: interceptor host "g:1": a name cannot hold ":", which separates it from an interceptor's name (guard:no-destructive-commands)`}},
+		{"intercept host bad url", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'guard:8080'}]\n",
+			[]string{`g.yaml:5:30: want an http or https URL, got "guard:8080"`}},
+		{"intercept host token on a command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x], token_env: SET}]\n",
+			[]string{`g.yaml:5:15: interceptor host "g": token_env is for url hosts`}},
+		{"intercept host token and token_env", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', token: t, token_env: SET}]\n",
+			[]string{`g.yaml:5:56: token and token_env both give the host's bearer token: keep one`}},
+		{"intercept host unset token variable", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', token_env: UNSET}]\n",
+			[]string{`g.yaml:5:57: environment variable UNSET is not set`}},
+		{"intercept host empty program", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: ['', -v]}]\n",
+			[]string{`g.yaml:5:34: interceptor host "g": the program is empty`}},
+		{"intercept host env without =", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x], env: [FOO]}]\n",
+			[]string{`g.yaml:5:45: want an environment entry such as KEY=value, got "FOO"`}},
+		{"intercept policy unknown host", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: guard, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'gaurd:deny', fail_open: true}\n",
+			[]string{`g.yaml:7:23: policy for "gaurd:deny": no interceptor host is named "gaurd" (did you mean "guard"?)`}},
+		{"intercept policy without interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {fail_open: true}\n",
+			[]string{`g.yaml:7:9: a policy needs an interceptor, such as guard:no-destructive-commands`}},
+		{"intercept policy empty interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:'}\n",
+			[]string{`g.yaml:7:23: want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got "g:"`}},
+		{"intercept policy twice", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:deny', mode: audit}\n      - {interceptor: 'g:deny', fail_open: true}\n",
+			[]string{`g.yaml:8:23: two policies name interceptor "g:deny"`}},
+		{"intercept policy unknown mode", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: shadow}\n",
+			[]string{`g.yaml:7:35: unknown mode "shadow" (want "active" or "audit")`}},
+		{"intercept policy misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, failopen: true}\n",
+			[]string{`g.yaml:7:29: unknown key "failopen" in a policy (did you mean "fail_open"?)`}},
+		{"intercept policy bad timeout", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, timeout: -1s}\n",
+			[]string{`g.yaml:7:38: want a duration such as 30s or 1m, got "-1s"`}},
+		{"intercept policy bad phase", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        hooks: [{events: [tools/call], phase: both}]\n",
+			[]string{`g.yaml:8:47: unknown phase "both" (want "request" or "response")`}},
+		{"intercept policy hook without events", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        hooks: [{phase: request}]\n",
+			[]string{`g.yaml:8:17: a hook needs events and a phase, such as {events: [tools/call], phase: request}`}},
+		{"intercept policy empty hooks", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, hooks: []}\n",
+			[]string{`g.yaml:7:36: hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true`}},
+		{"intercept policy bad priority hint", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: upper, priority_hint: {request: 1, respons: 2}}\n",
+			[]string{`g.yaml:7:58: unknown key "respons" in priority_hint (did you mean "response"?)`}},
+		{"intercept policy config not a mapping", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, config: [a]}\n",
+			[]string{`g.yaml:7:37: config must be a mapping of keys to values`}},
+		{"intercept in an app", "upstreams:\n  - {name: a, command: [x], app: x}\napps:\n  - name: x\n    plugins:\n      intercept: {servers: [{name: g}]}\n",
+			[]string{`g.yaml:6:29: interceptor host "g" needs a command or a url`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
@@ -140,6 +198,12 @@ func TestGatewayConfigNoCascade(t *testing.T) {
 			`g.yaml:5:5: unknown key "per_sesion" in ratelimit (did you mean "per_session"?) (known: per_principal, per_session, per_tool, tools)`},
 		{"bad tool limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {slow: often}}\n",
 			`g.yaml:4:29: want a limit such as 10/s, 100/m or 1000/h, got "often"`},
+		{"misspelt intercept servers", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    server: [{name: g, command: [x]}]\n",
+			`g.yaml:5:5: unknown key "server" in intercept (did you mean "servers"?) (known: connect_timeout, explain, policy, retry_after, servers, timeout)`},
+		{"intercept servers not a list", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: {name: g, command: [x]}\n",
+			`g.yaml:5:14: want a list, got a mapping`},
+		{"misspelt policy interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x]}]\n    policy: [{interceptr: 'g:deny'}]\n",
+			`g.yaml:6:15: unknown key "interceptr" in a policy (did you mean "interceptor"?) (known: config, disabled, fail_open, hooks, interceptor, mode, priority_hint, timeout)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), func(string) string { return "" })
@@ -192,6 +256,73 @@ plugins:
 	p := cfg.Plugins
 	if p.Audit.File != "stderr" || p.Auth.Tokens[0].User != "ada" || p.Cache.TTL != time.Minute || !p.Noop {
 		t.Errorf("plugins = %+v", p)
+	}
+}
+
+// TestGatewayConfigIntercept decodes the intercept plugin's settings, at
+// the server and in an app, into the plugin's configuration: every key,
+// the token from the environment, a policy's "host:interceptor" split, a
+// command's dir relative to the file and its env added to the gateway's.
+func TestGatewayConfigIntercept(t *testing.T) {
+	yaml := `upstreams:
+  - {name: a, command: [x], app: main}
+plugins:
+  audit: {file: stderr}
+  intercept:
+    servers:
+      - {name: guard, url: 'https://guard.internal/mcp', token_env: GUARD_TOKEN}
+      - {name: pii, command: [pii-redactor, --stdio], env: [MODE=strict], dir: bin}
+    timeout: 2s
+    connect_timeout: 3s
+    retry_after: 4s
+    explain: true
+    policy:
+      - {interceptor: 'guard:no-destructive-commands', fail_open: false, mode: enforce, timeout: 1s}
+      - interceptor: redact
+        mode: audit
+        priority_hint: {request: -5, response: 7}
+        hooks: [{events: [tools/call, 'resources/*'], phase: response}]
+        config: {fields: [ssn], strict: true}
+      - {interceptor: 'pii:upper', disabled: true, fail_open: true, priority_hint: 3}
+apps:
+  - name: main
+    plugins:
+      intercept:
+        servers: [{name: local, url: 'http://127.0.0.1:9/mcp', token: t0}]
+`
+	cfg, err := parseGatewayConfig("/etc/hookflow/g.yaml", []byte(yaml), func(k string) string { return map[string]string{"GUARD_TOKEN": "s3cret"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	want := intercept.Config{
+		Servers: []intercept.Server{
+			{Name: "guard", URL: "https://guard.internal/mcp", Token: "s3cret"},
+			{Name: "pii", Command: []string{"pii-redactor", "--stdio"}, Env: []string{"MODE=strict"}, Dir: "/etc/hookflow/bin"},
+		},
+		Policy: []intercept.Policy{
+			{Server: "guard", Interceptor: "no-destructive-commands", FailOpen: &no, Mode: wire.Active, Timeout: time.Second},
+			{Interceptor: "redact", Mode: wire.Audit, PriorityHint: wire.HintPerPhase(-5, 7),
+				Hooks:  []wire.Hook{{Events: []string{"tools/call", "resources/*"}, Phase: wire.Response}},
+				Config: map[string]any{"fields": []any{"ssn"}, "strict": true}},
+			{Server: "pii", Interceptor: "upper", Disabled: true, FailOpen: new(bool), PriorityHint: wire.Hint(3)},
+		},
+		Timeout: 2 * time.Second, ConnectTimeout: 3 * time.Second, RetryAfter: 4 * time.Second, Explain: true,
+	}
+	*want.Policy[2].FailOpen = true
+	if got := cfg.Plugins.Intercept.Config; !reflect.DeepEqual(got, want) {
+		t.Errorf("intercept = %+v\nwant        %+v", got, want)
+	}
+	if got := cfg.Apps[0].Plugins.Intercept.Servers; !reflect.DeepEqual(got, []intercept.Server{{Name: "local", URL: "http://127.0.0.1:9/mcp", Token: "t0"}}) {
+		t.Errorf("the app's intercept servers = %+v", got)
+	}
+	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
+	built := cfg.Plugins.Intercept.pluginConfig(nil)
+	if env := built.Servers[1].Env; !slices.Contains(env, "HOOKFLOW_TEST_INHERITED=yes") || env[len(env)-1] != "MODE=strict" {
+		t.Errorf("the host's command environment = %q, want the gateway's and MODE=strict", env)
+	}
+	if built.Servers[0].Env != nil || built.Audit != nil {
+		t.Errorf("built = %+v, want no environment for a url host and no auditor", built)
 	}
 }
 
@@ -411,6 +542,15 @@ plugins:
 			[]string{`:4:17: audit file: ` + dir + ` is a directory`}},
 		{"audit file in an app", "upstreams:\n  - {name: a, command: [go], app: x}\napps:\n  - name: x\n    plugins:\n      audit:\n        file: " + dir + "/no/a.log\n", exitFailed,
 			[]string{`:7:15: audit file: directory ` + dir + `/no does not exist`}},
+		{"intercept hosts unreachable, not connected", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  intercept:\n    servers:\n      - {name: g, url: 'http://127.0.0.1:9/mcp'}\n      - {name: s, command: [./up], dir: bin}\n",
+			exitOK, []string{": ok (1 upstreams)"}},
+		{"intercept host programs", "upstreams:\n  - {name: a, command: [go], app: x}\nplugins:\n  intercept:\n    servers: [{name: g, command: [no-such-interceptors-xyz]}]\napps:\n  - name: x\n    plugins:\n      intercept:\n        servers: [{name: s, command: [./down], dir: nowhere}]\n",
+			exitFailed, []string{
+				`:5:35: interceptor host "g": program "no-such-interceptors-xyz": executable file not found in $PATH`,
+				`:10:53: interceptor host "s": directory ` + filepath.Join(dir, "nowhere") + ` does not exist`,
+			}},
+		{"intercept host program missing from dir", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  intercept: {servers: [{name: s, command: [./down], dir: bin}]}\n", exitFailed,
+			[]string{`:4:45: interceptor host "s": program "./down" (` + filepath.Join(dir, "bin/down") + `): no such file or directory`}},
 		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
 		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
 		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,

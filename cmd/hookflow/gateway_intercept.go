@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hookflow/hookflow/plugins/intercept"
+	"github.com/hookflow/hookflow/plugins/intercept/wire"
+)
+
+// interceptConfig is the intercept plugin's settings: the interceptor
+// hosts, the invoker's policy and the bounds. Servers' Env is the
+// environment added to the gateway's (as an upstream's env is), not the
+// whole environment.
+type interceptConfig struct {
+	intercept.Config
+}
+
+// pluginConfig returns the plugin's configuration, its decisions going
+// to auditor when it is not nil.
+func (c *interceptConfig) pluginConfig(auditor intercept.Auditor) intercept.Config {
+	cfg := c.Config
+	cfg.Servers = slices.Clone(c.Servers)
+	for i, s := range cfg.Servers {
+		if len(s.Env) > 0 {
+			cfg.Servers[i].Env = append(os.Environ(), s.Env...)
+		}
+	}
+	cfg.Audit = auditor
+	return cfg
+}
+
+// intercept reads the intercept plugin's settings, checking what the
+// plugin checks when it is attached, but at file:line:col; what needs the
+// hosts (a policy naming an interceptor no host lists) is checked when the
+// gateway starts.
+func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
+	c := &interceptConfig{}
+	var servers *yaml.Node
+	// policyServers are the server names policies give, where they give
+	// them.
+	type named struct {
+		server string
+		at     *yaml.Node
+	}
+	var policyServers []named
+	errs := len(d.errs)
+	d.mapping(n, "intercept", map[string]func(*yaml.Node){
+		"servers": func(n *yaml.Node) { c.Servers, servers = d.interceptServers(n), n },
+		"policy": func(n *yaml.Node) {
+			type key struct{ server, interceptor string }
+			seen := map[key]bool{}
+			for _, item := range d.seq(n) {
+				p, at := d.interceptPolicy(item)
+				if p.Interceptor == "" {
+					c.Policy = append(c.Policy, p)
+					continue
+				}
+				if k := (key{p.Server, p.Interceptor}); seen[k] {
+					d.errorf(at, "two policies name interceptor %q", at.Value)
+				} else {
+					seen[k] = true
+				}
+				if p.Server != "" {
+					policyServers = append(policyServers, named{p.Server, at})
+				}
+				c.Policy = append(c.Policy, p)
+			}
+		},
+		"timeout":         func(n *yaml.Node) { c.Timeout = d.duration(n) },
+		"connect_timeout": func(n *yaml.Node) { c.ConnectTimeout = d.duration(n) },
+		"retry_after":     func(n *yaml.Node) { c.RetryAfter = d.duration(n) },
+		"explain":         func(n *yaml.Node) { c.Explain = d.boolean(n) },
+	})
+	// A misspelt key is reported as such, not as missing.
+	if servers == nil && len(d.errs) == errs && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
+		d.errorf(n, "intercept needs at least one interceptor host under servers")
+	}
+	var names []string
+	for _, s := range c.Servers {
+		names = append(names, s.Name)
+	}
+	for _, p := range policyServers {
+		if !slices.Contains(names, p.server) {
+			d.errorf(p.at, "policy for %q: no interceptor host is named %q%s", p.at.Value, p.server, didYouMean(p.server, names))
+		}
+	}
+	return c
+}
+
+// interceptServers reads the interceptor hosts: each a streamable HTTP url
+// (with its bearer token) or a command.
+func (d *decoder) interceptServers(n *yaml.Node) []intercept.Server {
+	items := d.seq(n)
+	if n.Kind == yaml.SequenceNode && len(items) == 0 {
+		d.errorf(n, "intercept needs at least one interceptor host under servers")
+	}
+	var out []intercept.Server
+	for _, item := range items {
+		var s intercept.Server
+		var token, command, dir *yaml.Node
+		setToken := func(n *yaml.Node, v string) {
+			if token != nil {
+				d.errorf(keyOf(item, n), "%s and %s both give the host's bearer token: keep one", token.Value, keyOf(item, n).Value)
+				return
+			}
+			s.Token, token = v, keyOf(item, n)
+		}
+		d.mapping(item, "an interceptor host", map[string]func(*yaml.Node){
+			"name":      func(n *yaml.Node) { s.Name = d.str(n) },
+			"url":       func(n *yaml.Node) { s.URL = d.url(n) },
+			"token":     func(n *yaml.Node) { setToken(n, d.str(n)) },
+			"token_env": func(n *yaml.Node) { setToken(n, d.env(n)) },
+			"command":   func(n *yaml.Node) { s.Command, command = d.strs(n), n },
+			"env":       func(n *yaml.Node) { s.Env = d.environ(n) },
+			"dir":       func(n *yaml.Node) { s.Dir, dir = d.str(n), n },
+		})
+		switch {
+		case s.Name == "":
+			d.errorf(item, "an interceptor host needs a name")
+		case strings.Contains(s.Name, ":"):
+			d.errorf(item, "interceptor host %q: a name cannot hold \":\", which separates it from an interceptor's name (guard:no-destructive-commands)", s.Name)
+		case slices.ContainsFunc(out, func(o intercept.Server) bool { return o.Name == s.Name }):
+			d.errorf(item, "two interceptor hosts are named %q", s.Name)
+		case len(s.Command) == 0 && s.URL == "":
+			d.errorf(item, "interceptor host %q needs a command or a url", s.Name)
+		case len(s.Command) > 0 && s.URL != "":
+			d.errorf(item, "interceptor host %q has a command and a url: give one", s.Name)
+		case len(s.Command) > 0 && token != nil:
+			d.errorf(item, "interceptor host %q: %s is for url hosts", s.Name, token.Value)
+		case command != nil && len(s.Command) > 0 && s.Command[0] == "":
+			d.errorf(command, "interceptor host %q: the program is empty", s.Name)
+		}
+		if s.Dir != "" && !filepath.IsAbs(s.Dir) {
+			s.Dir = filepath.Join(filepath.Dir(d.file), s.Dir)
+		}
+		if d.host && (len(s.Command) == 0 || s.Command[0] != "") {
+			d.checkProgram(fmt.Sprintf("interceptor host %q", s.Name), s.Command, s.Dir, command, dir)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// interceptPolicy reads the invoker's policy for one interceptor, and
+// returns where its interceptor is named.
+func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node) {
+	var p intercept.Policy
+	var named *yaml.Node
+	errs := len(d.errs)
+	d.mapping(item, "a policy", map[string]func(*yaml.Node){
+		"interceptor": func(n *yaml.Node) {
+			named = n
+			name := d.str(n)
+			server, ic, ok := strings.Cut(name, ":")
+			if ok {
+				p.Server, p.Interceptor = server, ic
+			} else {
+				p.Interceptor = name
+			}
+			if n.Kind == yaml.ScalarNode && (p.Interceptor == "" || ok && p.Server == "") {
+				d.errorf(n, "want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got %q", name)
+				p.Interceptor = ""
+			}
+		},
+		"disabled":  func(n *yaml.Node) { p.Disabled = d.boolean(n) },
+		"fail_open": func(n *yaml.Node) { b := d.boolean(n); p.FailOpen = &b },
+		"mode": func(n *yaml.Node) {
+			if s := d.str(n); n.Kind == yaml.ScalarNode {
+				m, err := wire.ParseMode(s)
+				if err != nil {
+					d.errorf(n, "%v", err)
+				}
+				p.Mode = m
+			}
+		},
+		"priority_hint": func(n *yaml.Node) { p.PriorityHint = d.priorityHint(n) },
+		"timeout":       func(n *yaml.Node) { p.Timeout = d.duration(n) },
+		"hooks": func(n *yaml.Node) {
+			p.Hooks = []wire.Hook{}
+			for _, h := range d.seq(n) {
+				p.Hooks = append(p.Hooks, d.interceptHook(h))
+			}
+			if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+				d.errorf(n, "hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true")
+			}
+		},
+		"config": func(n *yaml.Node) {
+			if n.Kind != yaml.MappingNode {
+				d.errorf(n, "config must be a mapping of keys to values")
+				return
+			}
+			var m map[string]any
+			if err := n.Decode(&m); err != nil {
+				d.errorf(n, "config: %v", err)
+				return
+			}
+			if _, err := json.Marshal(m); err != nil {
+				d.errorf(n, "config must be JSON: %v", err)
+				return
+			}
+			p.Config = m
+		},
+	})
+	if named == nil && len(d.errs) == errs && (item.Kind == yaml.MappingNode || item.Tag == "!!null") {
+		d.errorf(item, "a policy needs an interceptor, such as guard:no-destructive-commands")
+	}
+	return p, named
+}
+
+// priorityHint reads a mutator's priority hint: a number for both phases,
+// or {request: n, response: m}.
+func (d *decoder) priorityHint(n *yaml.Node) *wire.PriorityHint {
+	hint := func(n *yaml.Node) int32 {
+		if !d.scalar(n, "an integer") {
+			return 0
+		}
+		v, err := strconv.ParseInt(n.Value, 10, 32)
+		if err != nil {
+			d.errorf(n, "want an integer, got %q", n.Value)
+		}
+		return int32(v)
+	}
+	if n.Kind == yaml.MappingNode {
+		var req, resp int32
+		d.mapping(n, "priority_hint", map[string]func(*yaml.Node){
+			"request":  func(n *yaml.Node) { req = hint(n) },
+			"response": func(n *yaml.Node) { resp = hint(n) },
+		})
+		return wire.HintPerPhase(req, resp)
+	}
+	return wire.Hint(hint(n))
+}
+
+// interceptHook reads one of the hooks a policy narrows an interceptor
+// to: events in a phase.
+func (d *decoder) interceptHook(n *yaml.Node) wire.Hook {
+	var h wire.Hook
+	given := false
+	d.mapping(n, "a hook", map[string]func(*yaml.Node){
+		"events": func(n *yaml.Node) { h.Events = d.strs(n) },
+		"phase": func(n *yaml.Node) {
+			given = true
+			if s := d.str(n); n.Kind == yaml.ScalarNode {
+				ph, err := wire.ParsePhase(s)
+				if err != nil {
+					d.errorf(n, "%v", err)
+				}
+				h.Phase = ph
+			}
+		},
+	})
+	if (!given || len(h.Events) == 0) && n.Kind == yaml.MappingNode {
+		d.errorf(n, "a hook needs events and a phase, such as {events: [tools/call], phase: request}")
+	}
+	return h
+}
