@@ -40,8 +40,8 @@ func gatewayCommand() command {
 	}
 }
 
-const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr]
+const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr] [-log-format f] [-v]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr] [-log-format f] [-v]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
@@ -73,7 +73,8 @@ func runGateway(args []string, sio stdio) int {
 		healthAddr = fs.String("health-addr", "", "serve the health endpoints on a listener of their own at `addr`, under /health unless -health says (overrides the configuration)")
 		drain      = fs.Duration("drain", 0, "after SIGTERM, go on serving HTTP for `duration` with readiness failing, then shut down (overrides the configuration)")
 		sessionTO  = fs.Duration("session-timeout", defaultSessionTimeout, "close a client's HTTP session after `duration` without a request from it; 0 never (overrides the configuration)")
-		verbose    = fs.Bool("v", false, "log at debug level")
+		verbose    = fs.Bool("v", false, "log at debug level (overrides the configuration)")
+		logFormat  = fs.String("log-format", "", "log as `text` or json (overrides the configuration)")
 	)
 	fs.Usage = func() {
 		io.WriteString(sio.err, gatewayUsage)
@@ -188,6 +189,14 @@ func runGateway(args []string, sio stdio) int {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 		return exitFailed
 	}
+	switch *logFormat {
+	case "":
+	case "text", "json":
+		cfg.Log.JSON = *logFormat == "json"
+	default:
+		fmt.Fprintf(sio.err, "hookflow gateway: -log-format: want text or json, got %q\n", *logFormat)
+		return exitUsage
+	}
 	if *check {
 		if err := checkGateway(cfg); err != nil {
 			printError(sio.err, err)
@@ -205,14 +214,7 @@ func runGateway(args []string, sio stdio) int {
 		}
 		flow = id
 	}
-	level := slog.LevelInfo
-	if *explain != "" {
-		level = slog.LevelWarn
-	}
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(sio.err, &slog.HandlerOptions{Level: level}))
+	logger := newGatewayLogger(sio.err, cfg.Log, *verbose, *explain != "")
 	var health *healthEndpoints
 	if *explain == "" && (cfg.Serve.Health != "" || cfg.Serve.HealthAddr != "") {
 		// A listener of their own opens first, so that probes see the
@@ -571,7 +573,7 @@ func noopHooks() []flows.Hook {
 // authConfigFor builds the auth plugin's configuration: a verifier of the
 // configured static tokens.
 func authConfigFor(c *authConfig) auth.Config {
-	cfg := auth.Config{ToolScopes: c.ToolScopes, Conceal: c.Conceal}
+	cfg := auth.Config{ToolScopes: c.ToolScopes, Conceal: c.Conceal, ResourceMetadataURL: c.ResourceMetadataURL}
 	if c.AllowAnonymous {
 		cfg.Unauthenticated = auth.AllowAll
 	}
@@ -770,4 +772,24 @@ func serveStatus(w http.ResponseWriter, r *http.Request, code int, status string
 	if r.Method == http.MethodGet {
 		fmt.Fprintf(w, "{\"status\":%q}\n", status)
 	}
+}
+
+// newGatewayLogger returns the command's logger, writing to w as text or
+// JSON lines: at the configured level, else info (warn with -explain,
+// whose output is the plan), debug with -v.
+func newGatewayLogger(w io.Writer, l logConfig, verbose, explain bool) *slog.Logger {
+	level := slog.LevelInfo
+	switch {
+	case verbose:
+		level = slog.LevelDebug
+	case l.LevelSet:
+		level = l.Level
+	case explain:
+		level = slog.LevelWarn
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if l.JSON {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -38,6 +39,7 @@ type gatewayConfig struct {
 	// Plugins are the server's plugins; Apps those of each app.
 	Plugins pluginsConfig
 	Apps    []appConfig
+	Log     logConfig
 }
 
 type serveConfig struct {
@@ -113,6 +115,19 @@ type authConfig struct {
 	ToolScopes     map[string][]string
 	AllowAnonymous bool
 	Conceal        bool
+	// ResourceMetadataURL is where the server's OAuth protected resource
+	// metadata is served, named in 401 answers.
+	ResourceMetadataURL string
+}
+
+// logConfig is how the command logs.
+type logConfig struct {
+	// JSON writes JSON lines instead of text.
+	JSON bool
+	// Level is the least level logged; LevelSet reports that the file or
+	// a flag set it.
+	Level    slog.Level
+	LevelSet bool
 }
 
 type tokenConfig struct {
@@ -179,6 +194,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 	root := doc.Content[0]
 	d.mapping(root, "the configuration", map[string]func(*yaml.Node){
 		"name":      func(n *yaml.Node) { cfg.Name = d.str(n) },
+		"log":       func(n *yaml.Node) { d.log(n, &cfg.Log) },
 		"serve":     func(n *yaml.Node) { d.serve(n, &cfg.Serve) },
 		"upstreams": func(n *yaml.Node) { cfg.Upstreams = d.upstreams(n) },
 		"plugins":   func(n *yaml.Node) { cfg.Plugins = d.plugins(n) },
@@ -739,6 +755,13 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 		},
 		"allow_anonymous": func(n *yaml.Node) { a.AllowAnonymous = d.boolean(n) },
 		"conceal":         func(n *yaml.Node) { a.Conceal = d.boolean(n) },
+		"resource_metadata_url": func(n *yaml.Node) {
+			if a.ResourceMetadataURL = d.str(n); a.ResourceMetadataURL != "" {
+				if u, err := url.Parse(a.ResourceMetadataURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					d.errorf(n, "want an absolute http or https URL, got %q", a.ResourceMetadataURL)
+				}
+			}
+		},
 	})
 	return a
 }
@@ -807,3 +830,37 @@ func readGatewayConfig(path string) (*gatewayConfig, error) {
 // defaultSessionTimeout is serve.session_timeout when the file and the
 // flags leave it out.
 const defaultSessionTimeout = 30 * time.Minute
+
+// log reads how the command logs: format text or json, level debug, info,
+// warn or error.
+func (d *decoder) log(n *yaml.Node, l *logConfig) {
+	d.mapping(n, "log", map[string]func(*yaml.Node){
+		"format": func(n *yaml.Node) {
+			switch f := d.str(n); f {
+			case "text":
+				l.JSON = false
+			case "json":
+				l.JSON = true
+			default:
+				d.errorf(n, "want text or json, got %q%s", f, didYouMean(f, []string{"json", "text"}))
+			}
+		},
+		"level": func(n *yaml.Node) {
+			lv, err := parseLevel(d.str(n))
+			if err != nil {
+				d.errorf(n, "%v", err)
+				return
+			}
+			l.Level, l.LevelSet = lv, true
+		},
+	})
+}
+
+// parseLevel reads a log level: debug, info, warn or error.
+func parseLevel(s string) (slog.Level, error) {
+	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+	if lv, ok := levels[s]; ok {
+		return lv, nil
+	}
+	return 0, fmt.Errorf("want debug, info, warn or error, got %q%s", s, didYouMean(s, []string{"debug", "error", "info", "warn"}))
+}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -115,6 +119,12 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got "localhost"`}},
 		{"health_addr with a bad port", "serve: {stdio: true, health_addr: ':99999'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:35: want an address such as 127.0.0.1:9090, got ":99999"`}},
+		{"log format", "log: {format: jsn}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:15: want text or json, got "jsn" (did you mean "json"?)`}},
+		{"log level", "log: {level: verbose}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:14: want debug, info, warn or error, got "verbose"`}},
+		{"relative resource metadata URL", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth: {allow_anonymous: true, resource_metadata_url: /.well-known/x}\n",
+			[]string{`g.yaml:4:56: want an absolute http or https URL, got "/.well-known/x"`}},
 		{"drain not a duration", "serve: {http: ':1', drain: soon}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:28: want a duration such as 30s or 1m, got "soon"`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
@@ -216,6 +226,7 @@ func TestGatewayConfigNoCascade(t *testing.T) {
 
 func TestGatewayConfig(t *testing.T) {
 	yaml := `name: gw
+log: {format: json, level: warn}
 serve: {http: "127.0.0.1:0", stateless: true, drain: 5s, session_timeout: 1h}
 upstreams:
   - name: a
@@ -238,6 +249,7 @@ plugins:
   auth:
     tokens: [{token: t1, user: ada, scopes: [read]}]
     tool_scopes: {a_write: [write]}
+    resource_metadata_url: https://gw.example/.well-known/oauth-protected-resource
   cache: {ttl: 1m}
   noop: true
 `
@@ -254,8 +266,43 @@ plugins:
 		t.Errorf("ratelimit = %+v", got)
 	}
 	p := cfg.Plugins
-	if p.Audit.File != "stderr" || p.Auth.Tokens[0].User != "ada" || p.Cache.TTL != time.Minute || !p.Noop {
+	if p.Audit.File != "stderr" || p.Auth.Tokens[0].User != "ada" || p.Cache.TTL != time.Minute || !p.Noop ||
+		p.Auth.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
 		t.Errorf("plugins = %+v", p)
+	}
+	if !cfg.Log.JSON || !cfg.Log.LevelSet || cfg.Log.Level != slog.LevelWarn {
+		t.Errorf("log = %+v", cfg.Log)
+	}
+}
+
+// TestNewGatewayLogger checks the log's format and which level wins: -v,
+// then the configuration's, then warn under -explain, else info.
+func TestNewGatewayLogger(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		l                logConfig
+		verbose, explain bool
+		want             slog.Level
+	}{
+		{"default", logConfig{}, false, false, slog.LevelInfo},
+		{"explain", logConfig{}, false, true, slog.LevelWarn},
+		{"configured", logConfig{Level: slog.LevelError, LevelSet: true}, false, true, slog.LevelError},
+		{"verbose wins", logConfig{Level: slog.LevelError, LevelSet: true}, true, false, slog.LevelDebug},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newGatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
+			for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+				if got, want := l.Enabled(context.Background(), lv), lv >= tc.want; got != want {
+					t.Errorf("Enabled(%v) = %v, want %v", lv, got, want)
+				}
+			}
+		})
+	}
+	var buf bytes.Buffer
+	newGatewayLogger(&buf, logConfig{JSON: true}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["msg"] != "hookflow gateway: serving" || rec["addr"] != "127.0.0.1:1" {
+		t.Errorf("JSON log line %q: %v %v", buf.String(), rec, err)
 	}
 }
 
@@ -443,6 +490,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gataway"}, exitUsage, `did you mean "gateway"`},
 		{[]string{"gateway", "-config", good, "-health", "/healthz", "-health-addr", "127.0.0.1:0", "-check"}, exitOK, good + ": ok"},
 		{[]string{"gateway", "-config", good, "-drain", "-1s", "-check"}, exitUsage, `-drain: want a duration such as 5s, got -1s`},
+		{[]string{"gateway", "-config", good, "-log-format", "xml", "-check"}, exitUsage, `-log-format: want text or json, got "xml"`},
 		{[]string{"gateway", "-config", good, "-session-timeout", "-1s", "-check"}, exitUsage, `-session-timeout: want a duration such as 30m, got -1s`},
 		{[]string{"gateway", "-config", good, "-session-timeout", "1m", "-stdio", "-check"}, exitUsage, `-session-timeout is for streamable HTTP (-http)`},
 		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
