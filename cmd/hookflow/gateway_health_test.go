@@ -5,13 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/internal/proctest"
 )
 
 // build builds the package at pkg (a path from the repository's root)
@@ -55,6 +56,14 @@ func (b *syncBuffer) String() string {
 func startUpstream(t *testing.T, bin, addr string) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(bin, "-http", "-addr", addr)
+	return startListening(t, cmd, "listening "), cmd
+}
+
+// startListening starts cmd, a server that prints prefix and where it
+// listens as its first line of output, and returns the rest of that line;
+// the process is killed with the test.
+func startListening(t *testing.T, cmd *exec.Cmd, prefix string) string {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +73,11 @@ func startUpstream(t *testing.T, bin, addr string) (string, *exec.Cmd) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	where, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
 	if err != nil || !ok {
-		t.Fatalf("the upstream said %q, %v", line, err)
+		t.Fatalf("%s said %q, %v", filepath.Base(cmd.Path), line, err)
 	}
-	return url, cmd
+	return where
 }
 
 // startGateway runs hookflow gateway with args and returns the address
@@ -321,9 +330,6 @@ func TestGatewayDrain(t *testing.T) {
 // after serve.session_timeout without a request, the gateway closes it,
 // and with it the stdio upstream process it ran for that session.
 func TestGatewaySessionTimeout(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
 	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
 	addr, logs, cmd := startGateway(t, hookflow, nil, "-command", upstream, "-http", "127.0.0.1:0", "-health", "/healthz", "-session-timeout", "1s")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil).
@@ -345,29 +351,16 @@ func TestGatewaySessionTimeout(t *testing.T) {
 	})
 }
 
-// childProcesses counts the live child processes of ppid named comm.
+// childProcesses counts the live child processes of ppid named comm,
+// skipping the test where processes cannot be read.
 func childProcesses(t *testing.T, ppid int, comm string) int {
 	t.Helper()
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	n, err := proctest.Children(ppid, comm)
+	if errors.Is(err, proctest.ErrUnsupported) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
-	}
-	n := 0
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid …
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if s[open+1:end] == comm && len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) {
-			n++
-		}
 	}
 	return n
 }

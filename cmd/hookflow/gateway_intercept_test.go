@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,20 +19,7 @@ import (
 func startInterceptorHost(t *testing.T, bin, serve, token string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "-serve", serve, "-http", "127.0.0.1:0", "-token", token)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err != nil || !ok {
-		t.Fatalf("the interceptor host said %q, %v", line, err)
-	}
-	return "http://" + addr + "/mcp"
+	return "http://" + startListening(t, cmd, "listening on ") + "/mcp"
 }
 
 // auditEvent is what the test reads of an audit event.
