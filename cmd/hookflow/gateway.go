@@ -41,7 +41,7 @@ func gatewayCommand() command {
 }
 
 const gatewayUsage = `usage: hookflow gateway -config gateway.yaml [-check | -explain <flow>] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr] [-log-format f] [-v]
-       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr] [-log-format f] [-v]
+       hookflow gateway -command "prog args" | -url URL [-token-env VAR] [-prefix p] [-name n] [-http addr [-stateless] [-drain d] [-session-timeout d] | -stdio] [-health path] [-health-addr addr] [-log-format f] [-v]
 
 Serves the upstream MCP servers of the configuration (or the one given by
 -command or -url) with the configured plugins in front, over stdio or
@@ -66,6 +66,7 @@ func runGateway(args []string, sio stdio) int {
 		url        = fs.String("url", "", "one upstream: its streamable HTTP URL")
 		tokenEnv   = fs.String("token-env", "", "with -url: the environment variable holding the upstream's bearer token")
 		prefix     = fs.String("prefix", "", "one upstream: prefix for its tool and prompt names")
+		upName     = fs.String("name", "upstream", "one upstream: its `name` in errors, logs and health")
 		httpAddr   = fs.String("http", "", "serve streamable HTTP on `addr` (overrides the configuration)")
 		stdioFlag  = fs.Bool("stdio", false, "serve over stdio (overrides the configuration's http, stateless and drain)")
 		stateless  = fs.Bool("stateless", false, "with -http: stateless streamable HTTP")
@@ -115,7 +116,7 @@ func runGateway(args []string, sio stdio) int {
 	}
 	var cfg *gatewayConfig
 	if one {
-		u, err := oneUpstream(*command, *url, *tokenEnv, *prefix)
+		u, err := oneUpstream(*upName, *command, *url, *tokenEnv, *prefix)
 		if err != nil {
 			fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
 			return exitUsage
@@ -305,8 +306,11 @@ func cmpOr(a, b string) string {
 }
 
 // oneUpstream is the upstream the flags describe.
-func oneUpstream(command, url, tokenEnv, prefix string) (gateway.Upstream, error) {
-	u := gateway.Upstream{Name: "upstream", URL: url, Prefix: prefix}
+func oneUpstream(name, command, url, tokenEnv, prefix string) (gateway.Upstream, error) {
+	u := gateway.Upstream{Name: name, URL: url, Prefix: prefix}
+	if name == "" {
+		return u, errors.New("-name: the upstream needs a name")
+	}
 	if command != "" {
 		words, err := splitCommand(command)
 		if err != nil {

@@ -491,6 +491,8 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-health", "/healthz", "-health-addr", "127.0.0.1:0", "-check"}, exitOK, good + ": ok"},
 		{[]string{"gateway", "-config", good, "-drain", "-1s", "-check"}, exitUsage, `-drain: want a duration such as 5s, got -1s`},
 		{[]string{"gateway", "-config", good, "-log-format", "xml", "-check"}, exitUsage, `-log-format: want text or json, got "xml"`},
+		{[]string{"gateway", "-command", "go version", "-name", "", "-check"}, exitUsage, `-name: the upstream needs a name`},
+		{[]string{"gateway", "-command", "go version", "-name", "tools", "-check"}, exitOK, "flags: ok (1 upstreams)"},
 		{[]string{"gateway", "-config", good, "-session-timeout", "-1s", "-check"}, exitUsage, `-session-timeout: want a duration such as 30m, got -1s`},
 		{[]string{"gateway", "-config", good, "-session-timeout", "1m", "-stdio", "-check"}, exitUsage, `-session-timeout is for streamable HTTP (-http)`},
 		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
@@ -703,5 +705,12 @@ func TestSplitCommand(t *testing.T) {
 		if err != nil || strings.Join(got, "|") != want {
 			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+func TestOneUpstreamName(t *testing.T) {
+	u, err := oneUpstream("tools", "", "http://127.0.0.1:1/mcp", "", "t_")
+	if err != nil || u.Name != "tools" || u.URL != "http://127.0.0.1:1/mcp" || u.Prefix != "t_" {
+		t.Errorf("oneUpstream = %+v, %v", u, err)
 	}
 }
