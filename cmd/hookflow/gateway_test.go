@@ -166,7 +166,15 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"intercept policy twice", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:deny', mode: audit}\n      - {interceptor: 'g:deny', fail_open: true}\n",
 			[]string{`g.yaml:8:23: two policies name interceptor "g:deny"`}},
 		{"intercept policy unknown mode", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: shadow}\n",
-			[]string{`g.yaml:7:35: unknown mode "shadow" (want "active" or "audit")`}},
+			[]string{`g.yaml:7:35: want mode active or audit, got "shadow"`}},
+		{"intercept policy mode enforce", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: enforce}\n",
+			[]string{`g.yaml:7:35: want mode active or audit, got "enforce" ("enforce" is the older drafts' name of active)`}},
+		{"intercept policy mode misspelt", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        mode: adit\n",
+			[]string{`g.yaml:8:15: want mode active or audit, got "adit" (did you mean "audit"?)`}},
+		{"intercept policy mode empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: ''}\n",
+			[]string{`g.yaml:7:35: want mode active or audit, got ""`}},
+		{"intercept policy mode a list", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: [audit]}\n",
+			[]string{`g.yaml:7:35: want a string, got a list`}},
 		{"intercept policy misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, failopen: true}\n",
 			[]string{`g.yaml:7:29: unknown key "failopen" in a policy (did you mean "fail_open"?)`}},
 		{"intercept policy bad timeout", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, timeout: -1s}\n",
@@ -324,7 +332,7 @@ plugins:
     retry_after: 4s
     explain: true
     policy:
-      - {interceptor: 'guard:no-destructive-commands', fail_open: false, mode: enforce, timeout: 1s}
+      - {interceptor: 'guard:no-destructive-commands', fail_open: false, mode: active, timeout: 1s}
       - interceptor: redact
         mode: audit
         priority_hint: {request: -5, response: 7}
