@@ -6,5 +6,6 @@
 //	GATEWAY_TOKEN=demo go run ./cmd/hookflow gateway -config examples/gateway/gateway.yaml
 //
 // gateway_test.go runs exactly that and calls the upstream's tools through
-// it; docs/gateway.md describes the configuration.
+// it, faster than the rate limit allows too; docs/gateway.md describes the
+// configuration.
 package gateway
