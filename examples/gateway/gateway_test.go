@@ -276,3 +276,84 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestGuarded runs examples/guard over streamable HTTP on a loopback port
+// and the gateway configured by guarded.yaml in front of examples/everything
+// (the file's guard URL and dir made to fit): the guard's mutator redacts
+// the e-mail address a tool echoes, and its validator refuses a destructive
+// command, the client reading which interceptor refused it and the audit
+// event naming it as the decider.
+func TestGuarded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	guard := exec.CommandContext(t.Context(), build(t, "../guard"), "-http", "127.0.0.1:0")
+	guard.Env = append(os.Environ(), "GUARD_TOKEN=s3cret")
+	guardURL, _ := start(t, guard, func(line string) (string, bool) {
+		_, url, ok := strings.Cut(line, "guard: serving interceptors on ")
+		return url, ok
+	})
+	config, err := os.ReadFile("guarded.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(config)
+	for _, r := range []struct{ old, new string }{{"url: http://127.0.0.1:8090\n", "url: " + guardURL + "\n"}, {"dir: .\n", "dir: " + here + "\n"}} {
+		if strings.Count(yaml, r.old) != 1 {
+			t.Fatalf("guarded.yaml has %q %d times, want once", r.old, strings.Count(yaml, r.old))
+		}
+		yaml = strings.Replace(yaml, r.old, r.new, 1)
+	}
+	file := filepath.Join(t.TempDir(), "guarded.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, logs := startGateway(t, []string{"GUARD_TOKEN=s3cret"}, "-config", file)
+	cs, err := connect(ctx, url, "")
+	if err != nil {
+		t.Fatalf("connecting: %v\n%s", err, logs.String())
+	}
+	defer cs.Close()
+
+	for _, tc := range []struct {
+		name    string
+		args    map[string]any
+		isError bool
+		// want is in the result's text, wantNot is not.
+		want, wantNot string
+		// by, what and outcome are a decision of the call's audit event;
+		// decidedBy is the event's decider.
+		by, what, outcome, decidedBy string
+	}{
+		{"redacted", map[string]any{"name": "Ada", "email": "ada@example.com"}, false,
+			`"email":"[email]"`, "ada@example.com", "guard:pii-redactor", "mutation request", "modified", ""},
+		{"refused", map[string]any{"name": "Bob; rm -rf /", "email": "x"}, true,
+			`the request was blocked by an interceptor (guard:no-destructive-commands): params.arguments.name: "rm -rf" is a destructive command`, "",
+			"guard:no-destructive-commands", "validation request", "blocked",
+			"guarded-gateway/plugin:intercept/tools:call-tool/beforeExecute/guard:no-destructive-commands"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "json_schema_2020_12_tool", Arguments: tc.args})
+			if err != nil {
+				t.Fatalf("call: %v\n%s", err, logs.String())
+			}
+			got := text(res)
+			if res.IsError != tc.isError || !strings.Contains(got, tc.want) || (tc.wantNot != "" && strings.Contains(got, tc.wantNot)) {
+				t.Errorf("result: isError=%v %q\nwant isError=%v, containing %q and not %q", res.IsError, got, tc.isError, tc.want, tc.wantNot)
+			}
+			ev := auditEvent(t, logs, func(ev audit.Event) bool {
+				return ev.Entity == "json_schema_2020_12_tool" && strings.Contains(string(ev.Args), tc.args["name"].(string))
+			})
+			found := false
+			for _, d := range ev.Decisions {
+				found = found || d.By == tc.by && d.What == tc.what && d.Outcome == tc.outcome
+			}
+			if !found || ev.DecidedBy != tc.decidedBy {
+				t.Errorf("audit event: %+v\nwant a decision %s %s %s, decided by %q", ev, tc.by, tc.what, tc.outcome, tc.decidedBy)
+			}
+		})
+	}
+}
