@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
