@@ -20,10 +20,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.yaml.in/yaml/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 	"golang.org/x/sys/unix"
-	"gopkg.in/yaml.v3"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/gateway"
@@ -159,7 +159,8 @@ type decoder struct {
 	errs []*configError
 }
 
-// configError is a configuration error at file:line:col.
+// configError is a configuration error at file:line:col, or at file:line
+// when the column is unknown (0).
 type configError struct {
 	file      string
 	line, col int
@@ -167,7 +168,26 @@ type configError struct {
 }
 
 func (e *configError) Error() string {
+	if e.col == 0 {
+		return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg)
+}
+
+// syntaxError returns the YAML syntax error err of file at the position
+// the parser reports: where it found the problem (an unclosed bracket is
+// found where the input ends), with, when it began elsewhere, what the
+// parser was reading and where.
+func syntaxError(file string, err error) error {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) || le.Mark.Line == 0 {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	msg := "YAML syntax: " + le.Message
+	if at := le.ContextMark; le.ContextMsg != "" && at.Line > 0 && at != le.Mark {
+		msg += fmt.Sprintf(" (%s at %d:%d)", le.ContextMsg, at.Line, at.Column)
+	}
+	return &configError{file: file, line: le.Mark.Line, col: le.Mark.Column, msg: msg}
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -185,7 +205,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 	file := d.file
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, syntaxError(file, err)
 	}
 	cfg := &gatewayConfig{Name: "hookflow-gateway", Serve: serveConfig{SessionTimeout: defaultSessionTimeout}}
 	if len(doc.Content) == 0 {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
@@ -170,17 +170,9 @@ func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node
 				p.Interceptor = ""
 			}
 		},
-		"disabled":  func(n *yaml.Node) { p.Disabled = d.boolean(n) },
-		"fail_open": func(n *yaml.Node) { b := d.boolean(n); p.FailOpen = &b },
-		"mode": func(n *yaml.Node) {
-			if s := d.str(n); n.Kind == yaml.ScalarNode {
-				m, err := wire.ParseMode(s)
-				if err != nil {
-					d.errorf(n, "%v", err)
-				}
-				p.Mode = m
-			}
-		},
+		"disabled":      func(n *yaml.Node) { p.Disabled = d.boolean(n) },
+		"fail_open":     func(n *yaml.Node) { b := d.boolean(n); p.FailOpen = &b },
+		"mode":          func(n *yaml.Node) { p.Mode = d.policyMode(n) },
 		"priority_hint": func(n *yaml.Node) { p.PriorityHint = d.priorityHint(n) },
 		"timeout":       func(n *yaml.Node) { p.Timeout = d.duration(n) },
 		"hooks": func(n *yaml.Node) {
@@ -213,6 +205,28 @@ func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node
 		d.errorf(item, "a policy needs an interceptor, such as guard:no-destructive-commands")
 	}
 	return p, named
+}
+
+// policyMode reads the mode a policy gives an interceptor: active or
+// audit, what intercept.Policy.Mode accepts. wire.ParseMode also reads
+// "enforce", the name older drafts of the SEP gave active, because a host
+// may still declare it; a policy is the deployment's own, written now, so
+// it uses the SEP's names.
+func (d *decoder) policyMode(n *yaml.Node) wire.Mode {
+	s := d.str(n)
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	switch m := wire.Mode(s); m {
+	case wire.Active, wire.Audit:
+		return m
+	}
+	hint := didYouMean(s, []string{string(wire.Active), string(wire.Audit)})
+	if s == "enforce" {
+		hint = ` ("enforce" is the older drafts' name of active)`
+	}
+	d.errorf(n, "want mode active or audit, got %q%s", s, hint)
+	return ""
 }
 
 // priorityHint reads a mutator's priority hint: a number for both phases,

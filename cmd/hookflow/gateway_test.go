@@ -74,7 +74,14 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:1:8: stateless is for http: over stdio there are no HTTP sessions to do without`}},
 		{"drain over stdio", "serve: {stdio: true, drain: 5s}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:8: drain is for http: over stdio there is nothing to drain`}},
-		{"not yaml", "upstreams: [\n", []string{`g.yaml: yaml: line `}},
+		{"unclosed list", "upstreams: [\n", []string{`g.yaml:2:1: YAML syntax: did not find expected node content`}},
+		{"unclosed list before a key", "upstreams: [a, b\nplugins: {}\n",
+			[]string{`g.yaml:2:8: YAML syntax: did not find expected ',' or ']' (while parsing a flow sequence at 1:12)`}},
+		{"bad indentation", "upstreams:\n  - name: a\n    command: [x]\n   url: http://h\n",
+			[]string{`g.yaml:4:4: YAML syntax: did not find expected '-' indicator (while parsing a block collection at 2:3)`}},
+		{"mapping in a plain value", "name: a: b\nupstreams: []\n", []string{`g.yaml:1:8: YAML syntax: mapping values are not allowed in this context`}},
+		{"tab indentation", "upstreams:\n\t- name: a\n", []string{`g.yaml:2:1: YAML syntax: found character that cannot start any token`}},
+		{"unknown alias", "name: *n\nupstreams: []\n", []string{`g.yaml:1:7: YAML syntax: unknown anchor 'n' referenced`}},
 		{"bad url", "upstreams:\n  - {name: a, url: 'localhost:8080/mcp'}\n",
 			[]string{`g.yaml:2:20: want an http or https URL, got "localhost:8080/mcp"`}},
 		{"oauth client secret in the file", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret: s3cr3t}\n",
@@ -166,7 +173,15 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"intercept policy twice", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:deny', mode: audit}\n      - {interceptor: 'g:deny', fail_open: true}\n",
 			[]string{`g.yaml:8:23: two policies name interceptor "g:deny"`}},
 		{"intercept policy unknown mode", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: shadow}\n",
-			[]string{`g.yaml:7:35: unknown mode "shadow" (want "active" or "audit")`}},
+			[]string{`g.yaml:7:35: want mode active or audit, got "shadow"`}},
+		{"intercept policy mode enforce", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: enforce}\n",
+			[]string{`g.yaml:7:35: want mode active or audit, got "enforce" ("enforce" is the older drafts' name of active)`}},
+		{"intercept policy mode misspelt", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        mode: adit\n",
+			[]string{`g.yaml:8:15: want mode active or audit, got "adit" (did you mean "audit"?)`}},
+		{"intercept policy mode empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: ''}\n",
+			[]string{`g.yaml:7:35: want mode active or audit, got ""`}},
+		{"intercept policy mode a list", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: [audit]}\n",
+			[]string{`g.yaml:7:35: want a string, got a list`}},
 		{"intercept policy misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, failopen: true}\n",
 			[]string{`g.yaml:7:29: unknown key "failopen" in a policy (did you mean "fail_open"?)`}},
 		{"intercept policy bad timeout", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, timeout: -1s}\n",
@@ -195,6 +210,23 @@ func TestGatewayConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigErrorPosition checks the form of a configuration error: at
+// file:line:col, or at file:line when the column is unknown rather than at
+// a made-up column.
+func TestConfigErrorPosition(t *testing.T) {
+	for _, tc := range []struct {
+		err  configError
+		want string
+	}{
+		{configError{file: "g.yaml", line: 3, col: 7, msg: "m"}, "g.yaml:3:7: m"},
+		{configError{file: "g.yaml", line: 3, msg: "m"}, "g.yaml:3: m"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("%+v.Error() = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }
 
@@ -324,7 +356,7 @@ plugins:
     retry_after: 4s
     explain: true
     policy:
-      - {interceptor: 'guard:no-destructive-commands', fail_open: false, mode: enforce, timeout: 1s}
+      - {interceptor: 'guard:no-destructive-commands', fail_open: false, mode: active, timeout: 1s}
       - interceptor: redact
         mode: audit
         priority_hint: {request: -5, response: 7}
