@@ -7,5 +7,6 @@
 //	GUARD_TOKEN=s3cret go run ./examples/guard -http 127.0.0.1:8090
 //	go run ./examples/guard            # stdio, for a plugin that starts it as a command
 //
-// examples/guarded is a server that uses it.
+// examples/guarded is a server that uses it, and
+// examples/gateway/guarded.yaml puts it in front of a gateway's upstream.
 package main
