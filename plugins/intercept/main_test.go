@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,11 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/intercept"
+	"github.com/hookflow/hookflow/priority"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // testhost is the path of the interceptor host the tests run as separate
@@ -133,17 +138,110 @@ type setup struct {
 
 func newSetup(t testing.TB, cfg intercept.Config) *setup {
 	t.Helper()
+	return newSetupWith(t, cfg, nil)
+}
+
+// newSetupWith is newSetup whose harness options more may add to (tools,
+// hooks, plugins after the intercept plugin).
+func newSetupWith(t testing.TB, cfg intercept.Config, more func(*plugintest.Options)) *setup {
+	t.Helper()
 	s := &setup{events: &events{}}
 	s.audit = audit.New(audit.Config{Handler: slog.NewJSONHandler(s.events, nil), Flows: []flows.ID{flows.ToolsCallTool}})
 	t.Cleanup(func() { _ = s.audit.Close(context.Background()) })
 	cfg.Audit = s.audit
 	s.plugin = intercept.New(cfg)
 	t.Cleanup(func() { _ = s.plugin.Close() })
-	s.h = plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{s.audit, s.plugin}})
+	opts := &plugintest.Options{Plugins: []framework.Plugin{s.audit, s.plugin}}
+	if more != nil {
+		more(opts)
+	}
+	s.h = plugintest.New(t, opts)
 	if err := s.h.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// probe records what runs carry: the text the probe tool is called with,
+// and, once a run is over (in finally), the text of its input and of its
+// output. The probe tool echoes its input, as the echo tool does.
+type probe struct {
+	mu   sync.Mutex
+	tool []string // the text of each call the tool got
+	runs []probed // per tools/call run, in finally
+}
+
+type probed struct {
+	input, output string // "" for none
+}
+
+// toolProbe is the probe's tool.
+const toolProbe = "probe"
+
+// newProbedSetup is newSetup with a probe.
+func newProbedSetup(t testing.TB, cfg intercept.Config) (*setup, *probe) {
+	t.Helper()
+	pr := &probe{}
+	s := newSetupWith(t, cfg, func(o *plugintest.Options) {
+		o.Setup = func(srv *framework.Server) error {
+			return errors.Join(
+				framework.AddToolFunc(srv, &mcp.Tool{Name: toolProbe}, func(_ context.Context, _ *mcp.CallToolRequest, in plugintest.Text) (plugintest.Text, error) {
+					pr.mu.Lock()
+					defer pr.mu.Unlock()
+					pr.tool = append(pr.tool, in.Text)
+					return in, nil
+				}),
+				srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: priority.Max, Name: "probe",
+					Fn: func(c *flows.Context) error {
+						r := probed{input: textOf(t, c.Input()), output: textOf(t, c.Output())}
+						pr.mu.Lock()
+						defer pr.mu.Unlock()
+						pr.runs = append(pr.runs, r)
+						return nil
+					}}))
+		}
+	})
+	return s, pr
+}
+
+// take returns what the probe recorded since the last take, and forgets
+// it.
+func (pr *probe) take() (tool []string, runs []probed) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	tool, runs = pr.tool, pr.runs
+	pr.tool, pr.runs = nil, nil
+	return tool, runs
+}
+
+// textOf returns the text of a tools/call run's input or output: the
+// "text" of the typed arguments, of the tool's typed output, or of the
+// structured content of a result a hook set; "" for nil.
+func textOf(t testing.TB, v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Errorf("probe: %v", err)
+		return ""
+	}
+	var x struct {
+		Text              *string         `json:"text"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Errorf("probe: %v: %s", err, b)
+		return ""
+	}
+	switch {
+	case x.Text != nil:
+		return *x.Text
+	case x.StructuredContent != nil:
+		return textOf(t, x.StructuredContent)
+	}
+	t.Errorf("probe: no text in %s", b)
+	return ""
 }
 
 // echo calls the echo tool with text.
