@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -32,6 +33,9 @@ import (
 var testhost string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 3 && os.Args[1] == teeArg {
+		os.Exit(tee(os.Args[2], os.Args[3:]))
+	}
 	dir, err := os.MkdirTemp("", "intercept-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -50,6 +54,81 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// teeArg, as the first argument of the test binary, makes it a recording
+// wrapper around a stdio host: "<test binary> intercept-tee <log>
+// <command>…" runs the command, relays its standard input and output, and
+// appends every line that crosses them to the file log, as
+// "<pid> > <line>" (from the invoker) or "<pid> < <line>" (from the
+// host), each logged before it is relayed.
+const teeArg = "intercept-tee"
+
+// teeServer returns the configuration of a stdio host named name that
+// runs command behind the recording wrapper, logging to log. Built with
+// the race detector, the wrapper would sleep a second as it exits (the
+// detector's atexit_sleep_ms), past the plugin's wait for the command to
+// end: its environment turns that off.
+func teeServer(name, log string, command ...string) intercept.Server {
+	return intercept.Server{Name: name, Command: append([]string{os.Args[0], teeArg, log}, command...),
+		Env: append(os.Environ(), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")}
+}
+
+// tee is the recording wrapper; it returns the exit code.
+func tee(log string, command []string) int {
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tee:", err)
+		return 1
+	}
+	defer f.Close()
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tee:", err)
+		return 1
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tee:", err)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "tee:", err)
+		return 1
+	}
+	var mu sync.Mutex
+	relay := func(dir string, from io.Reader, to io.Writer) {
+		r := bufio.NewReader(from)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				mu.Lock()
+				fmt.Fprintf(f, "%d %s %s\n", os.Getpid(), dir, bytes.TrimRight(line, "\n"))
+				mu.Unlock()
+				if _, err := to.Write(line); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		relay(">", os.Stdin, in)
+		in.Close() // the invoker closed: so does the host
+	}()
+	relay("<", out, os.Stdout)
+	if err := cmd.Wait(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		return 1
+	}
+	return 0
 }
 
 // hostKind is how the plugin reaches a test host.
