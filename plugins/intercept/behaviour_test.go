@@ -1,7 +1,9 @@
 package intercept_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -304,6 +306,7 @@ func TestStalledHostFailsFast(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, cmd.Process.Pid)
 	resumed := false
 	resume := func() {
 		if !resumed {
@@ -337,4 +340,40 @@ func TestStalledHostFailsFast(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waitStopped waits (up to ten seconds) until every thread of the process
+// pid is stopped: a signal takes effect after kill returns, and a host not
+// stopped yet would answer the next invocation. Where /proc does not say,
+// it does not wait.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !stopped(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is not stopped ten seconds after SIGSTOP", pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether every thread of the process pid is stopped, or
+// true when /proc cannot tell.
+func stopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return true
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		// The state follows the command, which is in parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
 }
