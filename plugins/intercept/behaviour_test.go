@@ -1,7 +1,10 @@
 package intercept_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,40 +77,78 @@ func TestMutatorOrder(t *testing.T) {
 	})
 }
 
-// A pass of mutators is atomic: when one fails closed, the run is blocked
-// and nothing of the pass reaches the tool or the client.
+// A pass of mutators is atomic: the run's input (on the request) or output
+// (on the result) is replaced once, after the pass's last mutator. When a
+// mutator fails closed the run is blocked and carries its payload as it
+// was before the pass; when every mutator succeeds, the tool, then the
+// client, get all the changes, in priorityHint order. The probe tool
+// records the arguments it is called with, and a finally hook the input
+// and output the run carries at its end. tag-<x> appends "+<x>" (hints:
+// c -10, a 0, b 0, d 7); fail (hint 50) fails.
 func TestMutationPassIsAtomic(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind hostKind) {
-		onResponse := []wire.Hook{{Events: []string{"tools/call"}, Phase: wire.Response}}
-		// On the request: tag-a (hint 0) changes the text, then fail (hint
-		// 50) fails: the tool never runs.
-		s := newSetup(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", "tag-a", "fail")}})
-		s.echo("x").WantToolError("the request was blocked: an interceptor failed, and its policy blocks on failure")
-		ev := s.last(t)
-		if ev.DecidedBy != hookID("beforeExecute", "g:fail") || string(ev.Args) != `{"text":"x"}` {
-			t.Errorf("decided by %q, args %s", ev.DecidedBy, ev.Args)
-		}
-		if got, want := decisions(ev), "g:tag-a mutation request modified\ng:fail mutation request failed_closed"; got != want {
-			t.Errorf("decisions:\n%s\nwant\n%s", got, want)
-		}
-		// On the result: tag-a's change is discarded with the result.
-		s = newSetup(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", "tag-a", "fail")},
-			Policy: []intercept.Policy{{Interceptor: "fail", Hooks: onResponse}}})
-		r := s.echo("x").WantToolError("the result was blocked")
-		if strings.Contains(r.Text(), "x+a") {
-			t.Errorf("the client saw a partly mutated result: %s", r.Text())
-		}
-		if ev := s.last(t); ev.DecidedBy != hookID("afterExecute", "g:fail") {
-			t.Errorf("decided by %q", ev.DecidedBy)
-		}
-		// Failing open, the pass goes on without the failed mutator.
 		open := true
-		s = newSetup(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", "tag-a", "fail", "tag-d")},
-			Policy: []intercept.Policy{{Interceptor: "fail", FailOpen: &open}}})
-		s.echo("x").WantText(plugintest.EchoText("x+a+d+a+d"))
-		if got, want := decisions(s.last(t)), "g:tag-a mutation request modified\ng:tag-d mutation request modified\ng:fail mutation request failed_open\n"+
-			"g:tag-a mutation response modified\ng:tag-d mutation response modified\ng:fail mutation response failed_open"; got != want {
-			t.Errorf("decisions:\n%s\nwant\n%s", got, want)
+		onResponse := []wire.Hook{{Events: []string{"tools/call"}, Phase: wire.Response}}
+		tests := []struct {
+			name      string
+			serve     []string
+			policy    []intercept.Policy
+			blocked   string // the start of the tool error the client reads; "" when the call goes through
+			decidedBy string // the hook that blocked
+			decisions string
+			tool      []string // the arguments' text of each call the tool got
+			input     string   // the run's input at its end
+			output    string   // the run's output at its end ("" for none)
+		}{
+			{name: "request pass fails closed", serve: []string{"tag-a", "tag-d", "fail"},
+				blocked: "the request was blocked: an interceptor failed", decidedBy: hookID("beforeExecute", "g:fail"),
+				decisions: "g:tag-a mutation request modified\ng:tag-d mutation request modified\ng:fail mutation request failed_closed",
+				input:     "x"},
+			{name: "result pass fails closed", serve: []string{"tag-a", "tag-d", "fail"},
+				policy:  []intercept.Policy{{Interceptor: "fail", Hooks: onResponse}},
+				blocked: "the result was blocked: an interceptor failed", decidedBy: hookID("afterExecute", "g:fail"),
+				decisions: "g:tag-a mutation request modified\ng:tag-d mutation request modified\n" +
+					"g:tag-a mutation response modified\ng:tag-d mutation response modified\ng:fail mutation response failed_closed",
+				tool: []string{"x+a+d"}, input: "x+a+d", output: "x+a+d"},
+			{name: "failing open, the pass goes on without it", serve: []string{"tag-a", "fail", "tag-d"},
+				policy: []intercept.Policy{{Interceptor: "fail", FailOpen: &open}},
+				decisions: "g:tag-a mutation request modified\ng:tag-d mutation request modified\ng:fail mutation request failed_open\n" +
+					"g:tag-a mutation response modified\ng:tag-d mutation response modified\ng:fail mutation response failed_open",
+				tool: []string{"x+a+d"}, input: "x+a+d", output: "x+a+d+a+d"},
+			{name: "all succeed", serve: []string{"tag-d", "tag-b", "tag-a", "tag-c"},
+				decisions: "g:tag-c mutation request modified\ng:tag-a mutation request modified\ng:tag-b mutation request modified\ng:tag-d mutation request modified\n" +
+					"g:tag-c mutation response modified\ng:tag-a mutation response modified\ng:tag-b mutation response modified\ng:tag-d mutation response modified",
+				tool: []string{"x+c+a+b+d"}, input: "x+c+a+b+d", output: "x+c+a+b+d+c+a+b+d"},
+		}
+		for _, tt := range tests {
+			s, pr := newProbedSetup(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", tt.serve...)}, Policy: tt.policy})
+			r := s.h.Call(toolProbe, plugintest.Text{Text: "x"})
+			if tt.blocked != "" {
+				r.WantToolError(tt.blocked)
+			} else {
+				r.WantText(plugintest.EchoText(tt.output))
+			}
+			ev := s.last(t)
+			if ev.DecidedBy != tt.decidedBy {
+				t.Errorf("%s: decided by %q, want %q", tt.name, ev.DecidedBy, tt.decidedBy)
+			}
+			if got := decisions(ev); got != tt.decisions {
+				t.Errorf("%s: decisions:\n%s\nwant\n%s", tt.name, got, tt.decisions)
+			}
+			tool, runs := pr.take()
+			if !slices.Equal(tool, tt.tool) {
+				t.Errorf("%s: the tool was called with %q, want %q", tt.name, tool, tt.tool)
+			}
+			if len(runs) != 1 {
+				t.Errorf("%s: the probe saw %d runs end, want 1", tt.name, len(runs))
+				continue
+			}
+			if runs[0].input != tt.input {
+				t.Errorf("%s: the run ended with input %q, want %q", tt.name, runs[0].input, tt.input)
+			}
+			if runs[0].output != tt.output {
+				t.Errorf("%s: the run ended with output %q, want %q", tt.name, runs[0].output, tt.output)
+			}
 		}
 	})
 }
@@ -265,6 +306,7 @@ func TestStalledHostFailsFast(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, cmd.Process.Pid)
 	resumed := false
 	resume := func() {
 		if !resumed {
@@ -298,4 +340,40 @@ func TestStalledHostFailsFast(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waitStopped waits (up to ten seconds) until every thread of the process
+// pid is stopped: a signal takes effect after kill returns, and a host not
+// stopped yet would answer the next invocation. Where /proc does not say,
+// it does not wait.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !stopped(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is not stopped ten seconds after SIGSTOP", pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether every thread of the process pid is stopped, or
+// true when /proc cannot tell.
+func stopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return true
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		// The state follows the command, which is in parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
 }

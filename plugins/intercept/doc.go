@@ -57,6 +57,17 @@
 // has no result for them: the SEP governs success results only, and the
 // isError result of a failed tool call is made after the response phase.
 //
+// Every invocation carries the SEP's invocation context: the principal the
+// request runs for (the bearer token's user, else anonymous; its claims
+// are not sent), the trace, the MCP session and the invoker's clock. When
+// the run's Go context carries an OpenTelemetry span (the otel plugin's
+// run span), traceId and spanId are its W3C IDs, so that a host that
+// traces joins the run's trace; otherwise traceId is the request ID
+// hookflow minted (the audit event's request_id) and there is no spanId.
+// sessionId is the transport's session ID (the audit event's session_id);
+// stdio, in-memory transports and stateless HTTP have none, and it is
+// left out.
+//
 // # Order and chain semantics
 //
 // Per flow and phase the interceptors form two passes. A request is data

@@ -10,7 +10,10 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -162,57 +165,126 @@ func (c *capture) Write(p []byte) (int, error) {
 	return c.ResponseWriter.Write(p)
 }
 
+// messages returns the messages recorded so far.
+func (rec *recorder) messages() []recorded {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.msgs)
+}
+
+// readTee returns the extension's messages that the recording wrapper
+// logged to log: each request the invoker sent, with the host's answer
+// when there was one. The log must be whole: its wrappers have exited.
+func readTee(t *testing.T, log string) []recorded {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []recorded
+	sent := map[string]int{} // "<pid> <id>" → index in out
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasSuffix(line, "\n") {
+			break // a wrapper stopped as it wrote a message no one read
+		}
+		pid, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		dir, msg, _ := strings.Cut(rest, " ")
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(msg), &m); err != nil {
+			t.Errorf("a line on the wire is not one JSON-RPC message: %q", line)
+			continue
+		}
+		key := pid + " " + string(m.ID)
+		switch {
+		case m.ID == nil: // a notification
+		case dir == ">" && strings.HasPrefix(m.Method, "interceptor"):
+			sent[key] = len(out)
+			out = append(out, recorded{method: m.Method, params: m.Params})
+		case dir == "<" && m.Method == "":
+			if i, ok := sent[key]; ok {
+				out[i].result, out[i].err = m.Result, m.Error
+			}
+		}
+	}
+	return out
+}
+
 // Every message the plugin and a host exchange, requests and answers, is
-// valid against the SEP's shapes (package wire's JSON Schema).
+// valid against the SEP's shapes (package wire's JSON Schema): over HTTP,
+// as a reverse proxy relays them; over stdio, as a recording wrapper
+// around the host's command relays them.
 func TestMessagesOnTheWireMatchTheSchema(t *testing.T) {
-	t.Parallel()
 	v, err := wire.NewValidator()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := startHTTPHost(t, "-serve", "allow,deny-results,warn,tag-a,audit-upper,sleep,fail", "-token", hostToken)
-	rec := &recorder{}
-	proxy := httptest.NewServer(rec.handler(t, "http://"+addr))
-	defer proxy.Close()
-	yes := true
-	s := newSetup(t, intercept.Config{Servers: []intercept.Server{{Name: "g", URL: proxy.URL, Token: hostToken}},
-		Policy: []intercept.Policy{{Interceptor: "sleep", Timeout: 50 * time.Millisecond, FailOpen: &yes}, {Interceptor: "fail", FailOpen: &yes}}})
-	s.echo("hello").WantText(plugintest.EchoText("hello+a+a"))
-	s.echo("SECRET").WantToolError("the result was blocked")
-	if len(s.h.ToolNames()) == 0 {
-		t.Error("tools/list through the interceptors listed nothing")
-	}
+	forEachKind(t, func(t *testing.T, kind hostKind) {
+		serve := []string{"-serve", "allow,deny-results,warn,tag-a,audit-upper,sleep,fail"}
+		var (
+			server   intercept.Server
+			messages func() []recorded
+		)
+		if kind == overHTTP {
+			addr := startHTTPHost(t, append(serve, "-token", hostToken)...)
+			rec := &recorder{}
+			proxy := httptest.NewServer(rec.handler(t, "http://"+addr))
+			t.Cleanup(proxy.Close)
+			server, messages = intercept.Server{Name: "g", URL: proxy.URL, Token: hostToken}, rec.messages
+		} else {
+			log := filepath.Join(t.TempDir(), "wire.log")
+			server = teeServer("g", log, append([]string{testhost}, serve...)...)
+			messages = func() []recorded { return readTee(t, log) }
+		}
+		yes := true
+		s := newSetup(t, intercept.Config{Servers: []intercept.Server{server},
+			Policy: []intercept.Policy{{Interceptor: "sleep", Timeout: 50 * time.Millisecond, FailOpen: &yes}, {Interceptor: "fail", FailOpen: &yes}}})
+		s.echo("hello").WantText(plugintest.EchoText("hello+a+a"))
+		s.echo("SECRET").WantToolError("the result was blocked")
+		if len(s.h.ToolNames()) == 0 {
+			t.Error("tools/list through the interceptors listed nothing")
+		}
+		// Closed, the plugin ends the host's command: the wrapper's log
+		// is whole. (How the command ended does not matter here: every
+		// line is logged before it is relayed.)
+		if err := s.plugin.Close(); err != nil {
+			t.Logf("closing the plugin: %v", err)
+		}
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	counts := map[string]int{}
-	for _, m := range rec.msgs {
-		def := map[string][2]string{wire.MethodList: {wire.DefListParams, wire.DefListResult}, wire.MethodInvoke: {wire.DefInvokeParams, wire.DefInvokeResult}}[m.method]
-		if err := v.Validate(def[0], m.params); err != nil {
-			t.Errorf("%s params %s: %v", m.method, m.params, err)
+		counts := map[string]int{}
+		for _, m := range messages() {
+			def := map[string][2]string{wire.MethodList: {wire.DefListParams, wire.DefListResult}, wire.MethodInvoke: {wire.DefInvokeParams, wire.DefInvokeResult}}[m.method]
+			if err := v.Validate(def[0], m.params); err != nil {
+				t.Errorf("%s params %s: %v", m.method, m.params, err)
+			}
+			switch {
+			case m.result != nil:
+				counts[m.method+" result"]++
+				if err := v.Validate(def[1], m.result); err != nil {
+					t.Errorf("%s result %s: %v", m.method, m.result, err)
+				}
+			case m.err != nil:
+				counts[m.method+" error"]++
+				var e struct {
+					Data json.RawMessage `json:"data"`
+				}
+				_ = json.Unmarshal(m.err, &e)
+				if err := v.Validate(wire.DefErrorData, e.Data); err != nil {
+					t.Errorf("%s error %s: %v", m.method, m.err, err)
+				}
+			}
 		}
-		switch {
-		case m.result != nil:
-			counts[m.method+" result"]++
-			if err := v.Validate(def[1], m.result); err != nil {
-				t.Errorf("%s result %s: %v", m.method, m.result, err)
-			}
-		case m.err != nil:
-			counts[m.method+" error"]++
-			var e struct {
-				Data json.RawMessage `json:"data"`
-			}
-			_ = json.Unmarshal(m.err, &e)
-			if err := v.Validate(wire.DefErrorData, e.Data); err != nil {
-				t.Errorf("%s error %s: %v", m.method, m.err, err)
-			}
+		// One list; per call, validators and mutators of both phases; the
+		// sleeping validator's timeout and the failing mutator are errors.
+		if counts["interceptors/list result"] != 1 || counts["interceptor/invoke result"] < 10 || counts["interceptor/invoke error"] < 4 {
+			t.Errorf("recorded %v", counts)
 		}
-	}
-	// One list; per call, validators and mutators of both phases; the
-	// sleeping validator's timeout and the failing mutator are errors.
-	if counts["interceptors/list result"] != 1 || counts["interceptor/invoke result"] < 10 || counts["interceptor/invoke error"] < 4 {
-		t.Errorf("recorded %v", counts)
-	}
+	})
 }
 
 // Bad configurations stop the server, naming the field; a policy naming an

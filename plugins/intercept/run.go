@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
@@ -75,13 +77,20 @@ func (ps *pass) start(c *flows.Context, st *passState) error {
 	return nil
 }
 
-// invocationContext tells the interceptor who the operation runs for and
-// its trace: the request ID hookflow minted. Claims are not sent: the
-// interceptor gets the least the SEP allows.
+// invocationContext tells the interceptor who the operation runs for, its
+// trace and its session. The trace is the run's OpenTelemetry span when the
+// run's context carries one (the otel plugin's), so that a host that traces
+// can join it; otherwise traceId is the request ID hookflow minted (the
+// audit event's request_id) and there is no spanId. The session is the
+// transport's session ID, when the transport has one. Claims are not sent:
+// the interceptor gets the least the SEP allows.
 func invocationContext(c *flows.Context) *wire.InvocationContext {
 	r := c.Request()
-	ic := &wire.InvocationContext{TraceID: r.ID, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+	ic := &wire.InvocationContext{TraceID: r.ID, SessionID: r.SessionID, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 		Principal: &wire.Principal{Type: wire.PrincipalAnonymous}}
+	if sc := trace.SpanContextFromContext(c.Context()); sc.IsValid() {
+		ic.TraceID, ic.SpanID = sc.TraceID().String(), sc.SpanID().String()
+	}
 	if id := r.Principal(); id != "" {
 		ic.Principal = &wire.Principal{Type: wire.PrincipalUser, ID: id}
 	}

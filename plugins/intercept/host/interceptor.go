@@ -178,8 +178,8 @@ type Invocation struct {
 	// Config is the invocation's configuration, checked against the
 	// interceptor's ConfigSchema.
 	Config map[string]any
-	// Context tells who the operation runs for and its trace; nil when
-	// the invoker sent none.
+	// Context tells who the operation runs for, its trace and its
+	// session; nil when the invoker sent none.
 	Context *wire.InvocationContext
 }
 

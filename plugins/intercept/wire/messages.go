@@ -43,14 +43,17 @@ type InvokeParams struct {
 	Context *InvocationContext `json:"context,omitempty"`
 }
 
-// InvocationContext is the optional context of an invocation. It carries no
-// session ID: the SEP correlates through TraceID and SpanID.
+// InvocationContext is the optional context of an invocation: who the
+// governed operation runs for, its trace and its session.
 type InvocationContext struct {
 	Principal *Principal `json:"principal,omitempty"`
-	TraceID   string     `json:"traceId,omitempty"`
-	SpanID    string     `json:"spanId,omitempty"`
+	// TraceID and SpanID place the invocation in a trace.
+	TraceID string `json:"traceId,omitempty"`
+	SpanID  string `json:"spanId,omitempty"`
 	// Timestamp is the invoker's clock, RFC 3339 (informational only).
 	Timestamp string `json:"timestamp"`
+	// SessionID is the MCP session the governed operation belongs to.
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // Principal is who the governed operation runs for.

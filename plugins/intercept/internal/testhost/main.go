@@ -91,6 +91,13 @@ func interceptors() map[string]host.Interceptor {
 			func(context.Context, *host.Invocation) (host.Verdict, error) { return host.Warn("looks odd"), nil }),
 		"audit-deny": host.Validator(host.Spec{Name: "audit-deny", Events: toolsCall, Audit: true},
 			func(context.Context, *host.Invocation) (host.Verdict, error) { return host.Deny("would deny"), nil }),
+		// context warns with the invocation's context as JSON: the
+		// invoker's audit event records what the host received.
+		"context": host.Validator(host.Spec{Name: "context", Events: toolsCall},
+			func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
+				b, err := json.Marshal(inv.Context)
+				return host.Warn(string(b)), err
+			}),
 		"meet-a": meet("meet-a", "meet-b"),
 		"meet-b": meet("meet-b", "meet-a"),
 		// crash exits the process in the middle of an invocation.
