@@ -32,7 +32,9 @@
 // through the server's flows like any message the server sends, so hooks
 // on sampling:create-message, elicitation:create, roots:list-roots and
 // notifications:from-server see them. A client's cancellation cancels the
-// upstream request. The upstream's list-changed notifications make the
+// upstream request, and its notifications/roots/list_changed (unless a
+// hook on notifications:from-client drops it) goes to its upstream
+// sessions, which then list its roots again. The upstream's list-changed notifications make the
 // gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
 //

@@ -363,6 +363,30 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 	return p.conn, nil
 }
 
+// rootsChanged tells the upstream sessions of client session ss that its
+// roots changed; one still opening is told once open.
+func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
+	u.mu.Lock()
+	p := u.sessions[ss]
+	u.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.ready:
+		if p.conn != nil {
+			p.conn.rootsChanged()
+		}
+	default:
+		go func() {
+			<-p.ready
+			if p.conn != nil {
+				p.conn.rootsChanged()
+			}
+		}()
+	}
+}
+
 // forget removes p, the upstream session of ss, if it is still the one.
 func (u *upstream) forget(key any, p *pending) {
 	u.mu.Lock()
