@@ -240,38 +240,113 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	}
 }
 
+// TestListChanged has the upstream add an entity and remove another, of
+// each kind: the mount follows and the clients are told the list
+// changed; told again of a list that did not change, they are told too.
 func TestListChanged(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			srv, _ := serve(t, nil, tr.upstream(t, "up"))
-			changed := make(chan struct{}, 10)
-			cs := connect(t, srv, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				changed <- struct{}{}
-			}})
-			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
-			<-changed
-			eventually(t, "tools/list to show fresh and not echo", func() bool {
+	for _, kind := range []struct {
+		name string
+		// adder is the upstream's tool that adds fresh and removes gone.
+		adder, fresh, gone string
+		// opts sets the client's handler of the kind's list_changed.
+		opts func(changed chan<- struct{}) *mcp.ClientOptions
+		list func(cs *mcp.ClientSession) ([]string, error)
+		// use calls the fresh entity and returns what it answered.
+		use func(cs *mcp.ClientSession) (string, error)
+	}{
+		{"tools", "add_tool", "fresh", "echo",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
 				res, err := cs.ListTools(context.Background(), nil)
 				if err != nil {
-					t.Fatal(err)
+					return nil, err
 				}
 				var names []string
 				for _, tl := range res.Tools {
 					names = append(names, tl.Name)
 				}
-				return slices.Contains(names, "fresh") && !slices.Contains(names, "echo")
-			})
-			if got, _ := call(t, cs, "fresh", nil); got != "added" {
-				t.Errorf("fresh = %q", got)
-			}
-			// The upstream says its list changed again, though the tools
-			// are the same: the clients are told all the same.
-			for len(changed) > 0 {
+				return names, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fresh"})
+				if err != nil {
+					return "", err
+				}
+				return text(res), nil
+			}},
+		{"prompts", "add_prompt", "fresh", "greet",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
+				res, err := cs.ListPrompts(context.Background(), nil)
+				if err != nil {
+					return nil, err
+				}
+				var names []string
+				for _, p := range res.Prompts {
+					names = append(names, p.Name)
+				}
+				return names, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "fresh"})
+				if err != nil {
+					return "", err
+				}
+				return res.Messages[0].Content.(*mcp.TextContent).Text, nil
+			}},
+		{"resources", "add_resource", "test://fresh", "test://hello",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
+				res, err := cs.ListResources(context.Background(), nil)
+				if err != nil {
+					return nil, err
+				}
+				var uris []string
+				for _, r := range res.Resources {
+					uris = append(uris, r.URI)
+				}
+				return uris, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://fresh"})
+				if err != nil {
+					return "", err
+				}
+				return res.Contents[0].Text, nil
+			}},
+	} {
+		for _, tr := range transports {
+			t.Run(kind.name+"/"+tr.name, func(t *testing.T) {
+				srv, _ := serve(t, nil, tr.upstream(t, "up"))
+				changed := make(chan struct{}, 10)
+				cs := connect(t, srv, kind.opts(changed))
+				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
 				<-changed
-			}
-			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
-			<-changed
-		})
+				eventually(t, "the list to show "+kind.fresh+" and not "+kind.gone, func() bool {
+					names, err := kind.list(cs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return slices.Contains(names, kind.fresh) && !slices.Contains(names, kind.gone)
+				})
+				if got, err := kind.use(cs); err != nil || got != "added" {
+					t.Errorf("%s = %q, %v; want the upstream's answer", kind.fresh, got, err)
+				}
+				// The upstream says its list changed again, though the
+				// entities are the same: the clients are told all the same.
+				for len(changed) > 0 {
+					<-changed
+				}
+				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
+				<-changed
+			})
+		}
 	}
 }
 
