@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -576,4 +577,39 @@ func TestHTTPUpstreamRestarts(t *testing.T) {
 		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
 		return got == `{"n":2}`
 	})
+}
+
+// TestHeaderReachesUpstream mounts an HTTP upstream that refuses requests
+// without a header: the Header of the upstream is sent by the gateway's
+// own session (Start lists through it) and by a client session's.
+func TestHeaderReachesUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		ok     bool
+	}{
+		{"sent", http.Header{"X-Team": {"blue"}}, true},
+		{"wrong value", http.Header{"X-Team": {"red"}}, false},
+		{"not set", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := httpUpstream(t, "up", "-header", "X-Team=blue")
+			u.Header = tc.header
+			gw := gateway.New(u)
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+			check(t, srv.Use(gw))
+			t.Cleanup(func() { gw.Close() })
+			err := srv.Start()
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), `upstream "up"`) {
+					t.Errorf("Start: %v, want the upstream's refusal", err)
+				}
+				return
+			}
+			check(t, err)
+			if got, isErr := call(t, connect(t, srv, nil), "echo", map[string]any{"n": 1}); isErr || got != `{"n":1}` {
+				t.Errorf("echo = %q (isError %v)", got, isErr)
+			}
+		})
+	}
 }
