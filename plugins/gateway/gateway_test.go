@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -609,6 +612,86 @@ func TestHeaderReachesUpstream(t *testing.T) {
 			check(t, err)
 			if got, isErr := call(t, connect(t, srv, nil), "echo", map[string]any{"n": 1}); isErr || got != `{"n":1}` {
 				t.Errorf("echo = %q (isError %v)", got, isErr)
+			}
+		})
+	}
+}
+
+// TestNameTakenByLocalEntity mounts an upstream whose entity has the name
+// of a local one: at Start that fails Start, naming the entity; after
+// Start, when the upstream adds it, the local entity stays and the log
+// says the upstream's was left out.
+func TestNameTakenByLocalEntity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// local adds the local entity, named name.
+		local func(srv *framework.Server, name string) error
+		// kind and at are the entity's kind in the error and its name at
+		// Start; adder the upstream's tool that adds one after Start.
+		kind, at, adder, later string
+		// use reads the entity of the name later and returns what it says.
+		use func(cs *mcp.ClientSession, name string) (string, error)
+	}{
+		{"tool", func(srv *framework.Server, name string) error {
+			return framework.AddToolFunc(srv, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "local"}}}, nil
+			})
+		}, "tool", "echo", "add_tool", "late", func(cs *mcp.ClientSession, name string) (string, error) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name})
+			if err != nil {
+				return "", err
+			}
+			return text(res), nil
+		}},
+		{"prompt", func(srv *framework.Server, name string) error {
+			return framework.AddPromptFunc(srv, &mcp.Prompt{Name: name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "local"}}}}, nil
+			})
+		}, "prompt", "greet", "add_prompt", "late", func(cs *mcp.ClientSession, name string) (string, error) {
+			res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name})
+			if err != nil {
+				return "", err
+			}
+			return res.Messages[0].Content.(*mcp.TextContent).Text, nil
+		}},
+		{"resource", func(srv *framework.Server, uri string) error {
+			return framework.AddResourceFunc(srv, &mcp.Resource{URI: uri, Name: "local"}, nil, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "local"}}}, nil
+			})
+		}, "resource", "test://hello", "add_resource", "test://late", func(cs *mcp.ClientSession, uri string) (string, error) {
+			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+			if err != nil {
+				return "", err
+			}
+			return res.Contents[0].Text, nil
+		}},
+	} {
+		t.Run(tc.name+"/at start", func(t *testing.T) {
+			gw := gateway.New(stdio("up"))
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+			check(t, tc.local(srv, tc.at))
+			check(t, srv.Use(gw))
+			t.Cleanup(func() { gw.Close() })
+			err := srv.Start()
+			if want := fmt.Sprintf("%s %q", tc.kind, tc.at); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Start: %v, want an error naming %s", err, want)
+			}
+		})
+		t.Run(tc.name+"/after start", func(t *testing.T) {
+			logs := &logBuffer{}
+			gw := gateway.New(stdio("up"))
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+				Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			check(t, tc.local(srv, tc.later))
+			check(t, srv.Use(gw))
+			check(t, srv.Start())
+			t.Cleanup(func() { gw.Close() })
+			cs := connect(t, srv, nil)
+			call(t, cs, tc.adder, map[string]any{"text": tc.later})
+			want := "msg=" + strconv.Quote(fmt.Sprintf(`gateway: upstream "up": %s %q is already served by another owner; not mounted`, tc.kind, tc.later))
+			eventually(t, "the log to say "+want, func() bool { return strings.Contains(logs.String(), want) })
+			if got, err := tc.use(cs, tc.later); err != nil || got != "local" {
+				t.Errorf("%s = %q, %v; want the local entity's answer", tc.later, got, err)
 			}
 		})
 	}
