@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -695,4 +696,124 @@ func TestNameTakenByLocalEntity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUpstreamFreezes stops the upstream's process (SIGSTOP: it answers
+// nothing, not even a ping): a call fails within the upstream's Timeout,
+// the gateway marks it down (in Health and for hooks) with a warning in
+// the log, and the other upstream answers all along. Over stdio the
+// upstream is Shared, so that the stopped process is the only one.
+func TestUpstreamFreezes(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			logs := &logBuffer{}
+			a := tr.upstream(t, "a")
+			a.Prefix = "a_"
+			a.Shared = tr.name == "stdio"
+			a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+			a.MinBackoff, a.MaxBackoff = time.Hour, time.Hour // stays down
+			b := stdio("b")
+			b.Prefix = "b_"
+			b.Command = append(b.Command, "-noresources")
+			gw := gateway.New(a, b)
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+				Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			check(t, srv.Use(gw))
+			// A hook reads the state of the upstream behind each call.
+			states := make(chan gateway.State, 10)
+			check(t, srv.Hook(flows.On(stages.BeforeExecute, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+				if m, ok := gateway.From(c.Context); ok && m.Upstream == "a" {
+					select {
+					case states <- m.Health().State:
+					default:
+					}
+				}
+				return nil
+			})))
+			check(t, srv.Start())
+			t.Cleanup(func() { gw.Close() })
+			cs := connect(t, srv, nil)
+
+			got, _ := call(t, cs, "a_pid", nil)
+			pid, err := strconv.Atoi(got)
+			if err != nil {
+				t.Fatalf("a_pid = %q", got)
+			}
+			if s := <-states; s != gateway.StateUp {
+				t.Fatalf("the hook saw a %v before the freeze, want up", s)
+			}
+			check(t, syscall.Kill(pid, syscall.SIGSTOP))
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+
+			start := time.Now()
+			got, isErr := call(t, cs, "a_echo", map[string]any{})
+			took := time.Since(start)
+			t.Logf("the call failed after %v", took)
+			if took > 5*time.Second {
+				t.Errorf("the call to the frozen upstream took %v, want about its Timeout (300ms)", took)
+			}
+			if !isErr || got != `upstream "a" did not answer tools/call "echo" within 300ms` {
+				t.Errorf("echo to the frozen upstream = %q (isError %v)", got, isErr)
+			}
+			<-states
+			if got, _ := call(t, cs, "b_echo", map[string]any{"n": 1}); got != `{"n":1}` {
+				t.Errorf("b_echo while a is frozen = %q", got)
+			}
+			eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State == gateway.StateDown })
+			if h := gw.Health()[1]; h.State != gateway.StateUp {
+				t.Errorf("upstream b is %v, want up", h.State)
+			}
+			got, isErr = call(t, cs, "a_echo", map[string]any{})
+			if !isErr || got != `upstream "a" is unavailable (down)` {
+				t.Errorf("echo while down = %q (isError %v)", got, isErr)
+			}
+			if s := <-states; s != gateway.StateDown {
+				t.Errorf("the hook saw a %v, want down", s)
+			}
+			if got, _ := call(t, cs, "b_echo", map[string]any{"n": 2}); got != `{"n":2}` {
+				t.Errorf("b_echo while a is down = %q", got)
+			}
+			// The gateway gives the frozen session up, to reconnect.
+			eventually(t, "the gateway to give the frozen session up", func() bool {
+				return strings.Contains(logs.String(), `level=WARN msg="gateway: upstream down; reconnecting" upstream=a`)
+			})
+			for _, want := range []string{
+				`level=WARN msg="gateway: forwarded request did not answer in time" upstream=a method=tools/call name=echo`,
+				`level=WARN msg="gateway: upstream does not answer a ping" upstream=a`,
+			} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("the log does not say %s:\n%s", want, logs.String())
+				}
+			}
+		})
+	}
+}
+
+// TestUpstreamThaws freezes an HTTP upstream until the gateway marks it
+// down, then lets it go on (SIGCONT): the gateway reconnects and calls
+// succeed again.
+func TestUpstreamThaws(t *testing.T) {
+	a, cmd := startHTTPUpstream(t, "a")
+	a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+	srv, gw := serve(t, nil, a)
+	cs := connect(t, srv, nil)
+	if got, _ := call(t, cs, "echo", map[string]any{"n": 1}); got != `{"n":1}` {
+		t.Fatalf("echo = %q", got)
+	}
+	pid := cmd.Process.Pid
+	check(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	if got, isErr := call(t, cs, "echo", nil); !isErr || !strings.Contains(got, "did not answer") {
+		t.Errorf("echo to the frozen upstream = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State != gateway.StateUp })
+	check(t, syscall.Kill(pid, syscall.SIGCONT))
+	eventually(t, "the gateway to reconnect", func() bool {
+		h := gw.Health()[0]
+		return h.State == gateway.StateUp && h.Reconnects == 1
+	})
+	eventually(t, "calls to succeed again", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
+		return got == `{"n":2}`
+	})
 }
