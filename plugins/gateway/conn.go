@@ -499,7 +499,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		switch wire.Code {
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
-			go u.suspect()
+			go u.suspect(c)
 			u.warnFailed("went away", method, name, err)
 			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
@@ -507,21 +507,21 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 	}
 	switch {
 	case c.refused.Load():
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
 	case errors.Is(context.Cause(ctx), errTimeout):
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
-	go u.suspect()
+	go u.suspect(c)
 	u.warnFailed("failed", method, name, err)
 	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
 }

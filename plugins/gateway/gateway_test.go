@@ -817,3 +817,43 @@ func TestUpstreamThaws(t *testing.T) {
 		return got == `{"n":2}`
 	})
 }
+
+// TestClientSessionUpstreamFreezes freezes the stdio upstream process of
+// one client session (the gateway's own still answers): the call fails
+// within the Timeout, the gateway closes that session, and the client
+// session's next call gets a new process; the upstream stays up.
+func TestClientSessionUpstreamFreezes(t *testing.T) {
+	logs := &logBuffer{}
+	a := stdio("a")
+	a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+	gw := gateway.New(a)
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	check(t, srv.Use(gw))
+	check(t, srv.Start())
+	t.Cleanup(func() { gw.Close() })
+	cs := connect(t, srv, nil)
+	got, _ := call(t, cs, "pid", nil)
+	pid, err := strconv.Atoi(got)
+	if err != nil {
+		t.Fatalf("pid = %q", got)
+	}
+	check(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	if got, isErr := call(t, cs, "echo", nil); !isErr || got != `upstream "a" did not answer tools/call "echo" within 300ms` {
+		t.Errorf("echo to the frozen process = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "the next call to succeed", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 1})
+		return got == `{"n":1}`
+	})
+	if got, _ := call(t, cs, "pid", nil); got == strconv.Itoa(pid) {
+		t.Errorf("the client session still calls process %s", got)
+	}
+	if h := gw.Health()[0]; h.State != gateway.StateUp || h.Reconnects != 0 {
+		t.Errorf("health = %+v, want up without reconnection", h)
+	}
+	if want := `level=WARN msg="gateway: a client session's upstream session does not answer a ping; closing it" upstream=a`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, logs.String())
+	}
+}
