@@ -28,6 +28,9 @@ type conn struct {
 	u  *upstream
 	ss *mcp.ServerSession
 	cs *mcp.ClientSession
+	// client is the SDK client of cs alone: it tells the upstream the
+	// roots of ss changed (see rootsChanged).
+	client *mcp.Client
 
 	// read and handled count the notifications read from the upstream
 	// and those the client's handlers finished with (see drain); cond
@@ -96,6 +99,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
+	c.client = client
 	client.AddReceivingMiddleware(c.drained)
 	if ss != nil {
 		client.AddReceivingMiddleware(c.route)
@@ -197,15 +201,23 @@ func (c *conn) latest() *call {
 	return c.order[len(c.order)-1]
 }
 
-// routeCtx returns the context to send a message to the client with: the
-// newest call's (which routes it to that call's stream over HTTP),
-// cancelled also when ctx is.
-func (c *conn) routeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+// routeCtx returns the context to send a request to the client with,
+// cancelled when ctx (the upstream's request's) is: the newest call's
+// (which routes it to that call's stream over HTTP), cancelled also when
+// that call ends when bound is set. A request bound to a call is about
+// it (sampling, elicitation); a roots/list is often about no call (the
+// upstream lists roots when they changed) and must outlive the call in
+// flight.
+func (c *conn) routeCtx(ctx context.Context, bound bool) (context.Context, context.CancelFunc) {
 	k := c.latest()
 	if k == nil {
 		return context.WithCancel(ctx)
 	}
-	rctx, cancel := context.WithCancel(k.ctx)
+	base := k.ctx
+	if !bound {
+		base = context.WithoutCancel(base)
+	}
+	rctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(ctx, cancel)
 	return rctx, func() { stop(); cancel() }
 }
@@ -241,16 +253,35 @@ func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNoti
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-	rctx, cancel := c.routeCtx(ctx)
+	rctx, cancel := c.routeCtx(ctx, true)
 	defer cancel()
 	return c.ss.CreateMessageWithTools(rctx, req.Params)
 }
 
 func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rctx, cancel := c.routeCtx(ctx)
+	rctx, cancel := c.routeCtx(ctx, true)
 	defer cancel()
 	return c.ss.Elicit(rctx, req.Params)
 }
+
+// rootsChanged tells the upstream that the roots of the client session
+// changed, when the client offered it roots with listChanged (a
+// notifications/roots/list_changed).
+//
+// The SDK sends that notification only when a Client's roots change, to
+// the sessions of that Client: here cs alone. The client's own list of
+// roots is never read, as route answers the upstream's roots/list with
+// the client session's roots: adding one root to it, again and again
+// (AddRoots replaces a root of the same URI, and notifies), is only the
+// way to send the notification. It is sent in the background: it waits
+// on the upstream, which must not hold up the client's session.
+func (c *conn) rootsChanged() {
+	go c.client.AddRoots(rootsChangedRoot)
+}
+
+// rootsChangedRoot is the one root in the list of the SDK client of a
+// client session's upstream session; see [conn.rootsChanged].
+var rootsChangedRoot = &mcp.Root{URI: "hookflow-gateway:roots-changed"}
 
 // route answers the upstream's requests to its client (sampling,
 // elicitation, roots) with the client session's answers. It takes them
@@ -258,7 +289,8 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // client is to check: the gateway passes them on as they are.
 func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		rctx, cancel := c.routeCtx(ctx)
+		_, roots := req.GetParams().(*mcp.ListRootsParams)
+		rctx, cancel := c.routeCtx(ctx, !roots)
 		defer cancel()
 		switch p := req.GetParams().(type) {
 		case *mcp.CreateMessageWithToolsParams:
@@ -467,7 +499,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		switch wire.Code {
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
-			go u.suspect()
+			go u.suspect(c)
 			u.warnFailed("went away", method, name, err)
 			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
@@ -475,21 +507,21 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 	}
 	switch {
 	case c.refused.Load():
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
 	case errors.Is(context.Cause(ctx), errTimeout):
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		go u.suspect()
+		go u.suspect(c)
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
-	go u.suspect()
+	go u.suspect(c)
 	u.warnFailed("failed", method, name, err)
 	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
 }

@@ -32,7 +32,9 @@
 // through the server's flows like any message the server sends, so hooks
 // on sampling:create-message, elicitation:create, roots:list-roots and
 // notifications:from-server see them. A client's cancellation cancels the
-// upstream request. The upstream's list-changed notifications make the
+// upstream request, and its notifications/roots/list_changed (unless a
+// hook on notifications:from-client drops it) goes to its upstream
+// sessions, which then list its roots again. The upstream's list-changed notifications make the
 // gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
 //
@@ -75,7 +77,11 @@
 //
 // Every forwarded request is bounded by [Upstream.Timeout]: an upstream
 // that does not answer fails the call with an error saying so, and the
-// request is cancelled upstream. An upstream that dies fails the calls in
+// request is cancelled upstream. The gateway then pings the upstream: its
+// own session without an answer within [Upstream.ConnectTimeout] (the
+// upstream is frozen) marks it down, as below; a client session's
+// upstream session without one (its stdio process is frozen) is closed,
+// and that client session's next call opens a new one. An upstream that dies fails the calls in
 // flight at once ("went away during tools/call"); the gateway marks it
 // down (a warning in the log, [StateDown] in [Gateway.Health] and
 // [Mounted.Health]), fails further calls at once while it reconnects with

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // The defaults of an [Upstream]'s bounds.
@@ -142,12 +143,30 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 			return err
 		}
 	}
+	// A client's roots/list_changed goes on to its upstream sessions.
+	if err := pc.Hook(flows.Hook{Flow: flows.NotificationsFromClient, Stage: stages.AfterExecute,
+		Name: "gateway-roots-changed", Fn: g.rootsChanged}); err != nil {
+		g.Close()
+		return err
+	}
 	for _, u := range g.ups {
 		go u.watch()
 	}
 	g.mu.Lock()
 	g.attached = true
 	g.mu.Unlock()
+	return nil
+}
+
+// rootsChanged passes a client's notifications/roots/list_changed on to
+// the client session's upstream sessions, unless a hook dropped it.
+func (g *Gateway) rootsChanged(c *flows.Context) error {
+	if c.Request().Method != "notifications/roots/list_changed" || c.Responded() || c.Session() == nil {
+		return nil
+	}
+	for _, u := range g.ups {
+		u.rootsChanged(c.Session())
+	}
 	return nil
 }
 

@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -240,38 +245,113 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	}
 }
 
+// TestListChanged has the upstream add an entity and remove another, of
+// each kind: the mount follows and the clients are told the list
+// changed; told again of a list that did not change, they are told too.
 func TestListChanged(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			srv, _ := serve(t, nil, tr.upstream(t, "up"))
-			changed := make(chan struct{}, 10)
-			cs := connect(t, srv, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				changed <- struct{}{}
-			}})
-			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
-			<-changed
-			eventually(t, "tools/list to show fresh and not echo", func() bool {
+	for _, kind := range []struct {
+		name string
+		// adder is the upstream's tool that adds fresh and removes gone.
+		adder, fresh, gone string
+		// opts sets the client's handler of the kind's list_changed.
+		opts func(changed chan<- struct{}) *mcp.ClientOptions
+		list func(cs *mcp.ClientSession) ([]string, error)
+		// use calls the fresh entity and returns what it answered.
+		use func(cs *mcp.ClientSession) (string, error)
+	}{
+		{"tools", "add_tool", "fresh", "echo",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
 				res, err := cs.ListTools(context.Background(), nil)
 				if err != nil {
-					t.Fatal(err)
+					return nil, err
 				}
 				var names []string
 				for _, tl := range res.Tools {
 					names = append(names, tl.Name)
 				}
-				return slices.Contains(names, "fresh") && !slices.Contains(names, "echo")
-			})
-			if got, _ := call(t, cs, "fresh", nil); got != "added" {
-				t.Errorf("fresh = %q", got)
-			}
-			// The upstream says its list changed again, though the tools
-			// are the same: the clients are told all the same.
-			for len(changed) > 0 {
+				return names, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fresh"})
+				if err != nil {
+					return "", err
+				}
+				return text(res), nil
+			}},
+		{"prompts", "add_prompt", "fresh", "greet",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
+				res, err := cs.ListPrompts(context.Background(), nil)
+				if err != nil {
+					return nil, err
+				}
+				var names []string
+				for _, p := range res.Prompts {
+					names = append(names, p.Name)
+				}
+				return names, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "fresh"})
+				if err != nil {
+					return "", err
+				}
+				return res.Messages[0].Content.(*mcp.TextContent).Text, nil
+			}},
+		{"resources", "add_resource", "test://fresh", "test://hello",
+			func(changed chan<- struct{}) *mcp.ClientOptions {
+				return &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }}
+			},
+			func(cs *mcp.ClientSession) ([]string, error) {
+				res, err := cs.ListResources(context.Background(), nil)
+				if err != nil {
+					return nil, err
+				}
+				var uris []string
+				for _, r := range res.Resources {
+					uris = append(uris, r.URI)
+				}
+				return uris, nil
+			},
+			func(cs *mcp.ClientSession) (string, error) {
+				res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://fresh"})
+				if err != nil {
+					return "", err
+				}
+				return res.Contents[0].Text, nil
+			}},
+	} {
+		for _, tr := range transports {
+			t.Run(kind.name+"/"+tr.name, func(t *testing.T) {
+				srv, _ := serve(t, nil, tr.upstream(t, "up"))
+				changed := make(chan struct{}, 10)
+				cs := connect(t, srv, kind.opts(changed))
+				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
 				<-changed
-			}
-			call(t, cs, "add_tool", map[string]any{"text": "fresh"})
-			<-changed
-		})
+				eventually(t, "the list to show "+kind.fresh+" and not "+kind.gone, func() bool {
+					names, err := kind.list(cs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return slices.Contains(names, kind.fresh) && !slices.Contains(names, kind.gone)
+				})
+				if got, err := kind.use(cs); err != nil || got != "added" {
+					t.Errorf("%s = %q, %v; want the upstream's answer", kind.fresh, got, err)
+				}
+				// The upstream says its list changed again, though the
+				// entities are the same: the clients are told all the same.
+				for len(changed) > 0 {
+					<-changed
+				}
+				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
+				<-changed
+			})
+		}
 	}
 }
 
@@ -501,4 +581,279 @@ func TestHTTPUpstreamRestarts(t *testing.T) {
 		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
 		return got == `{"n":2}`
 	})
+}
+
+// TestHeaderReachesUpstream mounts an HTTP upstream that refuses requests
+// without a header: the Header of the upstream is sent by the gateway's
+// own session (Start lists through it) and by a client session's.
+func TestHeaderReachesUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		ok     bool
+	}{
+		{"sent", http.Header{"X-Team": {"blue"}}, true},
+		{"wrong value", http.Header{"X-Team": {"red"}}, false},
+		{"not set", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := httpUpstream(t, "up", "-header", "X-Team=blue")
+			u.Header = tc.header
+			gw := gateway.New(u)
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+			check(t, srv.Use(gw))
+			t.Cleanup(func() { gw.Close() })
+			err := srv.Start()
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), `upstream "up"`) {
+					t.Errorf("Start: %v, want the upstream's refusal", err)
+				}
+				return
+			}
+			check(t, err)
+			if got, isErr := call(t, connect(t, srv, nil), "echo", map[string]any{"n": 1}); isErr || got != `{"n":1}` {
+				t.Errorf("echo = %q (isError %v)", got, isErr)
+			}
+		})
+	}
+}
+
+// TestNameTakenByLocalEntity mounts an upstream whose entity has the name
+// of a local one: at Start that fails Start, naming the entity; after
+// Start, when the upstream adds it, the local entity stays and the log
+// says the upstream's was left out.
+func TestNameTakenByLocalEntity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// local adds the local entity, named name.
+		local func(srv *framework.Server, name string) error
+		// kind and at are the entity's kind in the error and its name at
+		// Start; adder the upstream's tool that adds one after Start.
+		kind, at, adder, later string
+		// use reads the entity of the name later and returns what it says.
+		use func(cs *mcp.ClientSession, name string) (string, error)
+	}{
+		{"tool", func(srv *framework.Server, name string) error {
+			return framework.AddToolFunc(srv, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "local"}}}, nil
+			})
+		}, "tool", "echo", "add_tool", "late", func(cs *mcp.ClientSession, name string) (string, error) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name})
+			if err != nil {
+				return "", err
+			}
+			return text(res), nil
+		}},
+		{"prompt", func(srv *framework.Server, name string) error {
+			return framework.AddPromptFunc(srv, &mcp.Prompt{Name: name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "local"}}}}, nil
+			})
+		}, "prompt", "greet", "add_prompt", "late", func(cs *mcp.ClientSession, name string) (string, error) {
+			res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name})
+			if err != nil {
+				return "", err
+			}
+			return res.Messages[0].Content.(*mcp.TextContent).Text, nil
+		}},
+		{"resource", func(srv *framework.Server, uri string) error {
+			return framework.AddResourceFunc(srv, &mcp.Resource{URI: uri, Name: "local"}, nil, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "local"}}}, nil
+			})
+		}, "resource", "test://hello", "add_resource", "test://late", func(cs *mcp.ClientSession, uri string) (string, error) {
+			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+			if err != nil {
+				return "", err
+			}
+			return res.Contents[0].Text, nil
+		}},
+	} {
+		t.Run(tc.name+"/at start", func(t *testing.T) {
+			gw := gateway.New(stdio("up"))
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+			check(t, tc.local(srv, tc.at))
+			check(t, srv.Use(gw))
+			t.Cleanup(func() { gw.Close() })
+			err := srv.Start()
+			if want := fmt.Sprintf("%s %q", tc.kind, tc.at); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Start: %v, want an error naming %s", err, want)
+			}
+		})
+		t.Run(tc.name+"/after start", func(t *testing.T) {
+			logs := &logBuffer{}
+			gw := gateway.New(stdio("up"))
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+				Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			check(t, tc.local(srv, tc.later))
+			check(t, srv.Use(gw))
+			check(t, srv.Start())
+			t.Cleanup(func() { gw.Close() })
+			cs := connect(t, srv, nil)
+			call(t, cs, tc.adder, map[string]any{"text": tc.later})
+			want := "msg=" + strconv.Quote(fmt.Sprintf(`gateway: upstream "up": %s %q is already served by another owner; not mounted`, tc.kind, tc.later))
+			eventually(t, "the log to say "+want, func() bool { return strings.Contains(logs.String(), want) })
+			if got, err := tc.use(cs, tc.later); err != nil || got != "local" {
+				t.Errorf("%s = %q, %v; want the local entity's answer", tc.later, got, err)
+			}
+		})
+	}
+}
+
+// TestUpstreamFreezes stops the upstream's process (SIGSTOP: it answers
+// nothing, not even a ping): a call fails within the upstream's Timeout,
+// the gateway marks it down (in Health and for hooks) with a warning in
+// the log, and the other upstream answers all along. Over stdio the
+// upstream is Shared, so that the stopped process is the only one.
+func TestUpstreamFreezes(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			logs := &logBuffer{}
+			a := tr.upstream(t, "a")
+			a.Prefix = "a_"
+			a.Shared = tr.name == "stdio"
+			a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+			a.MinBackoff, a.MaxBackoff = time.Hour, time.Hour // stays down
+			b := stdio("b")
+			b.Prefix = "b_"
+			b.Command = append(b.Command, "-noresources")
+			gw := gateway.New(a, b)
+			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+				Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			check(t, srv.Use(gw))
+			// A hook reads the state of the upstream behind each call.
+			states := make(chan gateway.State, 10)
+			check(t, srv.Hook(flows.On(stages.BeforeExecute, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+				if m, ok := gateway.From(c.Context); ok && m.Upstream == "a" {
+					select {
+					case states <- m.Health().State:
+					default:
+					}
+				}
+				return nil
+			})))
+			check(t, srv.Start())
+			t.Cleanup(func() { gw.Close() })
+			cs := connect(t, srv, nil)
+
+			got, _ := call(t, cs, "a_pid", nil)
+			pid, err := strconv.Atoi(got)
+			if err != nil {
+				t.Fatalf("a_pid = %q", got)
+			}
+			if s := <-states; s != gateway.StateUp {
+				t.Fatalf("the hook saw a %v before the freeze, want up", s)
+			}
+			check(t, syscall.Kill(pid, syscall.SIGSTOP))
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+
+			start := time.Now()
+			got, isErr := call(t, cs, "a_echo", map[string]any{})
+			took := time.Since(start)
+			t.Logf("the call failed after %v", took)
+			if took > 5*time.Second {
+				t.Errorf("the call to the frozen upstream took %v, want about its Timeout (300ms)", took)
+			}
+			if !isErr || got != `upstream "a" did not answer tools/call "echo" within 300ms` {
+				t.Errorf("echo to the frozen upstream = %q (isError %v)", got, isErr)
+			}
+			<-states
+			if got, _ := call(t, cs, "b_echo", map[string]any{"n": 1}); got != `{"n":1}` {
+				t.Errorf("b_echo while a is frozen = %q", got)
+			}
+			eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State == gateway.StateDown })
+			if h := gw.Health()[1]; h.State != gateway.StateUp {
+				t.Errorf("upstream b is %v, want up", h.State)
+			}
+			got, isErr = call(t, cs, "a_echo", map[string]any{})
+			if !isErr || got != `upstream "a" is unavailable (down)` {
+				t.Errorf("echo while down = %q (isError %v)", got, isErr)
+			}
+			if s := <-states; s != gateway.StateDown {
+				t.Errorf("the hook saw a %v, want down", s)
+			}
+			if got, _ := call(t, cs, "b_echo", map[string]any{"n": 2}); got != `{"n":2}` {
+				t.Errorf("b_echo while a is down = %q", got)
+			}
+			// The gateway gives the frozen session up, to reconnect.
+			eventually(t, "the gateway to give the frozen session up", func() bool {
+				return strings.Contains(logs.String(), `level=WARN msg="gateway: upstream down; reconnecting" upstream=a`)
+			})
+			for _, want := range []string{
+				`level=WARN msg="gateway: forwarded request did not answer in time" upstream=a method=tools/call name=echo`,
+				`level=WARN msg="gateway: upstream does not answer a ping" upstream=a`,
+			} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("the log does not say %s:\n%s", want, logs.String())
+				}
+			}
+		})
+	}
+}
+
+// TestUpstreamThaws freezes an HTTP upstream until the gateway marks it
+// down, then lets it go on (SIGCONT): the gateway reconnects and calls
+// succeed again.
+func TestUpstreamThaws(t *testing.T) {
+	a, cmd := startHTTPUpstream(t, "a")
+	a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+	srv, gw := serve(t, nil, a)
+	cs := connect(t, srv, nil)
+	if got, _ := call(t, cs, "echo", map[string]any{"n": 1}); got != `{"n":1}` {
+		t.Fatalf("echo = %q", got)
+	}
+	pid := cmd.Process.Pid
+	check(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	if got, isErr := call(t, cs, "echo", nil); !isErr || !strings.Contains(got, "did not answer") {
+		t.Errorf("echo to the frozen upstream = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "upstream a to be down", func() bool { return gw.Health()[0].State != gateway.StateUp })
+	check(t, syscall.Kill(pid, syscall.SIGCONT))
+	eventually(t, "the gateway to reconnect", func() bool {
+		h := gw.Health()[0]
+		return h.State == gateway.StateUp && h.Reconnects == 1
+	})
+	eventually(t, "calls to succeed again", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 2})
+		return got == `{"n":2}`
+	})
+}
+
+// TestClientSessionUpstreamFreezes freezes the stdio upstream process of
+// one client session (the gateway's own still answers): the call fails
+// within the Timeout, the gateway closes that session, and the client
+// session's next call gets a new process; the upstream stays up.
+func TestClientSessionUpstreamFreezes(t *testing.T) {
+	logs := &logBuffer{}
+	a := stdio("a")
+	a.Timeout, a.ConnectTimeout = 300*time.Millisecond, time.Second
+	gw := gateway.New(a)
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	check(t, srv.Use(gw))
+	check(t, srv.Start())
+	t.Cleanup(func() { gw.Close() })
+	cs := connect(t, srv, nil)
+	got, _ := call(t, cs, "pid", nil)
+	pid, err := strconv.Atoi(got)
+	if err != nil {
+		t.Fatalf("pid = %q", got)
+	}
+	check(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	if got, isErr := call(t, cs, "echo", nil); !isErr || got != `upstream "a" did not answer tools/call "echo" within 300ms` {
+		t.Errorf("echo to the frozen process = %q (isError %v)", got, isErr)
+	}
+	eventually(t, "the next call to succeed", func() bool {
+		got, _ := call(t, cs, "echo", map[string]any{"n": 1})
+		return got == `{"n":1}`
+	})
+	if got, _ := call(t, cs, "pid", nil); got == strconv.Itoa(pid) {
+		t.Errorf("the client session still calls process %s", got)
+	}
+	if h := gw.Health()[0]; h.State != gateway.StateUp || h.Reconnects != 0 {
+		t.Errorf("health = %+v, want up without reconnection", h)
+	}
+	if want := `level=WARN msg="gateway: a client session's upstream session does not answer a ping; closing it" upstream=a`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, logs.String())
+	}
 }

@@ -100,14 +100,20 @@ func serve(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream)
 // connect connects a client with opts (nil for none) to srv in memory.
 func connect(t *testing.T, srv *framework.Server, opts *mcp.ClientOptions, roots ...*mcp.Root) *mcp.ClientSession {
 	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, opts)
+	c.AddRoots(roots...)
+	return connectClient(t, srv, c)
+}
+
+// connectClient connects c to srv in memory.
+func connectClient(t *testing.T, srv *framework.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, opts)
-	c.AddRoots(roots...)
 	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

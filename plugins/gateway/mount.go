@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 )
 
@@ -228,7 +229,8 @@ func compareKeys(a, b entityKey) int {
 
 // taken reports whether, after Start, an entity of k's name is served by
 // an owner other than this upstream: another upstream of the gateway, or
-// (for tools) any other owner.
+// any other owner on the server (after Start, adding an entity of a name
+// in use replaces the one there).
 func (u *upstream) taken(k entityKey) bool {
 	for _, o := range u.g.ups {
 		if o == u {
@@ -241,11 +243,22 @@ func (u *upstream) taken(k entityKey) bool {
 			return true
 		}
 	}
-	if k.kind == "tool" {
+	switch k.kind {
+	case "tool":
 		_, ok := u.srv.Tool(k.name)
 		return ok
+	case "prompt":
+		return u.served(flows.PromptsGetPrompt, k.name)
 	}
-	return false
+	return u.served(flows.ResourcesReadResource, k.name)
+}
+
+// served reports whether the server, started, has an entity of name
+// (a prompt's name, a resource's URI or a template's) that flow runs for:
+// Explain finds one.
+func (u *upstream) served(flow flows.ID, name string) bool {
+	_, err := u.srv.Explain(flow, name)
+	return err == nil
 }
 
 func (u *upstream) remove(k entityKey) error {

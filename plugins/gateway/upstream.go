@@ -356,11 +356,35 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		}
 		// The cause is the operator's (an address, a token endpoint's
 		// answer), and no answer of the upstream to send the client.
-		go u.suspect()
+		go u.suspect(nil)
 		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
 	return p.conn, nil
+}
+
+// rootsChanged tells the upstream sessions of client session ss that its
+// roots changed; one still opening is told once open.
+func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
+	u.mu.Lock()
+	p := u.sessions[ss]
+	u.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.ready:
+		if p.conn != nil {
+			p.conn.rootsChanged()
+		}
+	default:
+		go func() {
+			<-p.ready
+			if p.conn != nil {
+				p.conn.rootsChanged()
+			}
+		}()
+	}
 }
 
 // forget removes p, the upstream session of ss, if it is still the one.
@@ -375,12 +399,19 @@ func (u *upstream) forget(key any, p *pending) {
 // suspect checks, after a call failed for a reason other than the
 // upstream's answer, that the main session still answers; when it does
 // not, it is closed, and the watcher marks the upstream down and
-// reconnects.
-func (u *upstream) suspect() {
+// reconnects. failed is the upstream session the call went through (nil
+// when none): when it is another one (a client session's) and not known
+// to be over, it is checked too, and closed when it does not answer (the
+// stdio upstream's process of that client session is frozen, say), so
+// that the client session's next call opens a new one.
+func (u *upstream) suspect(failed *conn) {
 	u.mu.Lock()
 	c := u.main
 	up := u.state == StateUp
 	u.mu.Unlock()
+	if failed != nil && failed != c && !failed.broken.Load() {
+		go u.suspectSession(failed)
+	}
 	if !up || c == nil {
 		return
 	}
@@ -395,6 +426,17 @@ func (u *upstream) suspect() {
 			u.state, u.since, u.err = StateDown, time.Now(), fmt.Errorf("no answer to a ping: %w", err)
 		}
 		u.mu.Unlock()
+		c.cs.Close()
+	}
+}
+
+// suspectSession closes c, an upstream session other than the main one,
+// when it does not answer a ping within ConnectTimeout.
+func (u *upstream) suspectSession(c *conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
+	defer cancel()
+	if err := c.cs.Ping(ctx, nil); err != nil {
+		u.log.Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
 		c.cs.Close()
 	}
 }

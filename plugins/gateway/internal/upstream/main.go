@@ -1,7 +1,7 @@
 // Command upstream is the MCP server the gateway's tests mount: a plain
 // go-sdk server whose tools exercise what a gateway must pass through
-// (progress, logging, cancellation, sampling, elicitation, roots, list
-// changes) and fail the ways an upstream fails (an isError result, a
+// (progress, logging, cancellation, sampling, elicitation, roots and
+// their changes, list changes, headers) and fail the ways an upstream fails (an isError result, a
 // protocol error, a process that dies mid-call, a call never answered).
 //
 // Over stdio by default; with -http it listens on 127.0.0.1 (a free port)
@@ -18,7 +18,9 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +32,7 @@ func main() {
 	token := flag.String("token", "", "with -http: require this bearer token")
 	addr := flag.String("addr", "127.0.0.1:0", "with -http: the address to listen on")
 	noResources := flag.Bool("noresources", false, "serve no resources, templates or prompts")
+	header := flag.String("header", "", "with -http: require this header on every request, as name=value")
 	flag.Parse()
 
 	s := newServer(!*noResources)
@@ -45,6 +48,16 @@ func main() {
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "Bearer "+*token {
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	if name, value, ok := strings.Cut(*header, "="); ok {
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(name) != value {
+				http.Error(w, "missing header "+name, http.StatusBadRequest)
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -69,7 +82,31 @@ func result(format string, args ...any) *mcp.CallToolResult {
 }
 
 func newServer(resources bool) *mcp.Server {
+	// rootsSeen holds, per session, what roots/list answered after the
+	// client's last notifications/roots/list_changed, and how many came.
+	var rootsMu sync.Mutex
+	rootsSeen := map[*mcp.ServerSession]string{}
+	rootsChanges := map[*mcp.ServerSession]int{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1.0.0"}, &mcp.ServerOptions{
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+			// Over HTTP, the notification's context would send roots/list
+			// on the notification's POST, which ends at once.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := req.Session.ListRoots(ctx, nil)
+			var uris []string
+			if err != nil {
+				uris = []string{"error: " + err.Error()}
+			} else {
+				for _, r := range res.Roots {
+					uris = append(uris, r.URI)
+				}
+			}
+			rootsMu.Lock()
+			defer rootsMu.Unlock()
+			rootsChanges[req.Session]++
+			rootsSeen[req.Session] = strings.Join(uris, ",")
+		},
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -167,6 +204,61 @@ func newServer(resources bool) *mcp.Server {
 				uris = append(uris, r.URI)
 			}
 			return result("roots: %s", strings.Join(uris, ",")), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots_seen", Description: "Says how many roots/list_changed this session heard, and the roots listed after the last."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			rootsMu.Lock()
+			defer rootsMu.Unlock()
+			return result("%d: %s", rootsChanges[req.Session], rootsSeen[req.Session]), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "chat", Description: "Logs its text, reports progress with it as message, asks the client to sample it, reports progress again."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "upstream", Data: in.Text}); err != nil {
+				return nil, nil, err
+			}
+			if tok != nil {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: in.Text}); err != nil {
+					return nil, nil, err
+				}
+			}
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			if tok != nil {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 2, Total: 2, Message: in.Text}); err != nil {
+					return nil, nil, err
+				}
+			}
+			tc, _ := res.Content.(*mcp.TextContent)
+			if tc == nil {
+				return result("chat %s: (no text)", in.Text), nil, nil
+			}
+			return result("chat %s: %s", in.Text, tc.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add_prompt", Description: "Adds a prompt named after its text, and removes greet."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			s.AddPrompt(&mcp.Prompt{Name: in.Text, Description: "Added at run time."},
+				func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "added"}}}}, nil
+				})
+			s.RemovePrompts("greet")
+			return result("ok"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add_resource", Description: "Adds a resource whose URI is its text, and removes test://hello."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			s.AddResource(&mcp.Resource{URI: in.Text, Name: "added", MIMEType: "text/plain"},
+				func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "added"}}}, nil
+				})
+			s.RemoveResources("test://hello")
+			return result("ok"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Says the process's ID."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("%d", os.Getpid()), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds a tool named after its text, and removes echo."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
