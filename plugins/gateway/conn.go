@@ -90,6 +90,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 			}
 			if caps.Elicitation != nil {
 				opts.ElicitationHandler = c.elicit
+				opts.ElicitationCompleteHandler = c.elicitationComplete
 				opts.Capabilities.Elicitation = caps.Elicitation
 			}
 			if caps.RootsV2 != nil {
@@ -264,6 +265,20 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	return c.ss.Elicit(rctx, req.Params)
 }
 
+// elicitationComplete passes the upstream's
+// notifications/elicitation/complete (the end of a URL-mode elicitation)
+// on to the client session, on the stream of its newest call like a log
+// message: the client matches it to its elicitation by elicitationId.
+func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+	rctx := context.WithoutCancel(ctx)
+	if k := c.latest(); k != nil {
+		rctx = context.WithoutCancel(k.ctx)
+	}
+	if err := c.ss.NotifyElicitationComplete(rctx, req.Params); err != nil {
+		c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
+	}
+}
+
 // rootsChanged tells the upstream that the roots of the client session
 // changed, when the client offered it roots with listChanged (a
 // notifications/roots/list_changed).
@@ -276,12 +291,12 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // way to send the notification. It is sent in the background: it waits
 // on the upstream, which must not hold up the client's session.
 func (c *conn) rootsChanged() {
-	go c.client.AddRoots(rootsChangedRoot)
+	go c.client.AddRoots(&mcp.Root{URI: rootsChangedURI})
 }
 
-// rootsChangedRoot is the one root in the list of the SDK client of a
-// client session's upstream session; see [conn.rootsChanged].
-var rootsChangedRoot = &mcp.Root{URI: "hookflow-gateway:roots-changed"}
+// rootsChangedURI is the URI of the one root in the list of the SDK
+// client of a client session's upstream session; see [conn.rootsChanged].
+const rootsChangedURI = "hookflow-gateway:roots-changed"
 
 // route answers the upstream's requests to its client (sampling,
 // elicitation, roots) with the client session's answers. It takes them

@@ -27,8 +27,9 @@
 //
 // What the upstream sends about a call reaches the client session that
 // made it: progress (with the client's own progress token), log messages,
-// and sampling, elicitation and roots requests, which the client answers
-// (the gateway offers the upstream the client's capabilities). These go
+// the completion of a URL-mode elicitation, and sampling, elicitation and
+// roots requests, which the client answers (the gateway offers the
+// upstream the client's capabilities). These go
 // through the server's flows like any message the server sends, so hooks
 // on sampling:create-message, elicitation:create, roots:list-roots and
 // notifications:from-server see them. A client's cancellation cancels the

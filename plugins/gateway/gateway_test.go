@@ -857,3 +857,64 @@ func TestClientSessionUpstreamFreezes(t *testing.T) {
 		t.Errorf("the log does not say %s:\n%s", want, logs.String())
 	}
 }
+
+// TestElicitationComplete: an upstream's URL-mode elicitation reaches the
+// client, and so does its notifications/elicitation/complete with the
+// upstream's elicitationId; the server sends it before the call's result.
+func TestElicitationComplete(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var order []string // what the gateway's server sent, in order
+			srv, _ := serve(t, func(srv *framework.Server) {
+				check(t, srv.Hook(
+					flows.Hook{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, c.Request().Method)
+						return nil
+					}},
+					flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "order", Fn: func(c *flows.Context) error {
+						mu.Lock()
+						defer mu.Unlock()
+						order = append(order, "result of "+c.Entity().Name)
+						return nil
+					}},
+				))
+			}, tr.upstream(t, "up"))
+			completed := make(chan string, 1)
+			var asked []string
+			cs := connect(t, srv, &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Mode+" "+req.Params.URL+" "+req.Params.ElicitationID)
+					return &mcp.ElicitResult{Action: "accept"}, nil
+				},
+				ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+					completed <- req.Params.ElicitationID
+				},
+			})
+			if got, isErr := call(t, cs, "elicit_url", nil); got != "url accept" || isErr {
+				t.Fatalf("elicit_url = %q (isError %v)", got, isErr)
+			}
+			select {
+			case id := <-completed:
+				if id != "consent-1" {
+					t.Errorf("completed elicitation %q, want consent-1", id)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the client never heard the elicitation complete")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"url https://auth.invalid/consent consent-1"}; !slices.Equal(asked, want) {
+				t.Errorf("client was asked %q, want %q", asked, want)
+			}
+			if want := []string{"notifications/elicitation/complete", "result of elicit_url"}; !slices.Equal(order, want) {
+				t.Errorf("server sent %q, want %q", order, want)
+			}
+		})
+	}
+}

@@ -193,6 +193,20 @@ func newServer(resources bool) *mcp.Server {
 			}
 			return result("%s %v", res.Action, res.Content["name"]), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "elicit_url", Description: "Sends the user to a URL, then says the elicitation completed."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "sign in",
+				URL: "https://auth.invalid/consent", ElicitationID: "consent-1"})
+			if err != nil {
+				return nil, nil, err
+			}
+			if res.Action == "accept" {
+				if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: "consent-1"}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return result("url %s", res.Action), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			res, err := req.Session.ListRoots(ctx, nil)
