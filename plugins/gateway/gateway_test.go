@@ -21,6 +21,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/internal/proctest"
 	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -742,8 +743,8 @@ func TestUpstreamFreezes(t *testing.T) {
 			if s := <-states; s != gateway.StateUp {
 				t.Fatalf("the hook saw a %v before the freeze, want up", s)
 			}
-			check(t, syscall.Kill(pid, syscall.SIGSTOP))
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+			check(t, proctest.Stop(pid, 10*time.Second))
 
 			start := time.Now()
 			got, isErr := call(t, cs, "a_echo", map[string]any{})
@@ -801,8 +802,8 @@ func TestUpstreamThaws(t *testing.T) {
 		t.Fatalf("echo = %q", got)
 	}
 	pid := cmd.Process.Pid
-	check(t, syscall.Kill(pid, syscall.SIGSTOP))
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	check(t, proctest.Stop(pid, 10*time.Second))
 	if got, isErr := call(t, cs, "echo", nil); !isErr || !strings.Contains(got, "did not answer") {
 		t.Errorf("echo to the frozen upstream = %q (isError %v)", got, isErr)
 	}
@@ -838,8 +839,8 @@ func TestClientSessionUpstreamFreezes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pid = %q", got)
 	}
-	check(t, syscall.Kill(pid, syscall.SIGSTOP))
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	check(t, proctest.Stop(pid, 10*time.Second))
 	if got, isErr := call(t, cs, "echo", nil); !isErr || got != `upstream "a" did not answer tools/call "echo" within 300ms` {
 		t.Errorf("echo to the frozen process = %q (isError %v)", got, isErr)
 	}

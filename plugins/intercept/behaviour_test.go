@@ -1,9 +1,7 @@
 package intercept_test
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
+	"github.com/hookflow/hookflow/internal/proctest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
@@ -303,10 +302,9 @@ func TestStalledHostFailsFast(t *testing.T) {
 	s := newSetup(t, intercept.Config{Servers: []intercept.Server{{Name: "g", URL: "http://" + addr, Token: hostToken}},
 		Timeout: timeout, RetryAfter: 50 * time.Millisecond, ConnectTimeout: time.Minute})
 	s.echo("up").WantText(plugintest.EchoText("up"))
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := proctest.Stop(cmd.Process.Pid, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	waitStopped(t, cmd.Process.Pid)
 	resumed := false
 	resume := func() {
 		if !resumed {
@@ -340,40 +338,4 @@ func TestStalledHostFailsFast(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// waitStopped waits (up to ten seconds) until every thread of the process
-// pid is stopped: a signal takes effect after kill returns, and a host not
-// stopped yet would answer the next invocation. Where /proc does not say,
-// it does not wait.
-func waitStopped(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !stopped(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d is not stopped ten seconds after SIGSTOP", pid)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// stopped reports whether every thread of the process pid is stopped, or
-// true when /proc cannot tell.
-func stopped(pid int) bool {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return true
-	}
-	for _, task := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-		if err != nil {
-			continue // the thread ended
-		}
-		// The state follows the command, which is in parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
-			return false
-		}
-	}
-	return true
 }
