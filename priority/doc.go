@@ -15,9 +15,9 @@
 // | audit       | 1000000    | audit: sees each stage before the others       |
 // | auth        | 1000       | auth: refuses a call before it costs anything  |
 // | ratelimit   | 900        | ratelimit: spends budget only on allowed calls |
-// | intercept-request  | 500  | plugins/intercept: remote validators, then mutators, see the request before your hooks |
+// | intercept-request  | 500  | plugins/intercept: remote interceptors see the request before your hooks |
 // | default     | 0          | hooks that name no position                    |
-// | intercept-response | -500 | plugins/intercept: remote mutators, then validators, see the result after your hooks |
+// | intercept-response | -500 | plugins/intercept: remote interceptors see the result after your hooks |
 // | cache       | -1000000   | cache: answers early after every other hook    |
 //
 // A hook placed relative to a position is written as an offset from it: in

@@ -70,9 +70,13 @@
 //
 // # Order and chain semantics
 //
-// Per flow and phase the interceptors form two passes. A request is data
-// hookflow receives, so it is validated, then mutated; a result is data it
-// sends, so it is mutated, then validated ([Receiving]).
+// Per flow and phase the interceptors form two passes, ordered by the
+// direction in which the data crosses the trust boundary ([Receiving]):
+// what hookflow receives is validated, then mutated; what it sends is
+// mutated, then validated. A client's request (tools/call,
+// resources/read, …) is received and its result sent; a request hookflow
+// sends its client (sampling/createMessage, elicitation/create,
+// roots/list) is sent, and the client's result received.
 //
 //   - Validators run at the same time, all of them (a blocking verdict does
 //     not cut the pass short), on the same payload. Only valid: false with

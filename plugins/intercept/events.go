@@ -49,9 +49,12 @@ func Where(phase wire.Phase) (stages.Stage, int) {
 	return stages.BeforeExecute, priority.InterceptRequest
 }
 
-// Receiving reports whether hookflow receives the payload of phase across
-// the trust boundary it governs (and so validates before it mutates) or
-// sends it (mutates, then validates). Every flow is a request hookflow
-// received and answers, whoever initiated it: a request phase is received,
-// a response phase is sent.
-func Receiving(phase wire.Phase) bool { return phase == wire.Request }
+// Receiving reports whether hookflow receives the payload of phase of flow
+// across the trust boundary it governs (and so validates before it
+// mutates) or sends it (mutates, then validates). A flow the client starts
+// (tools/call, resources/read, …) receives its request and sends its
+// result; a request the server sends its client (sampling/createMessage,
+// elicitation/create, roots/list) is sent, and its result received.
+func Receiving(flow flows.ID, phase wire.Phase) bool {
+	return (phase == wire.Request) == (flow.Info().Direction == flows.FromClient)
+}

@@ -120,11 +120,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	return nil
 }
 
-// hooks returns the hooks of one pass in run order: on a request
-// (received: validate, then mutate), the validators then the mutators; on
-// a response (sent: mutate, then validate), the mutators then the
-// validators. They share one priority, the phase's position, so they run
-// in this order.
+// hooks returns the hooks of one pass in run order: on data hookflow
+// receives (a client's request, the result of a request hookflow sent its
+// client) validate, then mutate: the validators then the mutators; on data
+// it sends, the mutators then the validators (see [Receiving]). They share
+// one priority, the phase's position, so they run in this order.
 func (p *Plugin) hooks(ps *pass) []flows.Hook {
 	stage, prio := Where(ps.phase)
 	var vs, ms []flows.Hook
@@ -134,7 +134,7 @@ func (p *Plugin) hooks(ps *pass) []flows.Hook {
 	for i, ic := range ps.mutators {
 		ms = append(ms, flows.Hook{Flow: ps.flow, Stage: stage, Priority: prio, Name: ic.id, Fn: p.mutate(ps, i)})
 	}
-	if Receiving(ps.phase) {
+	if Receiving(ps.flow, ps.phase) {
 		return append(vs, ms...)
 	}
 	return append(ms, vs...)

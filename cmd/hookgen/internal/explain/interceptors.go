@@ -22,7 +22,7 @@ func interceptorPositions(flow flows.ID) []planned {
 	for _, phase := range []wire.Phase{wire.Request, wire.Response} {
 		stage, prio := intercept.Where(phase)
 		what := "validators, then mutators"
-		if !intercept.Receiving(phase) {
+		if !intercept.Receiving(flow, phase) {
 			what = "mutators, then validators"
 		}
 		out = append(out, planned{stage: stage, priority: prio, seq: math.MaxInt,
