@@ -156,10 +156,11 @@ func (c *conn) version() string {
 	return ""
 }
 
-// begin registers a call in flight and returns the progress token to
-// send upstream (nil when the client sent none) and the function that
-// ends the call.
-func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (upToken any, end func()) {
+// begin registers a call in flight and returns the context to send it
+// upstream with (it names the call to countingRoundTripper), the progress
+// token to send upstream (nil when the client sent none) and the function
+// that ends the call.
+func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (callCtx context.Context, upToken any, end func()) {
 	c.mu.Lock()
 	c.next++
 	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token}
@@ -169,7 +170,7 @@ func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (upT
 	if token != nil {
 		upToken = k.key
 	}
-	return upToken, func() {
+	return context.WithValue(ctx, callKey{}, k), upToken, func() {
 		c.mu.Lock()
 		for i, o := range c.order {
 			if o == k {
@@ -203,14 +204,13 @@ func (c *conn) latest() *call {
 }
 
 // routeCtx returns the context to send a request to the client with,
-// cancelled when ctx (the upstream's request's) is: the newest call's
-// (which routes it to that call's stream over HTTP), cancelled also when
-// that call ends when bound is set. A request bound to a call is about
-// it (sampling, elicitation); a roots/list is often about no call (the
-// upstream lists roots when they changed) and must outlive the call in
-// flight.
-func (c *conn) routeCtx(ctx context.Context, bound bool) (context.Context, context.CancelFunc) {
-	k := c.latest()
+// cancelled when ctx (the upstream's request's) is: call k's (which
+// routes it to that call's stream over HTTP), cancelled also when that
+// call ends when bound is set; ctx's alone when k is nil. A request bound
+// to a call is about it (sampling, elicitation); a roots/list is often
+// about no call (the upstream lists roots when they changed) and must
+// outlive the call in flight.
+func (c *conn) routeCtx(ctx context.Context, k *call, bound bool) (context.Context, context.CancelFunc) {
 	if k == nil {
 		return context.WithCancel(ctx)
 	}
@@ -254,13 +254,13 @@ func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNoti
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-	rctx, cancel := c.routeCtx(ctx, true)
+	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
 	defer cancel()
 	return c.ss.CreateMessageWithTools(rctx, req.Params)
 }
 
 func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rctx, cancel := c.routeCtx(ctx, true)
+	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
 	defer cancel()
 	return c.ss.Elicit(rctx, req.Params)
 }
@@ -298,6 +298,50 @@ func (c *conn) rootsChanged() {
 // client of a client session's upstream session; see [conn.rootsChanged].
 const rootsChangedURI = "hookflow-gateway:roots-changed"
 
+// about returns the call in flight that the upstream's request req is
+// about: over HTTP, the call on whose response stream the upstream sent
+// it (countingBody marked it); else, or when the upstream sent it on no
+// call's stream, the newest call, as a stdio upstream's requests say
+// nothing of the call they are about.
+func (c *conn) about(req mcp.Request) *call {
+	if meta := toClientMeta(req.GetParams()); meta != nil {
+		if key, ok := meta[relatedMetaKey].(string); ok {
+			delete(meta, relatedMetaKey)
+			c.mu.Lock()
+			k := c.calls[key]
+			c.mu.Unlock()
+			if k != nil {
+				return k
+			}
+		}
+	}
+	return c.latest()
+}
+
+// toClientMeta returns the _meta of the params of a request to the
+// client, nil for none (the params themselves may be a nil pointer).
+func toClientMeta(p mcp.Params) mcp.Meta {
+	switch p := p.(type) {
+	case *mcp.CreateMessageWithToolsParams:
+		if p != nil {
+			return p.Meta
+		}
+	case *mcp.CreateMessageParams:
+		if p != nil {
+			return p.Meta
+		}
+	case *mcp.ElicitParams:
+		if p != nil {
+			return p.Meta
+		}
+	case *mcp.ListRootsParams:
+		if p != nil {
+			return p.Meta
+		}
+	}
+	return nil
+}
+
 // route answers the upstream's requests to its client (sampling,
 // elicitation, roots) with the client session's answers. It takes them
 // before the SDK's client handlers, which would check the parameters the
@@ -305,7 +349,7 @@ const rootsChangedURI = "hookflow-gateway:roots-changed"
 func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		_, roots := req.GetParams().(*mcp.ListRootsParams)
-		rctx, cancel := c.routeCtx(ctx, !roots)
+		rctx, cancel := c.routeCtx(ctx, c.about(req), !roots)
 		defer cancel()
 		switch p := req.GetParams().(type) {
 		case *mcp.CreateMessageWithToolsParams:
@@ -412,63 +456,170 @@ func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 		t.c.refused.Store(true)
 	}
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c}
+		// The SDK posts a request with the context of its caller: a
+		// forwarded call's names the call (see conn.begin).
+		k, _ := r.Context().Value(callKey{}).(*call)
+		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c, call: k}
 	}
 	return resp, err
 }
 
+// callKey is the context key of the [call] a request forwarded upstream
+// belongs to.
+type callKey struct{}
+
 // countingBody counts the JSON-RPC notifications in the data lines of a
-// server-sent event stream while it is read.
+// server-sent event stream while it is read, and marks the requests to
+// the client that the upstream sends on the response stream of call
+// with the call's key (see [relatedMetaKey]): the SDK tells a client's
+// handlers nothing of the stream a request came on. It hands on whole
+// lines only, so that it can rewrite one.
 type countingBody struct {
 	io.ReadCloser
-	c *conn
-	// line holds the start of a line not yet complete; long is set when
-	// it outgrew maxLine (such a line is not counted).
+	c    *conn
+	call *call // nil for a stream of no forwarded call
+	// line holds the start of a line not yet complete; long is set while
+	// a line that outgrew maxLine passes through as it is (unchecked).
 	line []byte
 	long bool
+	// out[off:] is what Read hands on next; err is the stream's error,
+	// returned once out is empty.
+	out []byte
+	off int
+	err error
 }
 
 // maxLine bounds the part of a data line countingBody keeps to check it.
 const maxLine = 1 << 20
 
 func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.c.markBroken(err)
-	data := p[:n]
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			if b.line = append(b.line, data...); len(b.line) > maxLine {
-				b.line, b.long = b.line[:0], true
-			}
-			break
-		}
-		line := data[:i]
-		if len(b.line) > 0 {
-			line = append(b.line, line...)
-		}
-		if !b.long {
-			b.check(line)
-		}
-		b.line, b.long = b.line[:0], false
-		data = data[i+1:]
+	if len(p) == 0 {
+		return 0, nil
 	}
-	return n, err
+	for b.off == len(b.out) {
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.out, b.off = b.out[:0], 0
+		n, err := b.ReadCloser.Read(p) // p is scratch space until out is copied into it
+		b.c.markBroken(err)
+		b.feed(p[:n])
+		if err != nil {
+			b.out = append(b.out, b.line...)
+			b.line, b.err = b.line[:0], err
+		}
+	}
+	n := copy(p, b.out[b.off:])
+	b.off += n
+	return n, nil
 }
 
-// check counts line when it is the data of a notification.
-func (b *countingBody) check(line []byte) {
+// feed appends data to out, checked (and rewritten) line by line; an
+// incomplete line waits in line.
+func (b *countingBody) feed(data []byte) {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if b.long {
+			if i < 0 {
+				b.out = append(b.out, data...)
+				return
+			}
+			b.out = append(b.out, data[:i+1]...)
+			b.long, data = false, data[i+1:]
+			continue
+		}
+		if i < 0 {
+			if b.line = append(b.line, data...); len(b.line) > maxLine {
+				b.out = append(b.out, b.line...)
+				b.line, b.long = b.line[:0], true
+			}
+			return
+		}
+		b.line = append(b.line, data[:i]...)
+		b.out = append(append(b.out, b.check(b.line)...), '\n')
+		b.line, data = b.line[:0], data[i+1:]
+	}
+}
+
+// check counts line when it is the data of a notification, and returns it
+// with the call's key in its _meta when it is a request to the client on
+// a call's stream; else line as it is.
+func (b *countingBody) check(line []byte) []byte {
 	rest, ok := bytes.CutPrefix(line, []byte("data:"))
-	if !ok || !bytes.Contains(rest, []byte(`"notifications/`)) {
-		return
+	if !ok {
+		return line
+	}
+	notification := bytes.Contains(rest, []byte(`"notifications/`))
+	request := b.call != nil && (bytes.Contains(rest, []byte(`"sampling/createMessage"`)) ||
+		bytes.Contains(rest, []byte(`"elicitation/create"`)) || bytes.Contains(rest, []byte(`"roots/list"`)))
+	if !notification && !request {
+		return line
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(rest, &m) == nil && m.ID == nil && counted(m.Method) {
-		b.c.read.Add(1)
+	if json.Unmarshal(rest, &m) != nil {
+		return line
 	}
+	switch {
+	case m.ID == nil && counted(m.Method):
+		b.c.read.Add(1)
+	case m.ID != nil && request && toClient(m.Method):
+		if marked, ok := markRelated(bytes.TrimRight(rest, "\r"), b.call.key); ok {
+			return append([]byte("data: "), marked...)
+		}
+	}
+	return line
+}
+
+// toClient reports whether method is one of the requests the gateway
+// passes on to the client session (see conn.route).
+func toClient(method string) bool {
+	switch method {
+	case "sampling/createMessage", "elicitation/create", "roots/list":
+		return true
+	}
+	return false
+}
+
+// relatedMetaKey is the _meta key with which countingBody marks a request
+// to the client with the key of the call it is about; conn.about removes
+// it before the request goes on to the client.
+const relatedMetaKey = "hookflow.gateway/call"
+
+// markRelated returns the JSON-RPC request msg with key at
+// params._meta[relatedMetaKey], and whether it could: msg and its params
+// must be JSON objects.
+func markRelated(msg []byte, key string) ([]byte, bool) {
+	var fields, params, meta map[string]json.RawMessage
+	if json.Unmarshal(msg, &fields) != nil || fields == nil {
+		return nil, false
+	}
+	if p, ok := fields["params"]; ok && json.Unmarshal(p, &params) != nil {
+		return nil, false
+	}
+	if params == nil { // no params, or null
+		params = map[string]json.RawMessage{}
+	}
+	if m, ok := params["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+		return nil, false
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	var err error
+	if meta[relatedMetaKey], err = json.Marshal(key); err != nil {
+		return nil, false
+	}
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, false
+	}
+	if fields["params"], err = json.Marshal(params); err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(fields)
+	return out, err == nil
 }
 
 type countingConn struct {

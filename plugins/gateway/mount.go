@@ -357,7 +357,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
 	defer cancel()
-	upToken, end := c.begin(ctx, ss, token)
+	ctx, upToken, end := c.begin(ctx, ss, token)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
 	c.drain()

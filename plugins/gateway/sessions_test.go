@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -160,5 +161,70 @@ func TestConcurrentClientsGetTheirOwn(t *testing.T) {
 				h.mu.Unlock()
 			}
 		})
+	}
+}
+
+// TestRequestFollowsItsCall: over HTTP, an upstream's sampling request goes
+// with the call whose response stream carried it, not with the newest call
+// of the session. Call B asks for sampling while a newer call A is in
+// flight; the client answers only after A has ended. Were the request tied
+// to A, A's end would cancel it and B would fail.
+func TestRequestFollowsItsCall(t *testing.T) {
+	u := httpUpstream(t, "up", "-token", "s3cret")
+	u.Token = "s3cret"
+	u.Timeout = time.Minute
+	srv, _ := serve(t, nil, u)
+	dir := t.TempDir()
+	sample, bReady, aReady, release := dir+"/sample", dir+"/b-ready", dir+"/a-ready", dir+"/a-release"
+	aEnded := make(chan struct{})
+	cs := connect(t, srv, &mcp.ClientOptions{
+		CreateMessageHandler: func(ctx context.Context, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			check(t, os.WriteFile(release, nil, 0o600))
+			select {
+			case <-aEnded:
+			case <-time.After(30 * time.Second):
+				return nil, errors.New("call A did not end")
+			}
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "42"}}, nil
+		},
+	})
+	type answer struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	callAsync := func(tool string, args map[string]any, done func()) <-chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if done != nil {
+				done()
+			}
+			if err != nil {
+				ch <- answer{err: err}
+				return
+			}
+			ch <- answer{text: text(res), isErr: res.IsError}
+		}()
+		return ch
+	}
+	exists := func(path string) func() bool {
+		return func() bool { _, err := os.Stat(path); return err == nil }
+	}
+	b := callAsync("sample_when", map[string]any{"path": sample, "ready": bReady, "text": "q"}, nil)
+	eventually(t, "call B to be in flight upstream", exists(bReady))
+	a := callAsync("wait_file", map[string]any{"path": release, "ready": aReady}, func() { close(aEnded) })
+	eventually(t, "call A to be in flight upstream", exists(aReady))
+	check(t, os.WriteFile(sample, nil, 0o600)) // B samples now, A being the newest call
+	for name, ch := range map[string]<-chan answer{"A": a, "B": b} {
+		select {
+		case got := <-ch:
+			want := map[string]string{"A": "ok", "B": "sampled: 42"}[name]
+			if got.err != nil || got.isErr || got.text != want {
+				t.Errorf("call %s = %q (isError %v, err %v), want %q", name, got.text, got.isErr, got.err, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("call %s did not return", name)
+		}
 	}
 }

@@ -77,6 +77,31 @@ type text struct {
 
 type empty struct{}
 
+// fileText names files that tests create to order calls, and a text.
+type fileText struct {
+	Path  string `json:"path"`
+	Ready string `json:"ready,omitempty"`
+	Text  string `json:"text,omitempty"`
+}
+
+// waitFile waits until the file at path exists, for at most a minute.
+func waitFile(ctx context.Context, path string) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not appear in a minute", path)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 func result(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
@@ -192,6 +217,35 @@ func newServer(resources bool) *mcp.Server {
 				return nil, nil, err
 			}
 			return result("%s %v", res.Action, res.Content["name"]), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample_when", Description: "Creates the file at ready, waits until the file at path exists, then asks the client to sample its text."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in fileText) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Ready, nil, 0o600); err != nil {
+				return nil, nil, err
+			}
+			if err := waitFile(ctx, in.Path); err != nil {
+				return nil, nil, err
+			}
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			tc, _ := res.Content.(*mcp.TextContent)
+			if tc == nil {
+				return result("sampled: (no text)"), nil, nil
+			}
+			return result("sampled: %s", tc.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "wait_file", Description: "Creates the file at ready, then waits until the file at path exists."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in fileText) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Ready, nil, 0o600); err != nil {
+				return nil, nil, err
+			}
+			if err := waitFile(ctx, in.Path); err != nil {
+				return nil, nil, err
+			}
+			return result("ok"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "elicit_url", Description: "Sends the user to a URL, then says the elicitation completed."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
