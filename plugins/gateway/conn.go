@@ -42,6 +42,8 @@ type conn struct {
 	// is over (see markBroken). refused is set once an HTTP upstream
 	// answered 401 or 403 to the gateway's credentials.
 	broken, refused atomic.Bool
+	// checking is set while suspectSession pings this session.
+	checking atomic.Bool
 
 	mu    sync.Mutex
 	next  uint64
@@ -270,11 +272,16 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // on to the client session, on the stream of its newest call like a log
 // message: the client matches it to its elicitation by elicitationId.
 func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-	rctx := context.WithoutCancel(ctx)
+	rctx := ctx
 	if k := c.latest(); k != nil {
 		rctx = context.WithoutCancel(k.ctx)
 	}
-	if err := c.ss.NotifyElicitationComplete(rctx, req.Params); err != nil {
+	err := c.ss.NotifyElicitationComplete(rctx, req.Params)
+	if err != nil && rctx != ctx {
+		// The call's stream closed meanwhile: send it on no call's.
+		err = c.ss.NotifyElicitationComplete(context.WithoutCancel(ctx), req.Params)
+	}
+	if err != nil {
 		c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
 	}
 }
@@ -349,7 +356,8 @@ func toClientMeta(p mcp.Params) mcp.Meta {
 func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		_, roots := req.GetParams().(*mcp.ListRootsParams)
-		rctx, cancel := c.routeCtx(ctx, c.about(req), !roots)
+		k := c.about(req)
+		rctx, cancel := c.routeCtx(ctx, k, !roots)
 		defer cancel()
 		switch p := req.GetParams().(type) {
 		case *mcp.CreateMessageWithToolsParams:
@@ -359,7 +367,13 @@ func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.ElicitParams:
 			return c.ss.Elicit(rctx, p)
 		case *mcp.ListRootsParams:
-			return c.ss.ListRoots(rctx, p)
+			res, err := c.ss.ListRoots(rctx, p)
+			if err != nil && ctx.Err() == nil && k != nil && k.ctx.Err() != nil {
+				// The call ended and its stream closed meanwhile: a
+				// roots/list is about no call, so ask on no call's stream.
+				return c.ss.ListRoots(ctx, p)
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}

@@ -1,6 +1,6 @@
-// Package gateway puts hookflow in front of MCP servers it did not write:
-// a [Gateway] is a plugin that mounts upstream servers into the server or
-// the app it is attached to. Each upstream's tools, resources, resource
+// Package gateway puts hookflow in front of MCP servers it did not write: a
+// [Gateway] is a plugin that mounts upstream servers into the server or the
+// app it is attached to. Each upstream's tools, resources, resource
 // templates and prompts become entities of that server or app, so every
 // flow, hook and plugin (auth, ratelimit, cache, audit, …) applies to them
 // exactly as to local entities.
@@ -12,31 +12,35 @@
 //
 // # Forwarding
 //
-// A mounted tool validates its arguments against the upstream's input
-// schema (hooks see them raw in beforeValidation, as a map after), then its
-// execute step calls the upstream with the arguments as the hooks left
-// them; the result comes back through afterExecute. The upstream's
-// protocol errors reach the client with their code; its isError results
-// stay results. Prompts, resources, templates and completions forward the
-// same way. A forwarded request carries the client's _meta, with the
-// gateway's progress token and, when the run's context carries a span
-// (the otel plugin's span of the run), that span's W3C trace context, so
-// the upstream's work is its child; the client's bearer token never goes
-// upstream, only the upstream's own Token (or TokenSource's) and Header. A [Mounted] is every mounted entity's instance: [From] gives it
-// to a hook, with the name upstream and the upstream's [Health].
+// A mounted tool validates its arguments against the upstream's input schema
+// (hooks see them raw in beforeValidation, as a map after), then its execute
+// step calls the upstream with the arguments as the hooks left them; the
+// result comes back through afterExecute. The upstream's protocol errors
+// reach the client with their code; its isError results stay results.
+// Prompts, resources, templates and completions forward the same way. A
+// forwarded request carries the client's _meta, with the gateway's progress
+// token and, when the run's context carries a span (the otel plugin's span
+// of the run), that span's W3C trace context, so the upstream's work is its
+// child; the client's bearer token never goes upstream, only the upstream's
+// own Token (or TokenSource's) and Header. A [Mounted] is every mounted
+// entity's instance: [From] gives it to a hook, with the name upstream and
+// the upstream's [Health].
 //
-// What the upstream sends about a call reaches the client session that
-// made it: progress (with the client's own progress token), log messages,
-// the completion of a URL-mode elicitation, and sampling, elicitation and
-// roots requests, which the client answers (the gateway offers the
-// upstream the client's capabilities). These go
-// through the server's flows like any message the server sends, so hooks
-// on sampling:create-message, elicitation:create, roots:list-roots and
-// notifications:from-server see them. A client's cancellation cancels the
-// upstream request, and its notifications/roots/list_changed (unless a
-// hook on notifications:from-client drops it) goes to its upstream
-// sessions, which then list its roots again. The upstream's list-changed notifications make the
-// gateway list again and mount the difference, and the server tells its
+// What the upstream sends about a call reaches the client session that made
+// it: progress (with the client's own progress token), log messages, the
+// completion of a URL-mode elicitation, and sampling, elicitation and roots
+// requests, which the client answers (the gateway offers the upstream the
+// client's capabilities). An HTTP upstream sends a request about a call on
+// that call's response stream, and the gateway keeps it with that call; a
+// stdio upstream's requests say nothing of their call, and go with the
+// session's newest call in flight. These go through the server's flows like
+// any message the server sends, so hooks on sampling:create-message,
+// elicitation:create, roots:list-roots and notifications:from-server see
+// them. A client's cancellation cancels the upstream request, and its
+// notifications/roots/list_changed (unless a hook on
+// notifications:from-client drops it) goes to its upstream sessions, which
+// then list its roots again. The upstream's list-changed notifications make
+// the gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
 //
 // # Upstreams behind OAuth
@@ -45,71 +49,71 @@
 // from [Upstream.TokenSource], for example client credentials with the
 // upstream's URL as RFC 8707 resource indicator (see Example_tokenSource).
 // The source's Token should fetch a new token at each call
-// (clientcredentials.Config.Token, not its TokenSource, which caches):
-// the gateway caches tokens itself, and asks again after a 401. One token
-// serves every session of the upstream; it is fetched at the first
-// request and again when it is within ten seconds of its expiry, by one
-// fetch however many requests wait for it (a request waits at most as
-// long as its own context allows). When the upstream answers 401 to a
-// request sent with a token it accepted before (revoked, or the
-// upstream's keys rotated), the gateway fetches a new token and sends
-// that request once more: a 401 comes before the upstream handles a
-// request, so sending it again does not repeat its effects, and the SDK's
-// requests have bodies that can be sent again (one whose body cannot is
-// not). A token the upstream never accepted is kept until it expires, so
-// that an upstream refusing the gateway does not make it call the token
-// endpoint at every request. A source's error fails the request with a
-// [*TokenError] naming the upstream and the token endpoint, with the
-// endpoint's answer.
+// (clientcredentials.Config.Token, not its TokenSource, which caches): the
+// gateway caches tokens itself, and asks again after a 401. One token serves
+// every session of the upstream; it is fetched at the first request and
+// again when it is within ten seconds of its expiry, by one fetch however
+// many requests wait for it (a request waits at most as long as its own
+// context allows). When the upstream answers 401 to a request sent with a
+// token it accepted before (revoked, or the upstream's keys rotated), the
+// gateway fetches a new token and sends that request once more: a 401 comes
+// before the upstream handles a request, so sending it again does not repeat
+// its effects, and the SDK's requests have bodies that can be sent again
+// (one whose body cannot is not). A token the upstream never accepted is
+// kept until it expires, so that an upstream refusing the gateway does not
+// make it call the token endpoint at every request. A source's error fails
+// the request with a [*TokenError] naming the upstream and the token
+// endpoint, with the endpoint's answer.
 //
 // # Sessions
 //
-// In stateful mode (stdio, in-memory, stateful streamable HTTP) every
-// client session gets its own upstream session, opened on its first
-// request and closed with it: a stdio upstream then runs one process per
-// client session, plus the gateway's own, which lists entities and hears
-// list changes. On stateless HTTP, and for an upstream with
-// [Upstream.Shared], client requests share the gateway's session: there is
-// no client session to route requests to, so the upstream's sampling,
-// elicitation and roots requests are refused and its log messages are not
-// forwarded; progress still reaches the calling request.
+// In stateful mode (stdio, in-memory, stateful streamable HTTP) every client
+// session gets its own upstream session, opened on its first request and
+// closed with it: a stdio upstream then runs one process per client session,
+// plus the gateway's own, which lists entities and hears list changes. On
+// stateless HTTP, and for an upstream with [Upstream.Shared], client
+// requests share the gateway's session: there is no client session to route
+// requests to, so the upstream's sampling, elicitation and roots requests
+// are refused and its log messages are not forwarded; progress still reaches
+// the calling request.
 //
 // # Failures
 //
-// Every forwarded request is bounded by [Upstream.Timeout]: an upstream
-// that does not answer fails the call with an error saying so, and the
-// request is cancelled upstream. The gateway then pings the upstream: its
-// own session without an answer within [Upstream.ConnectTimeout] (the
-// upstream is frozen) marks it down, as below; a client session's
-// upstream session without one (its stdio process is frozen) is closed,
-// and that client session's next call opens a new one. An upstream that dies fails the calls in
-// flight at once ("went away during tools/call"); the gateway marks it
+// Every forwarded request is bounded by [Upstream.Timeout]: an upstream that
+// does not answer fails the call with an error saying so, and the request is
+// cancelled upstream. The gateway then pings the upstream: its own session
+// without an answer within [Upstream.ConnectTimeout] (the upstream is
+// frozen) marks it down, as below; a client session's upstream session
+// without one (its stdio process is frozen) is closed, and that client
+// session's next call opens a new one. An upstream that dies fails the calls
+// in flight at once ("went away during tools/call"); the gateway marks it
 // down (a warning in the log, [StateDown] in [Gateway.Health] and
 // [Mounted.Health]), fails further calls at once while it reconnects with
 // backoff between [Upstream.MinBackoff] and [Upstream.MaxBackoff], then
-// lists and mounts again. A mounted tool's failure is an isError result
-// the model reads; a prompt's or resource's is a protocol error. Nothing
-// else on the server is affected. What the client reads names the
-// upstream and the request, never the cause (an address, a session, a
-// token endpoint's answer): the cause is a warning in the server's log. A
-// stdio upstream's standard error goes to that log too, a record per
-// line, and the end of its process with its exit status.
+// lists and mounts again. A mounted tool's failure is an isError result the
+// model reads; a prompt's or resource's is a protocol error. Nothing else on
+// the server is affected. What the client reads names the upstream and the
+// request, never the cause (an address, a session, a token endpoint's
+// answer): the cause is a warning in the server's log. A stdio upstream's
+// standard error goes to that log too, a record per line, and the end of its
+// process with its exit status.
 //
 // At Start, an upstream that cannot be reached, or two upstreams with an
-// entity of one name (set a [Upstream.Prefix]), fail the server's Start
-// with an error naming them; so does a mounted entity whose name a local
-// entity uses. After Start, an entity an upstream adds whose name is taken
-// is left out, with an error in the log.
+// entity of one name (set a [Upstream.Prefix]), fail the server's Start with
+// an error naming them; so does a mounted entity whose name a local entity
+// uses. After Start, an entity an upstream adds whose name is taken is left
+// out, with an error in the log.
 //
 // Resource subscriptions go upstream through [Gateway.Subscribe] and
 // [Gateway.Unsubscribe], which a server sets as its Options.Subscribe and
 // Options.Unsubscribe: on the gateway's own session, once per URI, so that
-// each update reaches every subscribed client session once. The hookflow command serves a gateway from a
-// configuration file (hookflow gateway -config); see docs/gateway.md.
+// each update reaches every subscribed client session once. The hookflow
+// command serves a gateway from a configuration file (hookflow gateway
+// -config); see docs/gateway.md.
 //
 // # Health
 //
-// [Gateway.Health] is the state of every upstream; [HealthHandler] serves
-// it over HTTP, without credentials, to load balancers and readiness
-// probes. The hookflow command serves it with serve.health.
+// [Gateway.Health] is the state of every upstream; [HealthHandler] serves it
+// over HTTP, without credentials, to load balancers and readiness probes.
+// The hookflow command serves it with serve.health.
 package gateway

@@ -407,9 +407,9 @@ func (u *upstream) forget(key any, p *pending) {
 func (u *upstream) suspect(failed *conn) {
 	u.mu.Lock()
 	c := u.main
-	up := u.state == StateUp
+	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
-	if failed != nil && failed != c && !failed.broken.Load() {
+	if failed != nil && failed != c && !closed && !failed.broken.Load() && failed.checking.CompareAndSwap(false, true) {
 		go u.suspectSession(failed)
 	}
 	if !up || c == nil {
@@ -431,8 +431,10 @@ func (u *upstream) suspect(failed *conn) {
 }
 
 // suspectSession closes c, an upstream session other than the main one,
-// when it does not answer a ping within ConnectTimeout.
+// when it does not answer a ping within ConnectTimeout. One check of a
+// session runs at a time (suspect sets c.checking).
 func (u *upstream) suspectSession(c *conn) {
+	defer c.checking.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
 	if err := c.cs.Ping(ctx, nil); err != nil {
