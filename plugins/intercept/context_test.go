@@ -2,6 +2,8 @@ package intercept_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
@@ -46,51 +48,61 @@ func TestInvocationContext(t *testing.T) {
 			{name: "over HTTP", overHTTP: true, principal: anonymous},
 		}
 		for _, tt := range tests {
-			spans := tracetest.NewInMemoryExporter()
-			s := newSetupWith(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", "context")}}, func(o *plugintest.Options) {
-				o.Token = tt.token
+			t.Run(tt.name, func(t *testing.T) {
+				spans := tracetest.NewInMemoryExporter()
+				s := newSetupWith(t, intercept.Config{Servers: []intercept.Server{startHost(t, kind, "g", "context")}}, func(o *plugintest.Options) {
+					o.Token = tt.token
+					if tt.traced {
+						tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+						t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+						o.Plugins = append([]framework.Plugin{otel.New(otel.Config{TracerProvider: tp, Flows: []flows.ID{flows.ToolsCallTool}})}, o.Plugins...)
+					}
+				})
+				session := ""
+				if tt.overHTTP {
+					session = s.echoOverHTTP(t, "hi")
+				} else {
+					s.echo("hi").WantText(plugintest.EchoText("hi"))
+				}
+				ev := s.last(t)
+				if len(ev.Decisions) != 1 || ev.Decisions[0].By != "g:context" {
+					t.Errorf("%s: decisions %+v, want the context validator's", tt.name, ev.Decisions)
+					return
+				}
+				var got wire.InvocationContext
+				if err := json.Unmarshal([]byte(ev.Decisions[0].Reason), &got); err != nil {
+					t.Errorf("%s: the host's report %q: %v", tt.name, ev.Decisions[0].Reason, err)
+					return
+				}
+				if got.Principal == nil || !reflect.DeepEqual(*got.Principal, tt.principal) {
+					t.Errorf("%s: principal %+v, want %+v", tt.name, got.Principal, tt.principal)
+				}
+				wantTrace, wantSpan := ev.RequestID, ""
 				if tt.traced {
-					tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-					t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-					o.Plugins = append([]framework.Plugin{otel.New(otel.Config{TracerProvider: tp, Flows: []flows.ID{flows.ToolsCallTool}})}, o.Plugins...)
+					sc := runSpan(t, spans)
+					wantTrace, wantSpan = sc.TraceID().String(), sc.SpanID().String()
+				}
+				if got.TraceID != wantTrace || got.SpanID != wantSpan {
+					t.Errorf("%s: traceId %q spanId %q, want %q %q", tt.name, got.TraceID, got.SpanID, wantTrace, wantSpan)
+				}
+				if tt.overHTTP && session == "" {
+					t.Errorf("%s: the client has no session ID", tt.name)
+				}
+				if ev.SessionID != session {
+					t.Errorf("%s: the audit event's session %q, want the client's %q", tt.name, ev.SessionID, session)
+				}
+				want := ""
+				if session != "" {
+					sum := sha256.Sum256([]byte(session))
+					want = hex.EncodeToString(sum[:])
+				}
+				if got.SessionID != want {
+					t.Errorf("%s: sessionId %q, want %q, the SHA-256 of the client's %q", tt.name, got.SessionID, want, session)
+				}
+				if _, err := time.Parse(time.RFC3339Nano, got.Timestamp); err != nil {
+					t.Errorf("%s: timestamp: %v", tt.name, err)
 				}
 			})
-			session := ""
-			if tt.overHTTP {
-				session = s.echoOverHTTP(t, "hi")
-			} else {
-				s.echo("hi").WantText(plugintest.EchoText("hi"))
-			}
-			ev := s.last(t)
-			if len(ev.Decisions) != 1 || ev.Decisions[0].By != "g:context" {
-				t.Errorf("%s: decisions %+v, want the context validator's", tt.name, ev.Decisions)
-				continue
-			}
-			var got wire.InvocationContext
-			if err := json.Unmarshal([]byte(ev.Decisions[0].Reason), &got); err != nil {
-				t.Errorf("%s: the host's report %q: %v", tt.name, ev.Decisions[0].Reason, err)
-				continue
-			}
-			if got.Principal == nil || !reflect.DeepEqual(*got.Principal, tt.principal) {
-				t.Errorf("%s: principal %+v, want %+v", tt.name, got.Principal, tt.principal)
-			}
-			wantTrace, wantSpan := ev.RequestID, ""
-			if tt.traced {
-				sc := runSpan(t, spans)
-				wantTrace, wantSpan = sc.TraceID().String(), sc.SpanID().String()
-			}
-			if got.TraceID != wantTrace || got.SpanID != wantSpan {
-				t.Errorf("%s: traceId %q spanId %q, want %q %q", tt.name, got.TraceID, got.SpanID, wantTrace, wantSpan)
-			}
-			if tt.overHTTP && session == "" {
-				t.Errorf("%s: the client has no session ID", tt.name)
-			}
-			if got.SessionID != session || ev.SessionID != session {
-				t.Errorf("%s: sessionId %q (the audit event's %q), want the client's %q", tt.name, got.SessionID, ev.SessionID, session)
-			}
-			if _, err := time.Parse(time.RFC3339Nano, got.Timestamp); err != nil {
-				t.Errorf("%s: timestamp: %v", tt.name, err)
-			}
 		}
 	})
 }

@@ -64,7 +64,9 @@
 // run span), traceId and spanId are its W3C IDs, so that a host that
 // traces joins the run's trace; otherwise traceId is the request ID
 // hookflow minted (the audit event's request_id) and there is no spanId.
-// sessionId is the transport's session ID (the audit event's session_id);
+// sessionId is the SHA-256, in hex, of the transport's session ID (the
+// audit event's session_id; see [SessionRef]): a host correlates the
+// invocations of a session without getting an ID that could open it.
 // stdio, in-memory transports and stateless HTTP have none, and it is
 // left out.
 //

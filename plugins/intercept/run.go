@@ -2,6 +2,8 @@ package intercept
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,11 +84,12 @@ func (ps *pass) start(c *flows.Context, st *passState) error {
 // run's context carries one (the otel plugin's), so that a host that traces
 // can join it; otherwise traceId is the request ID hookflow minted (the
 // audit event's request_id) and there is no spanId. The session is the
-// transport's session ID, when the transport has one. Claims are not sent:
-// the interceptor gets the least the SEP allows.
+// SHA-256 of the transport's session ID, when the transport has one (see
+// [SessionRef]). Claims are not sent: the interceptor gets no more than it
+// needs to decide and to correlate.
 func invocationContext(c *flows.Context) *wire.InvocationContext {
 	r := c.Request()
-	ic := &wire.InvocationContext{TraceID: r.ID, SessionID: r.SessionID, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+	ic := &wire.InvocationContext{TraceID: r.ID, SessionID: SessionRef(r.SessionID), Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 		Principal: &wire.Principal{Type: wire.PrincipalAnonymous}}
 	if sc := trace.SpanContextFromContext(c.Context()); sc.IsValid() {
 		ic.TraceID, ic.SpanID = sc.TraceID().String(), sc.SpanID().String()
@@ -95,6 +98,21 @@ func invocationContext(c *flows.Context) *wire.InvocationContext {
 		ic.Principal = &wire.Principal{Type: wire.PrincipalUser, ID: id}
 	}
 	return ic
+}
+
+// SessionRef returns what an invocation context carries as sessionId for
+// the transport session ID id: its SHA-256 in hex, "" for none. Over
+// streamable HTTP a session ID is enough to send requests in its session
+// where no bearer token binds the session to a user, so hookflow does not
+// hand it to another process; its hash correlates the invocations of one
+// session as well, and an operator gets it from the audit event's
+// session_id the same way.
+func SessionRef(id string) string {
+	if id == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
 }
 
 // selected reports whether ic runs for c's request: the request's protocol

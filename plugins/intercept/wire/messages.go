@@ -52,7 +52,9 @@ type InvocationContext struct {
 	SpanID  string `json:"spanId,omitempty"`
 	// Timestamp is the invoker's clock, RFC 3339 (informational only).
 	Timestamp string `json:"timestamp"`
-	// SessionID is the MCP session the governed operation belongs to.
+	// SessionID identifies the MCP session the governed operation belongs
+	// to (hookflow sends the SHA-256 of the session ID: see
+	// intercept.SessionRef).
 	SessionID string `json:"sessionId,omitempty"`
 }
 
