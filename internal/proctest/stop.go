@@ -11,7 +11,8 @@ import (
 // Stop sends pid SIGSTOP and waits, up to wait, until every thread of the
 // process is stopped: the signal takes effect after kill returns, and a
 // process not stopped yet still answers. Where /proc does not say (not
-// Linux), it returns once the signal is sent. Send SIGCONT to resume it.
+// Linux, or the process's entries cannot be read), it returns once the
+// signal is sent. Send SIGCONT to resume it.
 func Stop(pid int, wait time.Duration) error {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		return err
