@@ -96,6 +96,18 @@ func (s *Server) Tool(name string) (info ToolInfo, ok bool) {
 	return ToolInfo{Tool: e.entity.Tool, Scopes: e.entity.Scopes, App: e.scope}, true
 }
 
+// HasPrompt reports whether the server has a prompt named name; false
+// before Start.
+func (s *Server) HasPrompt(name string) bool {
+	return s.index.Load().prompts[name] != nil
+}
+
+// HasResource reports whether the server has a resource of URI uri, or a
+// resource template of URI template uri; false before Start.
+func (s *Server) HasResource(uri string) bool {
+	return s.index.Load().resources[uri] != nil
+}
+
 // ToolInfo describes a registered tool.
 type ToolInfo struct {
 	Tool   *mcp.Tool

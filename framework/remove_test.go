@@ -37,8 +37,14 @@ func TestRemoveEntities(t *testing.T) {
 	if err := srv.RemoveTool("gone"); flows.CodeOf(err) != flows.CodeNotFound {
 		t.Errorf("RemoveTool before Start: %v, want a not_found error", err)
 	}
+	if srv.HasPrompt("p") || srv.HasResource("x://r") {
+		t.Error("HasPrompt or HasResource before Start: true, want false")
+	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if !srv.HasPrompt("p") || !srv.HasResource("x://r") || !srv.HasResource("x://t/{id}") || srv.HasPrompt("nope") || srv.HasResource("x://nope") {
+		t.Error("HasPrompt or HasResource after Start: want true for p, x://r and x://t/{id} only")
 	}
 	for _, err := range []error{srv.RemoveTool("gone"), srv.RemoveResource("x://r"), srv.RemoveResource("x://t/{id}"), srv.RemovePrompt("p")} {
 		if err != nil {
@@ -52,6 +58,9 @@ func TestRemoveEntities(t *testing.T) {
 	}
 	if _, ok := srv.Tool("gone"); ok {
 		t.Error("the removed tool is still known")
+	}
+	if srv.HasPrompt("p") || srv.HasResource("x://r") || srv.HasResource("x://t/{id}") {
+		t.Error("a removed prompt or resource is still known")
 	}
 
 	ct, st := mcp.NewInMemoryTransports()

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 )
 
@@ -248,17 +247,9 @@ func (u *upstream) taken(k entityKey) bool {
 		_, ok := u.srv.Tool(k.name)
 		return ok
 	case "prompt":
-		return u.served(flows.PromptsGetPrompt, k.name)
+		return u.srv.HasPrompt(k.name)
 	}
-	return u.served(flows.ResourcesReadResource, k.name)
-}
-
-// served reports whether the server, started, has an entity of name
-// (a prompt's name, a resource's URI or a template's) that flow runs for:
-// Explain finds one.
-func (u *upstream) served(flow flows.ID, name string) bool {
-	_, err := u.srv.Explain(flow, name)
-	return err == nil
+	return u.srv.HasResource(k.name)
 }
 
 func (u *upstream) remove(k entityKey) error {
