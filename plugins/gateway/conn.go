@@ -244,11 +244,19 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 // newest call's stream (the message may be handled after that call
 // ended: it is sent all the same).
 func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	rctx := context.WithoutCancel(ctx)
+	nctx, _ := c.notifyCtx(ctx)
+	_ = c.ss.Log(nctx, req.Params)
+}
+
+// notifyCtx returns the context to send the client a notification of the
+// upstream with, never cancelled: the newest call's, so that over HTTP it
+// goes on that call's stream (onCall true), or ctx's when no call is in
+// flight.
+func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool) {
 	if k := c.latest(); k != nil {
-		rctx = context.WithoutCancel(k.ctx)
+		return context.WithoutCancel(k.ctx), true
 	}
-	_ = c.ss.Log(rctx, req.Params)
+	return context.WithoutCancel(ctx), false
 }
 
 func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
@@ -272,12 +280,9 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // on to the client session, on the stream of its newest call like a log
 // message: the client matches it to its elicitation by elicitationId.
 func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-	rctx := ctx
-	if k := c.latest(); k != nil {
-		rctx = context.WithoutCancel(k.ctx)
-	}
-	err := c.ss.NotifyElicitationComplete(rctx, req.Params)
-	if err != nil && rctx != ctx {
+	nctx, onCall := c.notifyCtx(ctx)
+	err := c.ss.NotifyElicitationComplete(nctx, req.Params)
+	if err != nil && onCall {
 		// The call's stream closed meanwhile: send it on no call's.
 		err = c.ss.NotifyElicitationComplete(context.WithoutCancel(ctx), req.Params)
 	}
@@ -295,10 +300,10 @@ func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationComp
 // roots is never read, as route answers the upstream's roots/list with
 // the client session's roots: adding one root to it, again and again
 // (AddRoots replaces a root of the same URI, and notifies), is only the
-// way to send the notification. It is sent in the background: it waits
-// on the upstream, which must not hold up the client's session.
+// way to send the notification. It waits on the upstream: callers call
+// it in the background, so as not to hold up the client's session.
 func (c *conn) rootsChanged() {
-	go c.client.AddRoots(&mcp.Root{URI: rootsChangedURI})
+	c.client.AddRoots(&mcp.Root{URI: rootsChangedURI})
 }
 
 // rootsChangedURI is the URI of the one root in the list of the SDK
@@ -564,8 +569,9 @@ func (b *countingBody) check(line []byte) []byte {
 		return line
 	}
 	notification := bytes.Contains(rest, []byte(`"notifications/`))
-	request := b.call != nil && (bytes.Contains(rest, []byte(`"sampling/createMessage"`)) ||
-		bytes.Contains(rest, []byte(`"elicitation/create"`)) || bytes.Contains(rest, []byte(`"roots/list"`)))
+	// A request on a call's stream: the upstream's results carry no
+	// method, so few lines get as far as decoding.
+	request := b.call != nil && !notification && bytes.Contains(rest, []byte(`"method"`))
 	if !notification && !request {
 		return line
 	}

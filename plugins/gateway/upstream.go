@@ -363,8 +363,8 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 	return p.conn, nil
 }
 
-// rootsChanged tells the upstream sessions of client session ss that its
-// roots changed; one still opening is told once open.
+// rootsChanged tells the upstream session of client session ss, in the
+// background, that its roots changed; one still opening is told once open.
 func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	u.mu.Lock()
 	p := u.sessions[ss]
@@ -372,19 +372,12 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	if p == nil {
 		return
 	}
-	select {
-	case <-p.ready:
+	go func() {
+		<-p.ready
 		if p.conn != nil {
 			p.conn.rootsChanged()
 		}
-	default:
-		go func() {
-			<-p.ready
-			if p.conn != nil {
-				p.conn.rootsChanged()
-			}
-		}()
-	}
+	}()
 }
 
 // forget removes p, the upstream session of ss, if it is still the one.
