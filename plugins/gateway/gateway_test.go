@@ -707,7 +707,6 @@ func TestNameTakenByLocalEntity(t *testing.T) {
 func TestUpstreamFreezes(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			logs := &logBuffer{}
 			a := tr.upstream(t, "a")
 			a.Prefix = "a_"
 			a.Shared = tr.name == "stdio"
@@ -716,23 +715,19 @@ func TestUpstreamFreezes(t *testing.T) {
 			b := stdio("b")
 			b.Prefix = "b_"
 			b.Command = append(b.Command, "-noresources")
-			gw := gateway.New(a, b)
-			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
-				Logger: slog.New(slog.NewTextHandler(logs, nil))})
-			check(t, srv.Use(gw))
 			// A hook reads the state of the upstream behind each call.
 			states := make(chan gateway.State, 10)
-			check(t, srv.Hook(flows.On(stages.BeforeExecute, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
-				if m, ok := gateway.From(c.Context); ok && m.Upstream == "a" {
-					select {
-					case states <- m.Health().State:
-					default:
+			srv, gw, logs := serveLogged(t, func(srv *framework.Server) {
+				check(t, srv.Hook(flows.On(stages.BeforeExecute, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+					if m, ok := gateway.From(c.Context); ok && m.Upstream == "a" {
+						select {
+						case states <- m.Health().State:
+						default:
+						}
 					}
-				}
-				return nil
-			})))
-			check(t, srv.Start())
-			t.Cleanup(func() { gw.Close() })
+					return nil
+				})))
+			}, a, b)
 			cs := connect(t, srv, nil)
 
 			got, _ := call(t, cs, "a_pid", nil)
@@ -824,15 +819,9 @@ func TestUpstreamThaws(t *testing.T) {
 // within the Timeout, the gateway closes that session, and the client
 // session's next call gets a new process; the upstream stays up.
 func TestClientSessionUpstreamFreezes(t *testing.T) {
-	logs := &logBuffer{}
 	a := stdio("a")
 	a.Timeout, a.ConnectTimeout = 2*time.Second, 5*time.Second
-	gw := gateway.New(a)
-	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	check(t, srv.Use(gw))
-	check(t, srv.Start())
-	t.Cleanup(func() { gw.Close() })
+	srv, gw, logs := serveLogged(t, nil, a)
 	cs := connect(t, srv, nil)
 	got, _ := call(t, cs, "pid", nil)
 	pid, err := strconv.Atoi(got)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -81,9 +82,18 @@ func startHTTPUpstream(t *testing.T, name string, flags ...string) (gateway.Upst
 // setup, when not nil) and returns it with the gateway.
 func serve(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream) (*framework.Server, *gateway.Gateway) {
 	t.Helper()
+	srv, gw, _ := serveLogged(t, setup, ups...)
+	return srv, gw
+}
+
+// serveLogged is serve, with the server's log written to the returned
+// buffer.
+func serveLogged(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream) (*framework.Server, *gateway.Gateway, *logBuffer) {
+	t.Helper()
+	logs := &logBuffer{}
 	gw := gateway.New(ups...)
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
-		Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})
 	if err := srv.Use(gw); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +104,7 @@ func serve(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { gw.Close() })
-	return srv, gw
+	return srv, gw, logs
 }
 
 // connect connects a client with opts (nil for none) to srv in memory.

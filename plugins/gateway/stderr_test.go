@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"bytes"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,13 +39,7 @@ func (b *logBuffer) String() string {
 // the process wrote to its standard error, and how it ended, are in the
 // gateway's log, with the upstream's name.
 func TestUpstreamStderr(t *testing.T) {
-	logs := &logBuffer{}
-	gw := gateway.New(stdio("a"))
-	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	check(t, srv.Use(gw))
-	check(t, srv.Start())
-	t.Cleanup(func() { gw.Close() })
+	srv, _, logs := serveLogged(t, nil, stdio("a"))
 	cs := connect(t, srv, nil)
 	if got, isErr := call(t, cs, "die", nil); !isErr || !strings.Contains(got, `upstream "a" went away during tools/call "die"`) {
 		t.Errorf("die = %q (isError %v)", got, isErr)
@@ -67,16 +60,10 @@ func TestUpstreamStderr(t *testing.T) {
 // the cause (as the SDK reports it: the failed request, or the failed
 // stream of the session, whichever it notices first).
 func TestFailureTellsClientsNoInternals(t *testing.T) {
-	logs := &logBuffer{}
 	up := httpUpstream(t, "a")
 	up.Shared = true
 	up.MinBackoff, up.MaxBackoff = time.Hour, time.Hour // stays down
-	gw := gateway.New(up)
-	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	check(t, srv.Use(gw))
-	check(t, srv.Start())
-	t.Cleanup(func() { gw.Close() })
+	srv, gw, logs := serveLogged(t, nil, up)
 	cs := connect(t, srv, nil)
 	addr := strings.TrimPrefix(strings.TrimSuffix(up.URL, "/mcp"), "http://")
 

@@ -17,21 +17,36 @@ import (
 	"github.com/hookflow/hookflow/plugins/intercept/host"
 )
 
+// edit is a mutator of event in phases that replaces from with to in the
+// payload's JSON.
+func edit(name, event string, phases host.Phases, from, to string) host.Interceptor {
+	return host.Mutator(host.Spec{Name: name, Events: []string{event}, Phases: phases},
+		func(_ context.Context, inv *host.Invocation) (host.Mutation, error) {
+			if !strings.Contains(string(inv.Payload), from) {
+				return host.Unchanged(), nil
+			}
+			return host.Replace(json.RawMessage(strings.ReplaceAll(string(inv.Payload), from, to))), nil
+		})
+}
+
+// refuse is a validator of event in phases that denies, with reason, a
+// payload whose JSON holds word.
+func refuse(name, event string, phases host.Phases, word, reason string) host.Interceptor {
+	return host.Validator(host.Spec{Name: name, Events: []string{event}, Phases: phases},
+		func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
+			if strings.Contains(string(inv.Payload), word) {
+				return host.Deny(reason), nil
+			}
+			return host.Allow(), nil
+		})
+}
+
 // Interceptors reach every flow whose method they hook, with the SEP's
 // payloads, and their changes reach the flow: a list's result, a
 // resource's URI (the request's params, changed in place), a prompt's
 // result. The host runs in-process here, over loopback HTTP.
 // (The name "next" is one of plugintest's tools.)
 func TestOtherFlows(t *testing.T) {
-	edit := func(name, event string, phases host.Phases, from, to string) host.Interceptor {
-		return host.Mutator(host.Spec{Name: name, Events: []string{event}, Phases: phases},
-			func(_ context.Context, inv *host.Invocation) (host.Mutation, error) {
-				if !strings.Contains(string(inv.Payload), from) {
-					return host.Unchanged(), nil
-				}
-				return host.Replace(json.RawMessage(strings.ReplaceAll(string(inv.Payload), from, to))), nil
-			})
-	}
 	seen := make(chan string, 16)
 	record := host.Validator(host.Spec{Name: "record", Events: []string{"resources/*", "prompts/get"}},
 		func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
@@ -101,36 +116,15 @@ func TestOtherFlows(t *testing.T) {
 func TestRequestsToTheClient(t *testing.T) {
 	seen := make(chan string, 4)
 	h, err := host.Handler(host.Config{Interceptors: []host.Interceptor{
-		host.Mutator(host.Spec{Name: "redact", Events: []string{"sampling/createMessage"}, Phases: host.OnRequest},
-			func(_ context.Context, inv *host.Invocation) (host.Mutation, error) {
-				if !strings.Contains(string(inv.Payload), "secret") {
-					return host.Unchanged(), nil
-				}
-				return host.Replace(json.RawMessage(strings.ReplaceAll(string(inv.Payload), "secret", "[redacted]"))), nil
-			}),
-		host.Validator(host.Spec{Name: "no-secrets", Events: []string{"sampling/createMessage"}, Phases: host.OnRequest},
-			func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
-				if strings.Contains(string(inv.Payload), "secret") {
-					return host.Deny("a secret would reach the model"), nil
-				}
-				return host.Allow(), nil
-			}),
+		edit("redact", "sampling/createMessage", host.OnRequest, "secret", "[redacted]"),
+		refuse("no-secrets", "sampling/createMessage", host.OnRequest, "secret", "a secret would reach the model"),
 		host.Validator(host.Spec{Name: "record-roots", Events: []string{"roots/list"}, Phases: host.OnResponse},
 			func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
 				seen <- string(inv.Payload)
 				return host.Allow(), nil
 			}),
-		host.Mutator(host.Spec{Name: "hide-root", Events: []string{"roots/list"}, Phases: host.OnResponse},
-			func(_ context.Context, inv *host.Invocation) (host.Mutation, error) {
-				return host.Replace(json.RawMessage(strings.ReplaceAll(string(inv.Payload), "file:///private", "file:///hidden"))), nil
-			}),
-		host.Validator(host.Spec{Name: "no-passwords", Events: []string{"elicitation/create"}, Phases: host.OnRequest},
-			func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
-				if strings.Contains(string(inv.Payload), "password") {
-					return host.Deny("never ask for a password"), nil
-				}
-				return host.Allow(), nil
-			}),
+		edit("hide-root", "roots/list", host.OnResponse, "file:///private", "file:///hidden"),
+		refuse("no-passwords", "elicitation/create", host.OnRequest, "password", "never ask for a password"),
 	}}, host.Serve{Verify: host.Token("t")})
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,26 @@ type text struct {
 
 type empty struct{}
 
+// samplingParams asks the client to sample text.
+func samplingParams(text string) *mcp.CreateMessageParams {
+	return &mcp.CreateMessageParams{MaxTokens: 10,
+		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
+}
+
+// sample asks the client of ss to sample text and returns "sampled: " and
+// the client's text.
+func sample(ctx context.Context, ss *mcp.ServerSession, text string) (*mcp.CallToolResult, error) {
+	res, err := ss.CreateMessage(ctx, samplingParams(text))
+	if err != nil {
+		return nil, err
+	}
+	tc, _ := res.Content.(*mcp.TextContent)
+	if tc == nil {
+		return result("sampled: (no text)"), nil
+	}
+	return result("sampled: %s", tc.Text), nil
+}
+
 // fileText names files that tests create to order calls, and a text.
 type fileText struct {
 	Path  string `json:"path"`
@@ -198,16 +218,8 @@ func newServer(resources bool) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client to sample a message."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
-			if err != nil {
-				return nil, nil, err
-			}
-			tc, _ := res.Content.(*mcp.TextContent)
-			if tc == nil {
-				return result("sampled: (no text)"), nil, nil
-			}
-			return result("sampled: %s", tc.Text), nil, nil
+			res, err := sample(ctx, req.Session, in.Text)
+			return res, nil, err
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "elicit", Description: "Asks the user for a name."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
@@ -226,16 +238,8 @@ func newServer(resources bool) *mcp.Server {
 			if err := waitFile(ctx, in.Path); err != nil {
 				return nil, nil, err
 			}
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
-			if err != nil {
-				return nil, nil, err
-			}
-			tc, _ := res.Content.(*mcp.TextContent)
-			if tc == nil {
-				return result("sampled: (no text)"), nil, nil
-			}
-			return result("sampled: %s", tc.Text), nil, nil
+			res, err := sample(ctx, req.Session, in.Text)
+			return res, nil, err
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait_file", Description: "Creates the file at ready, then waits until the file at path exists."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in fileText) (*mcp.CallToolResult, any, error) {
@@ -290,8 +294,7 @@ func newServer(resources bool) *mcp.Server {
 					return nil, nil, err
 				}
 			}
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
+			res, err := req.Session.CreateMessage(ctx, samplingParams(in.Text))
 			if err != nil {
 				return nil, nil, err
 			}
