@@ -3,6 +3,7 @@ package framework
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -48,6 +49,11 @@ type rpcHandler struct {
 	// sessions is true for a stateful handler whose server mints session
 	// IDs: requests other than initialize need one.
 	sessions bool
+	// maxBody is the most bytes a request body may have (the options'
+	// MaxRequestBodyBytes; -1: no bound); bodies is the server's bound on
+	// the bodies being read together.
+	maxBody int64
+	bodies  *bodyBudget
 }
 
 func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -59,10 +65,25 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.sdk.ServeHTTP(w, req)
 		return
 	}
-	data, _, readErr := ReadBody(req, -1)
+	req, hold := withBodyHold(req, h.bodies)
+	defer hold.release()
+	data, whole, readErr := ReadBody(req, h.maxBody)
 	_ = req.Body.Close()
-	body := &probeBody{data: data, err: readErr}
-	rw := &rpcWriter{w: w, body: body}
+	if errors.Is(readErr, errBodyBudget) {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, readErr.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if readErr == nil && !whole {
+		// The SDK answers 413 once its own transport checks have passed.
+		readErr = &http.MaxBytesError{Limit: h.maxBody}
+		data = nil
+	}
+	body := &probeBody{data: data, err: readErr, hold: bodyHoldOf(req)}
+	if b, ok := req.Body.(*bufferedBody); ok {
+		body.src = b
+	}
+	rw := &rpcWriter{w: w, body: body, data: data}
 	if readErr == nil {
 		rw.refusal = h.check(req, data)
 		if rw.refusal != nil {
@@ -81,7 +102,7 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		next = h.plain
 	}
 	next.ServeHTTP(rw, r2)
-	rw.finish(data)
+	rw.finish()
 }
 
 // plainCall reports whether body is one tools/call request that asks for
@@ -119,29 +140,27 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 		return err
 	}
 	if batch {
-		seen := make([]jsonrpc.ID, 0, len(msgs))
+		// A set, not a scan of the IDs seen: a batch of n calls costs O(n).
+		seen := make(map[jsonrpc.ID]struct{}, len(msgs))
 		for _, m := range msgs {
-			r, ok := m.(*jsonrpc.Request)
-			if !ok || !r.IsCall() {
+			if !m.call {
 				continue
 			}
-			for _, id := range seen {
-				if id == r.ID {
-					return rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-						fmt.Sprintf("the batch has two requests with id %v; none was run", r.ID.Raw()))
-				}
+			if _, dup := seen[m.id]; dup {
+				return rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("the batch has two requests with id %v; none was run", m.id.Raw()))
 			}
-			seen = append(seen, r.ID)
+			seen[m.id] = struct{}{}
 		}
 	}
 	if sessionless {
-		var first *jsonrpc.Request
-		for _, m := range msgs {
-			r, ok := m.(*jsonrpc.Request)
-			if !ok {
+		var first *envelope
+		for i := range msgs {
+			m := &msgs[i]
+			if m.method == "" {
 				continue
 			}
-			switch r.Method {
+			switch m.method {
 			case "initialize":
 				return nil
 			case "ping", "server/discover":
@@ -149,27 +168,37 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 			}
 			// A method MCP does not define is left to the SDK, which
 			// refuses it as unknown (or serves a custom method).
-			if r.IsCall() && first == nil && mcpMethod(r.Method) {
-				first = r
+			if m.call && first == nil && mcpMethod(m.method) {
+				first = m
 			}
 		}
 		if first != nil {
-			return rpcError(first.ID, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("%s needs a session: send initialize first, then the Mcp-Session-Id header it returns", first.Method))
+			return rpcError(first.id, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("%s needs a session: send initialize first, then the Mcp-Session-Id header it returns", first.method))
 		}
 	}
 	return nil
 }
 
+// envelope is what the handler needs of one JSON-RPC message: whether it
+// is a request (method set) and a call (id set), its id and method.
+type envelope struct {
+	id     jsonrpc.ID
+	method string
+	call   bool
+}
+
 // decodeBody decodes a POST body as one JSON-RPC message or a batch, or
-// returns the error to answer.
-func decodeBody(data []byte) (msgs []jsonrpc.Message, batch bool, _ *jsonrpc.Response) {
+// returns the error to answer. It decodes each message's envelope only
+// (jsonrpc, id, method), into small values: a batch of many tiny messages
+// costs a small multiple of its size, not a decoder per message.
+func decodeBody(data []byte) (msgs []envelope, batch bool, _ *jsonrpc.Response) {
 	if !json.Valid(data) {
 		return nil, false, rpcError(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the body is not valid JSON")
 	}
 	var raws []json.RawMessage
 	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) {
-		if err := json.Unmarshal(data, &raws); err != nil {
+		if err := segjson.Unmarshal(data, &raws); err != nil {
 			return nil, true, rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid batch: "+err.Error())
 		}
 		if len(raws) == 0 {
@@ -179,14 +208,51 @@ func decodeBody(data []byte) (msgs []jsonrpc.Message, batch bool, _ *jsonrpc.Res
 	} else {
 		raws = []json.RawMessage{data}
 	}
+	msgs = make([]envelope, 0, len(raws))
 	for _, raw := range raws {
-		m, err := jsonrpc.DecodeMessage(raw)
+		m, err := decodeEnvelope(raw)
 		if err != nil {
 			return nil, batch, rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		}
 		msgs = append(msgs, m)
 	}
 	return msgs, batch, nil
+}
+
+// decodeEnvelope decodes one message's envelope, refusing what is not a
+// JSON-RPC 2.0 message: not an object, another version, a method that is
+// not a string, an id that is neither a string nor an integer.
+func decodeEnvelope(raw []byte) (envelope, error) {
+	var msg struct {
+		Version string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+	}
+	if err := segjson.Unmarshal(raw, &msg); err != nil {
+		return envelope{}, err
+	}
+	if msg.Version != "2.0" {
+		return envelope{}, fmt.Errorf("jsonrpc is %q, not \"2.0\"", msg.Version)
+	}
+	var m envelope
+	if len(msg.ID) > 0 && string(msg.ID) != "null" {
+		var v any
+		if err := segjson.Unmarshal(msg.ID, &v); err != nil {
+			return envelope{}, err
+		}
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			return envelope{}, err
+		}
+		m.id = id
+	}
+	if msg.Method != nil {
+		if *msg.Method == "" {
+			return envelope{}, errors.New("empty method")
+		}
+		m.method, m.call = *msg.Method, m.id.IsValid()
+	}
+	return m, nil
 }
 
 // refusedCode is the JSON-RPC code of the SDK's 400 refusal of a POST body
@@ -198,7 +264,7 @@ func refusedCode(data []byte) int64 {
 	if err != nil || batch || len(msgs) != 1 {
 		return jsonrpc.CodeInvalidRequest
 	}
-	if r, ok := msgs[0].(*jsonrpc.Request); ok && r.IsCall() && !mcpMethod(r.Method) {
+	if m := msgs[0]; m.call && !mcpMethod(m.method) {
 		return jsonrpc.CodeMethodNotFound
 	}
 	return jsonrpc.CodeInvalidRequest
@@ -224,11 +290,16 @@ func rpcError(id jsonrpc.ID, code int64, msg string) *jsonrpc.Response {
 }
 
 // probeBody is the request body the SDK reads: data, or err. reached
-// records that the SDK read it, so had passed its transport checks.
+// records that the SDK read it, so had passed its transport checks. Once
+// the SDK has read it to its end, the body no longer counts against the
+// bodies in flight (hold), and the buffer ReadBody left in the request
+// (src) lets go of it.
 type probeBody struct {
 	data    []byte
 	err     error
 	reached bool
+	hold    *bodyHold
+	src     *bufferedBody
 }
 
 func (b *probeBody) Read(p []byte) (int, error) {
@@ -237,6 +308,12 @@ func (b *probeBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	if len(b.data) == 0 {
+		b.data = nil
+		if b.src != nil {
+			b.src.data, b.src.off = nil, 0
+			b.src = nil
+		}
+		b.hold.release()
 		return 0, io.EOF
 	}
 	n := copy(p, b.data)
@@ -254,6 +331,9 @@ type rpcWriter struct {
 	w       http.ResponseWriter
 	body    *probeBody
 	refusal *jsonrpc.Response
+	// data is the request body as the client sent it, kept for finish
+	// until the SDK's answer is known not to be captured.
+	data []byte
 
 	wrote    bool
 	captured bool
@@ -273,6 +353,7 @@ func (rw *rpcWriter) WriteHeader(code int) {
 		rw.captured, rw.status = true, code
 		return
 	}
+	rw.data = nil
 	rw.w.WriteHeader(code)
 }
 
@@ -298,12 +379,12 @@ func (rw *rpcWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (rw *rpcWriter) Unwrap() http.ResponseWriter { return rw.w }
 
-// finish writes the JSON-RPC error for a captured response. data is the
-// request body as the client sent it.
-func (rw *rpcWriter) finish(data []byte) {
+// finish writes the JSON-RPC error for a captured response.
+func (rw *rpcWriter) finish() {
 	if !rw.captured {
 		return
 	}
+	data := rw.data
 	resp := rw.refusal
 	if resp == nil {
 		// A body that is not JSON-RPC: the error check would have given.
@@ -311,10 +392,8 @@ func (rw *rpcWriter) finish(data []byte) {
 	}
 	if resp == nil {
 		resp = rpcError(jsonrpc.ID{}, refusedCode(data), strings.TrimSpace(rw.text.String()))
-		if msgs, batch, _ := decodeBody(data); !batch && len(msgs) == 1 {
-			if r, ok := msgs[0].(*jsonrpc.Request); ok {
-				resp.ID = r.ID
-			}
+		if msgs, batch, _ := decodeBody(data); !batch && len(msgs) == 1 && msgs[0].method != "" {
+			resp.ID = msgs[0].id
 		}
 	}
 	out, err := jsonrpc.EncodeMessage(resp)
@@ -352,7 +431,14 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		sessions = sdk.GetSessionID() != ""
 	}
 	getServer := func(*http.Request) *mcp.Server { return s.sdk }
-	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions}
+	maxBody := o.MaxRequestBodyBytes
+	switch {
+	case maxBody == 0:
+		maxBody = mcp.DefaultMaxRequestBodyBytes
+	case maxBody < 0:
+		maxBody = -1
+	}
+	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions, maxBody: maxBody, bodies: s.bodies}
 	if o.Stateless && !o.JSONResponse {
 		plain := o
 		plain.JSONResponse = true
@@ -363,81 +449,4 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}
 	return h
-}
-
-// ReadBody returns the body of r, read into memory once however many of
-// hookflow's HTTP handlers (the server's, a plugin's middleware) ask for
-// it: the first call reads it and leaves in r.Body a reader of the same
-// bytes, which a later call returns without reading or copying again.
-// With max ≥ 0, a body longer than max bytes is not kept: ReadBody returns
-// its first max+1 bytes and false, and r.Body reads the whole body again.
-// Callers must not modify the bytes.
-func ReadBody(r *http.Request, max int64) (data []byte, whole bool, err error) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, true, nil
-	}
-	if b, ok := r.Body.(*bufferedBody); ok && b.off == 0 {
-		return b.data, true, nil
-	}
-	src := r.Body
-	if max >= 0 {
-		src = struct {
-			io.Reader
-			io.Closer
-		}{io.LimitReader(r.Body, max+1), r.Body}
-	}
-	if n := r.ContentLength; n > 0 && (max < 0 || n <= max) {
-		data = make([]byte, 0, n+1) // +1: the read that sees EOF
-	}
-	data, err = readAll(src, data)
-	if err != nil || max >= 0 && int64(len(data)) > max {
-		r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
-		return data, false, err
-	}
-	r.Body = &bufferedBody{data: data, closer: r.Body}
-	return data, true, nil
-}
-
-// readAll is io.ReadAll into buf.
-func readAll(r io.Reader, buf []byte) ([]byte, error) {
-	if buf == nil {
-		buf = make([]byte, 0, 512)
-	}
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
-}
-
-// bufferedBody is a request body read into memory by ReadBody.
-type bufferedBody struct {
-	data   []byte
-	off    int
-	closer io.Closer
-}
-
-func (b *bufferedBody) Read(p []byte) (int, error) {
-	if b.off >= len(b.data) {
-		return 0, io.EOF
-	}
-	n := copy(p, b.data[b.off:])
-	b.off += n
-	return n, nil
-}
-
-func (b *bufferedBody) Close() error { return b.closer.Close() }
-
-// replayBody reads again a body ReadBody did not keep.
-type replayBody struct {
-	io.Reader
-	io.Closer
 }

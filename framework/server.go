@@ -57,6 +57,9 @@ type Server struct {
 	hides   atomic.Bool
 	nextID  atomic.Uint64
 	idStamp string
+	// bodies bounds the request bodies the server's HTTP handlers are
+	// reading together (Options.MaxBodyBytesInFlight).
+	bodies *bodyBudget
 }
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -94,6 +97,14 @@ type Options struct {
 	// Admin, when set, makes [Server.HTTPHandler] serve read-only admin
 	// endpoints next to MCP; nil serves none. See [AdminOptions].
 	Admin *AdminOptions
+	// MaxBodyBytesInFlight bounds the memory that the request bodies the
+	// server's HTTP handlers are reading hold together, across all clients;
+	// a request whose body finds no room is answered 503 with Retry-After
+	// and never read. 0 means [DefaultMaxBodyBytesInFlight]; a negative
+	// value removes the bound. Each body on its own is bounded by the
+	// handler's MaxRequestBodyBytes (the SDK's, 4 MiB by default). See
+	// docs/operations.md for everything a request can make a server hold.
+	MaxBodyBytesInFlight int64
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
@@ -119,6 +130,7 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	s.lists.init(s.scope)
 	s.runner = flows.NewRunner(&flows.RunnerOptions{Logger: s.logger, Observer: s.opts.Observer})
 	s.idStamp = newStamp()
+	s.bodies = newBodyBudget(s.opts.MaxBodyBytesInFlight)
 
 	var so mcp.ServerOptions
 	if s.opts.SDK != nil {
