@@ -127,7 +127,7 @@ func TestEmitCommand(t *testing.T) {
 		{"codex", `{"session_id":"019a","turn_id":"t1","transcript_path":null,"cwd":"/home/u/shop","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git push"},"tool_use_id":"call_1"}`,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"[memory · important] Never push to main."}}`},
 		{"gemini", `{"session_id":"g-1","transcript_path":"/t.json","cwd":"/home/u/shop","hook_event_name":"AfterTool","timestamp":"2026-09-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"git commit -m x"},"tool_response":{"llmContent":"ok","returnDisplay":"ok"}}`,
-			`{}`},
+			`{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"[memory · suggestion] You committed."}}`},
 		{"gemini", `{"session_id":"g-1","transcript_path":"/t.json","cwd":"/home/u/shop","hook_event_name":"BeforeAgent","timestamp":"2026-09-01T10:00:00Z","prompt":"hi"}`,
 			`{}`},
 	}
