@@ -74,6 +74,13 @@ func TestExportCommand(t *testing.T) {
 	if !strings.Contains(stderr, "claude has no hook that shows text to the model at session_end") {
 		t.Errorf("stderr does not explain the event left out: %s", stderr)
 	}
+	if strings.Contains(stderr, "from version") {
+		t.Errorf("a claude export warns of a version: %s", stderr)
+	}
+	code, _, stderr = runCmd(t, "", "hooks", "export", "--agent", "codex", "--server", url)
+	if want := "codex shows pre_tool_use text to the model from version 0.129.0 on; an older codex reports the PreToolUse hook as failed"; code != exitOK || !strings.Contains(stderr, want) {
+		t.Errorf("codex export: exit %d, stderr %s; want %q", code, stderr, want)
+	}
 
 	// Merged into a file, twice: the second export replaces the first.
 	file := filepath.Join(t.TempDir(), "settings.json")

@@ -44,7 +44,13 @@ func TestEvents(t *testing.T) {
 		{agent.Gemini, []declared.Event{declared.SessionStart, declared.PostToolUse, declared.PreRequest, declared.PostRequest}, map[declared.Event]string{
 			declared.SessionStart: "SessionStart", declared.PreRequest: "BeforeAgent", declared.PostToolUse: "AfterTool", declared.PostRequest: "AfterAgent"}},
 	}
+	since := map[agent.Agent]map[declared.Event]string{agent.Codex: {declared.PreToolUse: "0.129.0"}}
 	for _, tt := range tests {
+		for _, e := range declared.Events() {
+			if got := tt.a.Since(e); got != since[tt.a][e] {
+				t.Errorf("%s.Since(%s) = %q, want %q", tt.a, e, got, since[tt.a][e])
+			}
+		}
 		if got := tt.a.Events(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s.Events() = %v, want %v", tt.a, got, tt.want)
 		}
