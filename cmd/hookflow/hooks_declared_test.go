@@ -74,6 +74,13 @@ func TestExportCommand(t *testing.T) {
 	if !strings.Contains(stderr, "claude has no hook that shows text to the model at session_end") {
 		t.Errorf("stderr does not explain the event left out: %s", stderr)
 	}
+	if strings.Contains(stderr, "from version") {
+		t.Errorf("a claude export warns of a version: %s", stderr)
+	}
+	code, _, stderr = runCmd(t, "", "hooks", "export", "--agent", "codex", "--server", url)
+	if want := "codex shows pre_tool_use text to the model from version 0.129.0 on; an older codex reports the PreToolUse hook as failed"; code != exitOK || !strings.Contains(stderr, want) {
+		t.Errorf("codex export: exit %d, stderr %s; want %q", code, stderr, want)
+	}
 
 	// Merged into a file, twice: the second export replaces the first.
 	file := filepath.Join(t.TempDir(), "settings.json")
@@ -127,7 +134,7 @@ func TestEmitCommand(t *testing.T) {
 		{"codex", `{"session_id":"019a","turn_id":"t1","transcript_path":null,"cwd":"/home/u/shop","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git push"},"tool_use_id":"call_1"}`,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"[memory · important] Never push to main."}}`},
 		{"gemini", `{"session_id":"g-1","transcript_path":"/t.json","cwd":"/home/u/shop","hook_event_name":"AfterTool","timestamp":"2026-09-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"git commit -m x"},"tool_response":{"llmContent":"ok","returnDisplay":"ok"}}`,
-			`{}`},
+			`{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"[memory · suggestion] You committed."}}`},
 		{"gemini", `{"session_id":"g-1","transcript_path":"/t.json","cwd":"/home/u/shop","hook_event_name":"BeforeAgent","timestamp":"2026-09-01T10:00:00Z","prompt":"hi"}`,
 			`{}`},
 	}

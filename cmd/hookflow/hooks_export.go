@@ -40,6 +40,8 @@ the same command are replaced. The agents read them from:
   gemini  ~/.gemini/settings.json, or .gemini/settings.json in a project
 
 Codex and Gemini CLI ask you to review new hooks before they run them.
+Codex shows pre_tool_use text (PreToolUse additionalContext) from version
+0.129.0 on; export says so when it writes that hook.
 
 Flags:
 `
@@ -86,6 +88,12 @@ func runExport(args []string, io stdio) int {
 	}
 	for _, sk := range skipped {
 		fmt.Fprintf(io.err, "hookflow hooks export: %s: declaration %d (%s) not exported: %s\n", name, sk.Index, sk.Declaration.Event, sk.Why)
+	}
+	for _, e := range declared.Events() {
+		if hook, ok := a.HookEvent(e); ok && a.Since(e) != "" && len(settings.Hooks[hook]) > 0 {
+			fmt.Fprintf(io.err, "hookflow hooks export: %s shows %s text to the model from version %s on; an older %s reports the %s hook as failed and goes on without it\n",
+				a, e, a.Since(e), a, hook)
+		}
 	}
 	if missing := notCarried(a); missing != "" {
 		fmt.Fprintf(io.err, "hookflow hooks export: %s has no hook that shows text to the model at %s; the server was asked for its other events only\n", a, missing)

@@ -69,7 +69,9 @@ type Failure struct {
 	Event Event
 	// Script is the script's path.
 	Script string
-	// Kind says how it failed; Err says what happened.
+	// Kind says how it failed; Err says what happened, for the log and
+	// the audit record (for FailChanged: the script's path, the trusted
+	// and the current SHA-256, and the command that trusts it again).
 	Kind FailureKind
 	Err  string
 	// Policy is the hook's policy: with FailClosed the run failed, with
@@ -86,9 +88,19 @@ type Failure struct {
 	RequestID, SessionID string
 }
 
+// UntrustedText is all a client reads of a [FailChanged] failure: which
+// script, where it lives and which hashes the store holds are for the
+// operator, in the log and the audit record, not for whoever made the
+// call.
+const UntrustedText = "a command hook is not trusted: the operator must review it"
+
 // Error returns the failure as the client reads it when it fails a run:
-// the hook's name, what happened and the end of its stderr.
+// the hook's name, what happened and the end of its stderr; for
+// [FailChanged], [UntrustedText] alone.
 func (f *Failure) Error() string {
+	if f.Kind == FailChanged {
+		return UntrustedText
+	}
 	msg := fmt.Sprintf("command hook %q failed (%s): %s", f.Name, f.Kind, f.Err)
 	if f.Stderr != "" {
 		msg += ": " + f.Stderr

@@ -180,7 +180,7 @@ func (h *hook) verify() string {
 	}
 	if sum != h.Identity.SHA256 {
 		return fmt.Sprintf("its script %s changed since it was trusted (sha256 was %s, is %s), so it did not run; review it, then run: %s",
-			h.Identity.Script, h.Identity.SHA256[:16], sum[:16], h.TrustCommand(h.p.cfg.TrustStore, h.p.cfg.SettingsFile))
+			h.Identity.Script, h.Identity.SHA256, sum, h.TrustCommand(h.p.cfg.TrustStore, h.p.cfg.SettingsFile))
 	}
 	h.mu.Lock()
 	h.stamp = st

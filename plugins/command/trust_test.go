@@ -1,6 +1,8 @@
 package command_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"strings"
 	"testing"
@@ -110,8 +112,9 @@ func TestTrustIdentity(t *testing.T) {
 }
 
 // A script edited while the server runs no longer runs: the call fails by
-// the hook's policy, the failure names the command that trusts it again,
-// and the original content runs again.
+// the hook's policy, the client reads a fixed text while the log and the
+// audit record name the script, both hashes and the command that trusts
+// it again, and the original content runs again.
 func TestEditedWhileRunning(t *testing.T) {
 	t.Parallel()
 	for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
@@ -128,13 +131,21 @@ func TestEditedWhileRunning(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := s.Call(plugintest.ToolEcho, echoHi)
+			trusted, edited := sha256Hex(body), sha256Hex(body+"# edited\n")
 			if policy == flows.FailClosed {
-				r.WantToolError(`command hook "guard" failed (changed): its script ` + script + " changed since it was trusted")
+				r.WantToolError("a command hook is not trusted: the operator must review it")
+				for _, secret := range []string{script, f.dir, trusted, edited, trusted[:16], edited[:16], f.store} {
+					if strings.Contains(r.Text(), secret) {
+						t.Errorf("the client reads %q, which holds %q", r.Text(), secret)
+					}
+				}
 			} else if r.IsError() {
 				t.Errorf("fail-open call failed: %s", r.Text())
 			}
-			if len(f.audit.find("command hook failure", `kind="changed"`, "hookflow hooks trust -store")) != 1 {
-				t.Errorf("the change was not audited: %q", f.audit.recs)
+			for _, rs := range []*records{f.audit, f.log} {
+				if len(rs.find("command hook fail", `kind="changed"`, script, "sha256 was "+trusted+", is "+edited, "hookflow hooks trust -store")) != 1 {
+					t.Errorf("the change was not recorded with the script and both hashes: %q", rs.recs)
+				}
 			}
 			// Put back, it is the trusted script again.
 			time.Sleep(10 * time.Millisecond) // a new ctime, even on coarse clocks
@@ -203,4 +214,9 @@ func TestTrustStore(t *testing.T) {
 	if got := s.Revoke("cdcdcdcd"); len(got) != 1 || len(s.Entries) != 0 {
 		t.Errorf("Revoke by hash: removed %v, left %v", got, s.Entries)
 	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -42,32 +42,41 @@ func DeclareSupport(caps *mcp.ClientCapabilities, events ...Event) *mcp.ClientCa
 
 // SupportedEvents reads the events a client supports from its
 // capabilities. declared is false when the client has no experimental.hooks
-// (the SEP: send it no declarations). A hooks capability without
-// supported_events is taken as supporting every event; names this package
-// does not know (a newer client's) are left out.
+// (the SEP: send it no declarations). A hooks capability that is not an
+// object, or has no supported_events list (which the SEP's
+// ClientHooksCapability requires), supports no event: events is empty and
+// declared true. Names this package does not know (a newer client's) are
+// left out.
 func SupportedEvents(caps *mcp.ClientCapabilities) (events []Event, declared bool) {
+	events, declared, _ = supportedEvents(caps)
+	return events, declared
+}
+
+// supportedEvents is [SupportedEvents]; malformed says why a client's
+// hooks capability is unusable, "" when it is absent or well formed.
+func supportedEvents(caps *mcp.ClientCapabilities) (events []Event, declared bool, malformed string) {
 	if caps == nil || caps.Experimental == nil {
-		return nil, false
+		return nil, false, ""
 	}
 	v, ok := caps.Experimental[CapabilityKey]
 	if !ok || v == nil {
-		return nil, false
+		return nil, false, ""
 	}
 	var wire struct {
 		SupportedEvents *[]string `json:"supported_events"`
 	}
 	if !decodeValue(v, &wire) {
-		return nil, false
+		return nil, true, fmt.Sprintf("experimental.%s is not an object with a supported_events list of event names", CapabilityKey)
 	}
 	if wire.SupportedEvents == nil {
-		return Events(), true
+		return nil, true, fmt.Sprintf("experimental.%s has no supported_events, which the SEP requires", CapabilityKey)
 	}
 	for _, name := range *wire.SupportedEvents {
 		if e, err := ParseEvent(name); err == nil {
 			events = append(events, e)
 		}
 	}
-	return events, true
+	return events, true, ""
 }
 
 // ServerDeclarations reads the declarations a server sent in its

@@ -261,10 +261,11 @@ func TestCapabilities(t *testing.T) {
 		ok    bool
 	}{
 		{"absent", nil, nil, false},
-		{"no list: every event", map[string]any{}, declared.Events(), true},
+		{"no list: no event", map[string]any{}, nil, true},
+		{"null list: no event", map[string]any{"supported_events": nil}, nil, true},
 		{"unknown names left out", map[string]any{"supported_events": []any{"session_start", "on_commit"}}, []declared.Event{declared.SessionStart}, true},
 		{"empty list", map[string]any{"supported_events": []any{}}, nil, true},
-		{"not an object", "yes", nil, false},
+		{"not an object: no event", "yes", nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

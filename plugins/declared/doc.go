@@ -28,7 +28,9 @@
 // It negotiates as the SEP says: a client that lists supported_events in
 // its experimental.hooks is sent the declarations of those events only; a
 // client without experimental.hooks is sent nothing (unless
-// Config.Unnegotiated). Every other capability is kept. Declarations are
+// Config.Unnegotiated); nor is a client whose experimental.hooks has no
+// supported_events list, which the SEP's ClientHooksCapability requires
+// (the server logs why at debug level). Every other capability is kept. Declarations are
 // validated at Attach, and every context_tool must name a tool of the
 // server when it has started (a typo fails Start). A session:initialize
 // afterExecute hook with a priority below [AdvertisePriority] can rewrite

@@ -15,6 +15,11 @@ type ToolCall struct {
 	Server string
 	// Name is the tool's name as the agent calls it.
 	Name string
+	// Aliases are other names of the same tool, which ToolName matches
+	// as well: for a coding agent's own tool, the names the other agents
+	// give it (package declared/agent fills them in, e.g. "Bash" for
+	// Gemini CLI's run_shell_command).
+	Aliases []string
 	// Input is the call's arguments as JSON.
 	Input json.RawMessage
 	// Output is the call's result as JSON; nil before the call.
@@ -41,7 +46,7 @@ func (d *Declaration) Matches(ev Event, call *ToolCall) bool {
 // matches <tool> alone, so a server's declaration for its own tool
 // (tool_name "get_weather") fires for the agent's
 // "mcp__weather__get_weather"; and ToolServer is compared with <server>
-// when call.Server is empty.
+// when call.Server is empty. It also matches any of call.Aliases.
 //
 // InputContains is searched in call.Input as sent and, failing that, in
 // its compact form (no insignificant whitespace), so the spacing an agent
@@ -51,7 +56,7 @@ func (m *Matcher) Match(call *ToolCall) bool {
 		return true
 	}
 	agentServer, agentTool, isAgent := SplitAgentName(call.Name)
-	if m.ToolName != "" && !Glob(m.ToolName, call.Name) && !(isAgent && Glob(m.ToolName, agentTool)) {
+	if m.ToolName != "" && !Glob(m.ToolName, call.Name) && !(isAgent && Glob(m.ToolName, agentTool)) && !m.matchesAlias(call.Aliases) {
 		return false
 	}
 	if m.ToolServer != "" {
@@ -67,6 +72,15 @@ func (m *Matcher) Match(call *ToolCall) bool {
 		return false
 	}
 	return true
+}
+
+func (m *Matcher) matchesAlias(aliases []string) bool {
+	for _, a := range aliases {
+		if Glob(m.ToolName, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func inputContains(input json.RawMessage, s string) bool {

@@ -3,6 +3,7 @@ package declared
 import (
 	"cmp"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,7 +24,9 @@ type Config struct {
 	// Unnegotiated sends every declaration to a client whose capabilities
 	// have no experimental.hooks. SEP-2282 omits the capability for such a
 	// client, which is the default; set this for hosts that read
-	// experimental.hooks without declaring support.
+	// experimental.hooks without declaring support. A client whose
+	// experimental.hooks is malformed (no supported_events list) is sent
+	// nothing either way.
 	Unnegotiated bool
 }
 
@@ -81,7 +84,12 @@ func (p *Plugin) advertise(c flows.Initialize) error {
 	if len(p.decls) == 0 {
 		return nil
 	}
-	events, negotiated := SupportedEvents(clientCapabilities(c))
+	events, negotiated, malformed := supportedEvents(clientCapabilities(c))
+	if malformed != "" {
+		c.Logger().LogAttrs(c.Context.Context(), slog.LevelDebug, "declared: the client is sent no hook declarations",
+			slog.String("plugin", p.Name()), slog.String("why", malformed))
+		return nil
+	}
 	if !negotiated && !p.cfg.Unnegotiated {
 		return nil
 	}

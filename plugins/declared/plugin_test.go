@@ -3,9 +3,11 @@ package declared_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -134,6 +136,9 @@ func TestNegotiation(t *testing.T) {
 		{name: "two events", caps: declared.DeclareSupport(nil, declared.PostToolUse, declared.SessionStart),
 			want: []declared.Event{declared.SessionStart, declared.PostToolUse}},
 		{name: "no event", caps: declared.DeclareSupport(nil), want: []declared.Event{}},
+		{name: "hooks without supported_events", caps: withHooks(map[string]any{})},
+		{name: "hooks without supported_events, unnegotiated", caps: withHooks(map[string]any{}), unnegotiated: true},
+		{name: "hooks not an object", caps: withHooks("all")},
 	}
 	for _, tr := range transports() {
 		t.Run(tr.name, func(t *testing.T) {
@@ -176,6 +181,92 @@ func TestNegotiation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withHooks returns client capabilities whose experimental.hooks is v.
+func withHooks(v any) *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{Experimental: map[string]any{declared.CapabilityKey: v}}
+}
+
+// TestMalformedClientHooks: a client whose experimental.hooks has no
+// supported_events list (the SEP's ClientHooksCapability requires one) is
+// sent no declarations, and the server's debug log says why.
+func TestMalformedClientHooks(t *testing.T) {
+	var logs records
+	srv := framework.NewServer(&mcp.Implementation{Name: "memory", Version: "1"}, &framework.Options{Logger: slog.New(&logs)})
+	if err := srv.Use(declared.New(declared.Config{Declarations: everyEvent[1:]})); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := clientConnect(t, ct, withHooks(map[string]any{}), "2025-11-25")
+	if decls, _, ok := declared.ServerDeclarations(cs.InitializeResult().Capabilities); ok {
+		t.Errorf("a client without supported_events got %d declarations", len(decls))
+	}
+	if got := logs.find(slog.LevelDebug, "sent no hook declarations", "has no supported_events"); len(got) != 1 {
+		t.Errorf("debug log = %q, want one record saying why", logs.all())
+	}
+}
+
+// records is a slog.Handler that keeps every record as text.
+type records struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *records) WithGroup(string) slog.Handler            { return r }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	r.recs = append(r.recs, rec.Clone())
+	r.mu.Unlock()
+	return nil
+}
+
+func text(rec slog.Record) string {
+	var b strings.Builder
+	b.WriteString(rec.Message)
+	rec.Attrs(func(a slog.Attr) bool {
+		b.WriteString(" " + a.Key + "=" + a.Value.String())
+		return true
+	})
+	return b.String()
+}
+
+// find returns the records of level whose text holds every substring.
+func (r *records) find(level slog.Level, subs ...string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+next:
+	for _, rec := range r.recs {
+		if rec.Level != level {
+			continue
+		}
+		for _, s := range subs {
+			if !strings.Contains(text(rec), s) {
+				continue next
+			}
+		}
+		out = append(out, text(rec))
+	}
+	return out
+}
+
+func (r *records) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.recs {
+		out = append(out, rec.Level.String()+" "+text(rec))
+	}
+	return out
 }
 
 // TestRewritePerSession: a session:initialize hook that runs after the

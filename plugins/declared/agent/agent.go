@@ -67,29 +67,40 @@ type binding struct {
 	hook    string
 	channel channel
 	tool    bool // the hook event has tool_name and a tool matcher
+	// since is the oldest version of the agent that reads the channel at
+	// this hook event; "" when every version that has the event does.
+	since string
 }
 
 // bindings lists, per agent, the declared events its hooks can show to the
 // model. session_end is in none: no agent's session-end hook reaches the
 // model. Gemini's BeforeTool has no context channel, so pre_tool_use is
 // not Gemini's.
+// Codex took PreToolUse additionalContext from 0.129.0 on (openai/codex
+// pull request 20692, in that release's notes); older versions report
+// the hook as failed ("returned unsupported additionalContext") and run
+// the tool.
 var bindings = [...][]binding{
-	Claude: claudeLike,
-	Codex:  claudeLike,
-	Gemini: {
-		{declared.SessionStart, "SessionStart", additionalContext, false},
-		{declared.PreRequest, "BeforeAgent", additionalContext, false},
-		{declared.PostToolUse, "AfterTool", additionalContext, true},
-		{declared.PostRequest, "AfterAgent", stopReason, false},
+	Claude: {
+		{declared.SessionStart, "SessionStart", additionalContext, false, ""},
+		{declared.PreRequest, "UserPromptSubmit", additionalContext, false, ""},
+		{declared.PreToolUse, "PreToolUse", additionalContext, true, ""},
+		{declared.PostToolUse, "PostToolUse", additionalContext, true, ""},
+		{declared.PostRequest, "Stop", stopReason, false, ""},
 	},
-}
-
-var claudeLike = []binding{
-	{declared.SessionStart, "SessionStart", additionalContext, false},
-	{declared.PreRequest, "UserPromptSubmit", additionalContext, false},
-	{declared.PreToolUse, "PreToolUse", additionalContext, true},
-	{declared.PostToolUse, "PostToolUse", additionalContext, true},
-	{declared.PostRequest, "Stop", stopReason, false},
+	Codex: {
+		{declared.SessionStart, "SessionStart", additionalContext, false, ""},
+		{declared.PreRequest, "UserPromptSubmit", additionalContext, false, ""},
+		{declared.PreToolUse, "PreToolUse", additionalContext, true, "0.129.0"},
+		{declared.PostToolUse, "PostToolUse", additionalContext, true, ""},
+		{declared.PostRequest, "Stop", stopReason, false, ""},
+	},
+	Gemini: {
+		{declared.SessionStart, "SessionStart", additionalContext, false, ""},
+		{declared.PreRequest, "BeforeAgent", additionalContext, false, ""},
+		{declared.PostToolUse, "AfterTool", additionalContext, true, ""},
+		{declared.PostRequest, "AfterAgent", stopReason, false, ""},
+	},
 }
 
 func (a Agent) bindings() []binding {
@@ -125,6 +136,16 @@ func (a Agent) binding(e declared.Event) (binding, bool) {
 func (a Agent) HookEvent(e declared.Event) (name string, ok bool) {
 	b, ok := a.binding(e)
 	return b.hook, ok
+}
+
+// Since returns the oldest version of the agent whose hook carrying e
+// shows emit's output to the model, "" when every version with that hook
+// does (or none carries e). Codex's PreToolUse gives "0.129.0": before
+// it, Codex rejects PreToolUse additionalContext, reports the hook as
+// failed and runs the tool anyway.
+func (a Agent) Since(e declared.Event) string {
+	b, _ := a.binding(e)
+	return b.since
 }
 
 // Event returns the declared event that the agent's hook event named

@@ -44,7 +44,13 @@ func TestEvents(t *testing.T) {
 		{agent.Gemini, []declared.Event{declared.SessionStart, declared.PostToolUse, declared.PreRequest, declared.PostRequest}, map[declared.Event]string{
 			declared.SessionStart: "SessionStart", declared.PreRequest: "BeforeAgent", declared.PostToolUse: "AfterTool", declared.PostRequest: "AfterAgent"}},
 	}
+	since := map[agent.Agent]map[declared.Event]string{agent.Codex: {declared.PreToolUse: "0.129.0"}}
 	for _, tt := range tests {
+		for _, e := range declared.Events() {
+			if got := tt.a.Since(e); got != since[tt.a][e] {
+				t.Errorf("%s.Since(%s) = %q, want %q", tt.a, e, got, since[tt.a][e])
+			}
+		}
 		if got := tt.a.Events(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s.Events() = %v, want %v", tt.a, got, tt.want)
 		}
@@ -195,7 +201,7 @@ func TestSettings(t *testing.T) {
 			`"Stop":[{"hooks":[{"type":"command","command":"CMD","timeout":35}]}]}}`, []int{1}},
 		{agent.Gemini, `{"hooks":{` +
 			`"AfterAgent":[{"hooks":[{"name":"hookflow-memory","type":"command","command":"CMD","timeout":35000}]}],` +
-			`"AfterTool":[{"matcher":"^(?:(?:mcp__.+__)?Bash|mcp__weather__get_.*|(?:mcp__.+__)?a\\.b)$","hooks":[{"name":"hookflow-memory","type":"command","command":"CMD","timeout":35000}]}],` +
+			`"AfterTool":[{"matcher":"^(?:(?:mcp__.+__)?Bash|run_shell_command|mcp__weather__get_.*|(?:mcp__.+__)?a\\.b)$","hooks":[{"name":"hookflow-memory","type":"command","command":"CMD","timeout":35000}]}],` +
 			`"SessionStart":[{"hooks":[{"name":"hookflow-memory","type":"command","command":"CMD","timeout":35000}]}]}}`, []int{1, 2}},
 	}
 	for _, tt := range tests {
@@ -223,17 +229,28 @@ func TestSettings(t *testing.T) {
 	}
 }
 
-// TestToolMatcherAgrees: the exported matcher selects at least every tool
-// name a declaration matches, as the agent names tools.
+// TestToolMatcherAgrees: for every agent, the exported matcher selects at
+// least every tool name a declaration matches once emit has read the
+// agent's hook input (aliases included).
 func TestToolMatcherAgrees(t *testing.T) {
-	ms := []declared.Matcher{{ToolName: "Bash"}, {ToolName: "get_*", ToolServer: "weather"}, {ToolServer: "annal"}, {ToolName: "mcp__annal__*"}}
-	names := []string{"Bash", "BashX", "mcp__x__Bash", "get_weather", "mcp__weather__get_weather", "mcp__maps__get_weather", "mcp__annal__store", "Edit"}
-	for _, m := range ms {
-		s, _ := agent.Claude.Settings([]declared.Declaration{{Event: declared.PostToolUse, Matcher: &m, Context: "x", Priority: declared.Suggestion}}, "c", "", time.Second)
-		re := regexpOf(t, s.Hooks["PostToolUse"][0].Matcher)
-		for _, n := range names {
-			if m.Match(&declared.ToolCall{Name: n}) && !re.MatchString(n) {
-				t.Errorf("matcher %s (from %+v) misses %q, which the declaration matches", re, m, n)
+	ms := []declared.Matcher{{ToolName: "Bash"}, {ToolName: "get_*", ToolServer: "weather"}, {ToolServer: "annal"}, {ToolName: "mcp__annal__*"},
+		{ToolName: "Edit"}, {ToolName: "Web*"}, {ToolName: "run_shell_command"}, {ToolName: "apply_patch"}, {ToolName: "*_file"}, {ToolName: "Grep"}}
+	names := []string{"Bash", "BashX", "mcp__x__Bash", "get_weather", "mcp__weather__get_weather", "mcp__maps__get_weather", "mcp__annal__store", "Edit",
+		"run_shell_command", "apply_patch", "write_file", "replace", "read_file", "Read", "grep_search", "search_file_content", "Grep",
+		"WebFetch", "web_fetch", "google_web_search", "WebSearch", "glob", "Glob", "Write"}
+	for _, a := range []agent.Agent{agent.Claude, agent.Codex, agent.Gemini} {
+		hook, _ := a.HookEvent(declared.PostToolUse)
+		for _, m := range ms {
+			s, _ := a.Settings([]declared.Declaration{{Event: declared.PostToolUse, Matcher: &m, Context: "x", Priority: declared.Suggestion}}, "c", "", time.Second)
+			re := regexpOf(t, s.Hooks[hook][0].Matcher)
+			for _, n := range names {
+				f, err := a.Firing(&agent.Input{HookEventName: hook, ToolName: n})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Match(f.Tool) && !re.MatchString(n) {
+					t.Errorf("%s: matcher %s (from %+v) misses %q, which the declaration matches", a, re, m, n)
+				}
 			}
 		}
 	}

@@ -35,8 +35,17 @@
 // declaration's tool_name matches either that name or the bare tool name,
 // and tool_server the <server> part ([declared.Matcher.Match]), so a
 // server's declarations for its own tools fire whatever the user named the
-// server in the agent. The exported matchers allow both forms; emit
-// matches again, exactly.
+// server in the agent.
+//
+// The agents' own tools have a name per agent: Claude Code's Bash is
+// Gemini CLI's run_shell_command. Declarations name them as Claude Code
+// does, as the SEP's examples do ("Bash"); any agent's name works too.
+// Export writes each agent's own names in its matchers
+// ([Agent.ToolNames]), and emit gives the tool call the other agents'
+// names as aliases ([Agent.ToolAliases], [declared.ToolCall.Aliases]), so
+// a declaration for "Bash" fires for run_shell_command. The exported
+// matchers select at least what the declarations match; emit matches
+// again, exactly. docs/declared.md has the table.
 //
 // # Failures
 //

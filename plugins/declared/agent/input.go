@@ -55,7 +55,10 @@ func ReadInput(r io.Reader) (*Input, error) {
 }
 
 // Firing returns the declared event in carries, as [client.Hooks.Fire]
-// takes it, with the tool call of a tool event.
+// takes it, with the tool call of a tool event: named as the agent names
+// it, with the names the other agents give the same built-in tool as
+// its aliases ([Agent.ToolAliases]), so that a declaration for "Bash"
+// fires for Gemini CLI's run_shell_command.
 func (a Agent) Firing(in *Input) (client.Firing, error) {
 	b, ok := a.bindingOf(in.HookEventName)
 	if !ok {
@@ -67,7 +70,7 @@ func (a Agent) Firing(in *Input) (client.Firing, error) {
 	}
 	f := client.Firing{Event: b.event, SessionID: in.SessionID}
 	if b.tool {
-		f.Tool = &declared.ToolCall{Name: in.ToolName, Input: in.ToolInput, Output: in.ToolResponse}
+		f.Tool = &declared.ToolCall{Name: in.ToolName, Aliases: a.ToolAliases(in.ToolName), Input: in.ToolInput, Output: in.ToolResponse}
 	}
 	return f, nil
 }

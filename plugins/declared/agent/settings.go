@@ -75,7 +75,7 @@ func (a Agent) Settings(decls []declared.Declaration, command, name string, time
 	for _, b := range order {
 		g := Group{Hooks: []Handler{h}}
 		if b.tool {
-			g.Matcher = toolMatcher(byHook[b.hook])
+			g.Matcher = a.toolMatcher(byHook[b.hook])
 		}
 		s.Hooks[b.hook] = []Group{g}
 	}
@@ -84,10 +84,16 @@ func (a Agent) Settings(decls []declared.Declaration, command, name string, time
 
 // toolMatcher returns an anchored regular expression matching the tool
 // names any of decls may fire for, as the agent names them (an MCP
-// server's tools as mcp__<server>__<tool>), or "" when one of them fires
-// for every tool.
-func toolMatcher(decls []declared.Declaration) string {
+// server's tools as mcp__<server>__<tool>; its built-in tools by its own
+// names, [Agent.ToolNames], whatever agent's name the declaration uses),
+// or "" when one of them fires for every tool.
+func (a Agent) toolMatcher(decls []declared.Declaration) string {
 	var alts []string
+	add := func(alt string) {
+		if !slices.Contains(alts, alt) {
+			alts = append(alts, alt)
+		}
+	}
 	for _, d := range decls {
 		m := d.Matcher
 		if m == nil || m.ToolName == "" && m.ToolServer == "" {
@@ -97,14 +103,20 @@ func toolMatcher(decls []declared.Declaration) string {
 		if m.ToolName == "" {
 			name = ".*"
 		}
-		var alt string
 		if m.ToolServer != "" {
-			alt = "mcp__" + regexp.QuoteMeta(m.ToolServer) + "__" + name
-		} else {
-			alt = "(?:mcp__.+__)?" + name
+			add("mcp__" + regexp.QuoteMeta(m.ToolServer) + "__" + name)
+			continue
 		}
-		if !slices.Contains(alts, alt) {
-			alts = append(alts, alt)
+		add("(?:mcp__.+__)?" + name)
+		for _, b := range builtins {
+			for _, own := range b.names[a] {
+				if declared.Glob(m.ToolName, own) {
+					continue // the glob itself matches it
+				}
+				if slices.ContainsFunc(a.ToolAliases(own), func(n string) bool { return declared.Glob(m.ToolName, n) }) {
+					add(regexp.QuoteMeta(own))
+				}
+			}
 		}
 	}
 	return "^(?:" + strings.Join(alts, "|") + ")$"
