@@ -57,6 +57,9 @@ type Server struct {
 	hides   atomic.Bool
 	nextID  atomic.Uint64
 	idStamp string
+	// served is the kinds of transport Run and Connect were given (see
+	// TransportOf).
+	served served
 }
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -307,6 +310,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if err := s.Start(); err != nil {
 		return err
 	}
+	s.served.note(t)
 	return s.sdk.Run(ctx, t)
 }
 
@@ -316,6 +320,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 	if err := s.Start(); err != nil {
 		return nil, err
 	}
+	s.served.note(t)
 	return s.sdk.Connect(ctx, t, opts)
 }
 
