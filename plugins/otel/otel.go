@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -198,13 +199,18 @@ func (m metaCarrier) Keys() []string {
 	return keys
 }
 
-// meta returns the request's params._meta, or nil.
+// meta returns the request's params._meta, or nil. A request sent
+// without params (a list, a ping) holds a nil pointer of its params type,
+// whose GetMeta dereferences it.
 func meta(r *flows.Request) map[string]any {
 	if r == nil || r.SDK == nil {
 		return nil
 	}
 	params := r.SDK.GetParams()
 	if params == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(params); v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil
 	}
 	return params.GetMeta()

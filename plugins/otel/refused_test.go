@@ -315,3 +315,49 @@ func TestHTTPRefusalsAreNotSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsWithoutParams: a request sent without params, as the spec
+// allows for lists and ping, is served and traced; the plugin must not
+// read the _meta of params that are not there.
+func TestRequestsWithoutParams(t *testing.T) {
+	s := newServed(t)
+	_, url := s.overHTTP(t)
+	post := func(t *testing.T, body, session string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewBufferString(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(resp.Body)
+		_ = resp.Body.Close()
+		return resp, buf.String()
+	}
+	resp, body := post(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, "")
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+	for i, method := range []string{"tools/list", "prompts/list", "ping"} {
+		t.Run(method, func(t *testing.T) {
+			resp, body := post(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(10+i)+`,"method":"`+method+`"}`, session)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+				t.Fatalf("%s without params: %d %s, want a result", method, resp.StatusCode, body)
+			}
+			if spans := s.servers(method); len(spans) != 1 || spans[0].Status.Code == codes.Error {
+				t.Errorf("%d server spans %q (%v), want 1 without error", len(spans), method, spans)
+			}
+		})
+	}
+}
