@@ -60,6 +60,9 @@ type Server struct {
 	// bodies bounds the request bodies the server's HTTP handlers are
 	// reading together (Options.MaxBodyBytesInFlight).
 	bodies *bodyBudget
+	// served is the kinds of transport Run and Connect were given (see
+	// TransportOf).
+	served served
 }
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -319,6 +322,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if err := s.Start(); err != nil {
 		return err
 	}
+	s.served.note(t)
 	return s.sdk.Run(ctx, t)
 }
 
@@ -328,6 +332,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 	if err := s.Start(); err != nil {
 		return nil, err
 	}
+	s.served.note(t)
 	return s.sdk.Connect(ctx, t, opts)
 }
 

@@ -20,11 +20,46 @@
 // mcp.protocol.version, mcp.resource.uri, gen_ai.tool.name,
 // gen_ai.prompt.name, gen_ai.operation.name (execute_tool for a tool
 // call), error.type (the JSON-RPC code, "tool_error" for an isError
-// result, else hookflow's error code) and rpc.response.status_code. The
-// hookflow-specific attributes are under hookflow.*: the flow, the
-// request ID hookflow minted, the run's outcome (ok, blocked, failed,
-// answered_early, recovered), the hook that decided it (decided_by), and
-// hookflow's error code.
+// result, else hookflow's error code), rpc.response.status_code,
+// network.transport ("pipe" for stdio, io and in-memory transports, "tcp"
+// for HTTP; unset for a transport hookflow cannot name, see
+// [framework.Server.TransportOf]) and network.protocol.name ("http" over
+// HTTP). The hookflow-specific attributes are under hookflow.*: the flow,
+// the request ID hookflow minted, the run's outcome (ok, blocked, failed,
+// answered_early, recovered, or refused, below), the hook that decided it
+// (decided_by), and hookflow's error code. jsonrpc.request.id and
+// client.address are not set: the SDK gives a handler neither.
+//
+// # What gets a span
+//
+// Every request that reaches the server's session and is answered gets one
+// SERVER span and one mcp.server.operation.duration record, never two: a
+// request whose traced flow ran gets the run's; a request answered with a
+// JSON-RPC error before any flow ran (a tool, prompt or resource the server
+// does not have or hides from the caller, a second initialize, a request
+// the SDK answers itself) gets a span of its own, recorded by an SDK
+// receiving middleware the plugin adds outside hookflow's: named as a run's
+// would be, with mcp.method.name, the target's attributes, error.type and
+// rpc.response.status_code set to the JSON-RPC code (error.type "_OTHER"
+// for an error without one), hookflow.outcome "refused", and status Error;
+// its duration record has the same attributes but the session ID and the
+// resource URI. Only a plugin attached to the server records these
+// (attached to an app, it traces the app's runs only), and only for the
+// methods of the flows it traces and for methods that have no flow.
+// Notifications get no answer and no refusal span.
+//
+// What is refused before the session gets no span and no record: over
+// HTTP, the transport's refusals (a body too large: 413; a Host or origin
+// the server does not accept: 403; an unknown or expired session: 404; a
+// wrong Content-Type or Accept: 415 or 406; a missing or bad token when an
+// auth middleware guards the handler: 401) and the JSON-RPC refusals of
+// the HTTP handler ([framework.Server.HTTPHandler]: a body that is not
+// JSON-RPC, a method MCP does not define, a request that needs a session,
+// answered 400). Count those with the HTTP server's own instrumentation,
+// wrapped around the handler. Over stdio and in memory, the SDK answers a
+// method it does not know (-32601), a request missing its params or
+// arriving before initialize inside the session, without calling any
+// middleware: those get no span either.
 //
 // A hook span is an INTERNAL child named "{stage} {hook ID}" with
 // hookflow.hook.id, hookflow.hook.owner, hookflow.stage and
@@ -44,7 +79,7 @@
 //
 // # Metrics
 //
-//	mcp.server.operation.duration    histogram, s   per method, flow, outcome, error.type, tool or prompt
+//	mcp.server.operation.duration    histogram, s   per method, flow, outcome, error.type, tool or prompt, transport (runs and refusals)
 //	hookflow.hook.duration           histogram, s   per hook, stage and outcome
 //	hookflow.run.blocked             counter        per flow and deciding hook
 //	hookflow.hook.failed_open        counter        per hook and code (fail-open failures)

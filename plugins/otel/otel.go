@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,10 @@ type Plugin struct {
 	// prefix is the ID prefix of the plugin's own hooks, whose events
 	// are not traced as hooks; set at Attach.
 	prefix string
+	// srv is the server the plugin is attached to, and traced the flows
+	// it traces, by index; set at Attach.
+	srv    *framework.Server
+	traced [flows.Count]bool
 }
 
 type instruments struct {
@@ -79,8 +84,10 @@ func (p *Plugin) Name() string { return Name }
 
 // Attach creates the tracer and the instruments, registers the hooks that
 // open and close a run's span (the first beforeValidation hook and the
-// last finally hook of every traced flow), and the observer that records
-// hooks and steps.
+// last finally hook of every traced flow), the observer that records
+// hooks and steps, and, attached to a server rather than an app, the SDK
+// receiving middleware that records the requests answered with an error
+// before any flow ran (see refusals).
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	tp, mp := p.cfg.TracerProvider, p.cfg.MeterProvider
 	if tp == nil {
@@ -108,16 +115,26 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		if _, err := flows.Parse(string(id)); err != nil {
 			return fmt.Errorf("Config.Flows: %w", err)
 		}
+		p.traced[id.Index()] = true
 		hooks = append(hooks,
 			flows.Hook{Flow: id, Stage: stages.BeforeValidation, Priority: priority.Max, Name: "begin", Fn: p.begin},
 			flows.Hook{Flow: id, Stage: stages.Finally, Priority: priority.Min, Name: "end", Fn: p.end},
 		)
 	}
 	p.prefix = pc.Scope.Path() + "/"
+	p.srv = pc.Server
 	if err := pc.Hook(hooks...); err != nil {
 		return err
 	}
-	return pc.Observe(p.observe)
+	if err := pc.Observe(p.observe); err != nil {
+		return err
+	}
+	if pc.App == nil {
+		// The requests the session answers before any flow runs are the
+		// server's, not an app's.
+		pc.Server.SDK().AddReceivingMiddleware(p.refusals)
+	}
+	return nil
 }
 
 func (p *Plugin) instruments(m metric.Meter) error {
@@ -182,13 +199,18 @@ func (m metaCarrier) Keys() []string {
 	return keys
 }
 
-// meta returns the request's params._meta, or nil.
+// meta returns the request's params._meta, or nil. A request sent
+// without params (a list, a ping) holds a nil pointer of its params type,
+// whose GetMeta dereferences it.
 func meta(r *flows.Request) map[string]any {
 	if r == nil || r.SDK == nil {
 		return nil
 	}
 	params := r.SDK.GetParams()
 	if params == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(params); v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil
 	}
 	return params.GetMeta()
@@ -204,6 +226,9 @@ func (p *Plugin) begin(c *flows.Context) error {
 // makes the run's Go context carry it.
 func (p *Plugin) open(c *flows.Context, start time.Time) *runTrace {
 	ambient := c.Context()
+	if w, _ := ambient.Value(watchKey{}).(*watch); w != nil {
+		w.ran.Store(true)
+	}
 	parent := ambient
 	var links []trace.Link
 	if m := meta(c.Request()); m != nil {
@@ -229,6 +254,7 @@ func (p *Plugin) open(c *flows.Context, start time.Time) *runTrace {
 	if r.ProtocolVersion != "" {
 		attrs = append(attrs, attribute.String("mcp.protocol.version", r.ProtocolVersion))
 	}
+	attrs = p.network(attrs, r.SDK)
 	if e := c.Entity(); e != nil {
 		switch e.Kind {
 		case flows.EntityTool:
@@ -374,6 +400,7 @@ func (p *Plugin) end(c *flows.Context) error {
 	if errType != "" {
 		mattrs = append(mattrs, semconv.ErrorTypeKey.String(errType))
 	}
+	mattrs = p.network(mattrs, r.SDK)
 	tool := ""
 	if e := c.Entity(); e != nil {
 		switch e.Kind {
