@@ -16,6 +16,12 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 )
 
+// DefaultMaxSessions is the bound on the sessions a server's HTTP handler
+// keeps open at once, when [Options.MaxSessions] is 0. A session holds about
+// 13 KB (its state and a goroutine) until it ends or sits idle for its
+// SessionTimeout: 10,000 is about 130 MB.
+const DefaultMaxSessions = 10_000
+
 // DefaultSessionTimeout is how long a stateful HTTP session may stay idle
 // (no HTTP request from its client) before [Server.HTTPHandler] closes it,
 // when the options give no SessionTimeout. An abandoned session otherwise
@@ -54,6 +60,10 @@ type rpcHandler struct {
 	// the bodies being read together.
 	maxBody int64
 	bodies  *bodyBudget
+	// maxSessions bounds the sessions of server (Options.MaxSessions; -1:
+	// no bound): an initialize past it gets 503.
+	maxSessions int
+	server      *mcp.Server
 }
 
 func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -85,7 +95,13 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	rw := &rpcWriter{w: w, body: body, data: data}
 	if readErr == nil {
-		rw.refusal = h.check(req, data)
+		var opens bool
+		rw.refusal, opens = h.check(req, data)
+		if opens && h.sessionsFull() {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, fmt.Sprintf("the server holds %d sessions, its bound: retry later", h.maxSessions), http.StatusServiceUnavailable)
+			return
+		}
 		if rw.refusal != nil {
 			// The SDK must not run anything: it gets an empty body, which it
 			// refuses once its transport checks have passed.
@@ -129,15 +145,18 @@ func plainCall(data []byte) bool {
 // a batch, or for a request without a session on a server that needs one.
 // Everything else is the SDK's to decode; a body the SDK refuses is decoded
 // again, then, to word the error (rpcWriter.finish).
-func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
+//
+// opens reports an initialize without a session on a server that mints
+// them: the request would open a session.
+func (h *rpcHandler) check(req *http.Request, data []byte) (refusal *jsonrpc.Response, opens bool) {
 	batch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("["))
 	sessionless := h.sessions && req.Header.Get("Mcp-Session-Id") == "" && req.Header.Get("Mcp-Protocol-Version") < "2026-07-28"
 	if !batch && !sessionless {
-		return nil
+		return nil, false
 	}
 	msgs, batch, err := decodeBody(data)
 	if err != nil {
-		return err
+		return err, false
 	}
 	if batch {
 		// A set, not a scan of the IDs seen: a batch of n calls costs O(n).
@@ -148,7 +167,7 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 			}
 			if _, dup := seen[m.id]; dup {
 				return rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-					fmt.Sprintf("the batch has two requests with id %v; none was run", m.id.Raw()))
+					fmt.Sprintf("the batch has two requests with id %v; none was run", m.id.Raw())), false
 			}
 			seen[m.id] = struct{}{}
 		}
@@ -162,7 +181,7 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 			}
 			switch m.method {
 			case "initialize":
-				return nil
+				return nil, true
 			case "ping", "server/discover":
 				continue
 			}
@@ -174,10 +193,24 @@ func (h *rpcHandler) check(req *http.Request, data []byte) *jsonrpc.Response {
 		}
 		if first != nil {
 			return rpcError(first.id, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("%s needs a session: send initialize first, then the Mcp-Session-Id header it returns", first.method))
+				fmt.Sprintf("%s needs a session: send initialize first, then the Mcp-Session-Id header it returns", first.method)), false
 		}
 	}
-	return nil
+	return nil, false
+}
+
+// sessionsFull reports whether the server holds as many sessions as the
+// handler's bound allows. It counts the SDK's sessions, which it does only
+// for a request that would open one.
+func (h *rpcHandler) sessionsFull() bool {
+	if h.maxSessions < 0 {
+		return false
+	}
+	n := 0
+	for range h.server.Sessions() {
+		n++
+	}
+	return n >= h.maxSessions
 }
 
 // envelope is what the handler needs of one JSON-RPC message: whether it
@@ -438,7 +471,14 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	case maxBody < 0:
 		maxBody = -1
 	}
-	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions, maxBody: maxBody, bodies: s.bodies}
+	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions, maxBody: maxBody, bodies: s.bodies,
+		maxSessions: s.opts.MaxSessions, server: s.sdk}
+	switch {
+	case rh.maxSessions == 0:
+		rh.maxSessions = DefaultMaxSessions
+	case rh.maxSessions < 0:
+		rh.maxSessions = -1
+	}
 	if o.Stateless && !o.JSONResponse {
 		plain := o
 		plain.JSONResponse = true

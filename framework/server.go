@@ -108,6 +108,12 @@ type Options struct {
 	// handler's MaxRequestBodyBytes (the SDK's, 4 MiB by default). See
 	// docs/operations.md for everything a request can make a server hold.
 	MaxBodyBytesInFlight int64
+	// MaxSessions bounds the sessions the server keeps open at once over
+	// streamable HTTP: an initialize past it is answered 503 with
+	// Retry-After and opens nothing. 0 means [DefaultMaxSessions]; a
+	// negative value removes the bound. Sessions end when their client
+	// deletes them or after SessionTimeout idle ([DefaultSessionTimeout]).
+	MaxSessions int
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
