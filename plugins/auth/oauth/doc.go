@@ -42,7 +42,13 @@
 // again — once, whatever the number of requests waiting for it, and at
 // most once per [Config.KeyRefreshInterval] — so that a rotated key is
 // picked up and forged kids cannot make the server hammer the
-// authorization server. Keys older than [Config.KeyMaxAge] are fetched
+// authorization server. So does a token whose signature fails under the
+// key of a kid the cache knows: an authorization server may rotate a key
+// and keep its kid, and the token is checked once more with the kid's key
+// of the new fetch. That fetch shares the limit of the unknown-kid one,
+// so forged signatures cost the authorization server no more than forged
+// kids: at most one JWKS request per KeyRefreshInterval, however many
+// bad tokens arrive. Keys older than [Config.KeyMaxAge] are fetched
 // again in the background. Every request to the authorization server is
 // bounded by [Config.FetchTimeout]; when it cannot be reached, tokens it
 // cannot check fail with an [*UnavailableError] (HTTP 500, not 401: the
