@@ -126,8 +126,9 @@ type Auditor interface {
 
 // DefaultSessionTimeout is how long [Plugin.Handler] keeps an idle
 // stateful session when its options set no SessionTimeout: a client that
-// goes away without closing its session no longer holds it for ever.
-const DefaultSessionTimeout = 30 * time.Minute
+// goes away without closing its session no longer holds it for ever. It is
+// the framework's default.
+const DefaultSessionTimeout = framework.DefaultSessionTimeout
 
 // Plugin is the auth plugin. Build it with [New], attach it with
 // framework.Server.Use (or App.Use, to guard that app's tools only), and

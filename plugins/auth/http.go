@@ -29,7 +29,9 @@ const maxPeek = 4 << 20
 // Handler starts srv, which must have the plugin attached (srv.Use), and
 // returns its streamable HTTP handler behind [Plugin.Middleware]. It fails
 // when the configuration has no Verifier or names tools the server lacks.
-// opts are the SDK's options for the handler and may be nil; a zero
+// opts are the SDK's options for the handler, handed unchanged to
+// framework.Server.HTTPHandler: nil gets that method's defaults for nil
+// options (PropagateRequestCancellation among them), and a zero
 // SessionTimeout becomes [DefaultSessionTimeout]. Handler logs a warning
 // when Config.ResourceMetadataURL is unset, and when Config.ScopeChallenge
 // is on without Config.Audit.
@@ -38,14 +40,9 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 	if err != nil {
 		return nil, err
 	}
-	var o mcp.StreamableHTTPOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
-	h, err := srv.HTTPHandler(&o)
+	// nil stays nil: the framework's defaults for no options are more
+	// than zero values.
+	h, err := srv.HTTPHandler(opts)
 	if err != nil {
 		return nil, err
 	}
