@@ -73,6 +73,12 @@ type Config struct {
 	// Scopes are required of every HTTP request (checked by the SDK's
 	// middleware before any MCP message is read; 403 when one is missing).
 	Scopes []string
+	// ScopesSupported are the scopes_supported of the server's protected
+	// resource metadata: those a client asks for at first. A 401
+	// challenge names them, after Scopes, in its scope parameter, since
+	// MCP clients ask for the scopes a 401 names and read scopes_supported
+	// only when it names none. The oauth package's AuthConfig sets them.
+	ScopesSupported []string
 	// AllowMissingExpiration accepts tokens whose TokenInfo has no
 	// Expiration (the SDK refuses them by default).
 	AllowMissingExpiration bool
@@ -120,8 +126,9 @@ type Auditor interface {
 
 // DefaultSessionTimeout is how long [Plugin.Handler] keeps an idle
 // stateful session when its options set no SessionTimeout: a client that
-// goes away without closing its session no longer holds it for ever.
-const DefaultSessionTimeout = 30 * time.Minute
+// goes away without closing its session no longer holds it for ever. It is
+// the framework's default.
+const DefaultSessionTimeout = framework.DefaultSessionTimeout
 
 // Plugin is the auth plugin. Build it with [New], attach it with
 // framework.Server.Use (or App.Use, to guard that app's tools only), and
@@ -152,6 +159,7 @@ type attachment struct {
 func New(cfg Config) *Plugin {
 	cfg.ToolScopes = cloneScopes(cfg.ToolScopes)
 	cfg.Scopes = slices.Clone(cfg.Scopes)
+	cfg.ScopesSupported = slices.Clone(cfg.ScopesSupported)
 	p := &Plugin{cfg: cfg, priority: cfg.Priority}
 	if p.priority == 0 {
 		p.priority = priority.Auth
@@ -210,10 +218,18 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("Scopes[%d]: %w", i, err))
 		}
 	}
+	for i, s := range c.ScopesSupported {
+		if err := checkScope(s); err != nil {
+			errs = append(errs, fmt.Errorf("ScopesSupported[%d]: %w", i, err))
+		}
+	}
 	if c.ResourceMetadataURL != "" {
 		u, err := url.Parse(c.ResourceMetadataURL)
-		if err != nil || !u.IsAbs() || u.Host == "" {
+		switch {
+		case err != nil || !u.IsAbs() || u.Host == "":
 			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %q is not an absolute URL", c.ResourceMetadataURL))
+		case strings.ContainsFunc(c.ResourceMetadataURL, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '"' || r == '\\' }):
+			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %q has a space, '\"', '\\', control or non-ASCII character, which a WWW-Authenticate challenge cannot carry: percent-encode it", c.ResourceMetadataURL))
 		}
 	}
 	if c.ClockSkew < 0 {

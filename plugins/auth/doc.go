@@ -39,9 +39,28 @@
 // so that OAuth clients can find the authorization server; Handler logs a
 // warning when it is not set. Package oauth (plugins/auth/oauth) is the verifier and
 // the metadata for a real authorization server: its AuthConfig sets
-// Verifier, ResourceMetadataURL and ClockSkew. Idle stateful sessions are closed after
+// Verifier, ResourceMetadataURL, ScopesSupported and ClockSkew. Idle stateful sessions are closed after
 // [DefaultSessionTimeout] unless the options set SessionTimeout (negative:
 // never), so that clients that vanish do not hold sessions for ever.
+//
+// # Calls whose client goes away
+//
+// Handler hands its options to framework.Server.HTTPHandler unchanged, so
+// a server behind the plugin ends calls as it would without it, and nil
+// options get the framework's defaults, PropagateRequestCancellation
+// among them. That option acts on requests of protocol 2026-07-28, which
+// only a stateless handler (opts.Stateless) serves: the POST is the
+// request's whole life, so when its client goes away the call's context
+// is cancelled. Nil options make a stateful handler, which serves
+// 2025-11-25 sessions and refuses 2026-07-28 requests (-32022): set
+// Stateless and PropagateRequestCancellation to serve them.
+//
+// On a stateful session a dropped connection does not cancel the call:
+// the streamable HTTP transport specification says a disconnection is not
+// to be read as a cancellation (the client may resume the stream). A
+// client that gives up on a request sends notifications/cancelled naming
+// its ID, which cancels the call's context. Bound the calls of clients
+// that send neither with the framework's Options.ToolTimeout.
 //
 // # Refusing a call: in-band by default, or HTTP 403
 //

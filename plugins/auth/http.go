@@ -29,7 +29,9 @@ const maxPeek = 4 << 20
 // Handler starts srv, which must have the plugin attached (srv.Use), and
 // returns its streamable HTTP handler behind [Plugin.Middleware]. It fails
 // when the configuration has no Verifier or names tools the server lacks.
-// opts are the SDK's options for the handler and may be nil; a zero
+// opts are the SDK's options for the handler, handed unchanged to
+// framework.Server.HTTPHandler: nil gets that method's defaults for nil
+// options (PropagateRequestCancellation among them), and a zero
 // SessionTimeout becomes [DefaultSessionTimeout]. Handler logs a warning
 // when Config.ResourceMetadataURL is unset, and when Config.ScopeChallenge
 // is on without Config.Audit.
@@ -38,14 +40,9 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 	if err != nil {
 		return nil, err
 	}
-	var o mcp.StreamableHTTPOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
-	h, err := srv.HTTPHandler(&o)
+	// nil stays nil: the framework's defaults for no options are more
+	// than zero values.
+	h, err := srv.HTTPHandler(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +76,8 @@ func (p *Plugin) warn() {
 //  1. the SDK's auth.RequireBearerToken with the configured Verifier: no
 //     token or a bad one gets 401, a token without Config.Scopes 403, both
 //     with a WWW-Authenticate challenge (RFC 6750: error="invalid_token" or
-//     "insufficient_scope", the scope, and resource_metadata when set);
+//     "insufficient_scope"; the scope, which in a 401 is Config.Scopes
+//     followed by Config.ScopesSupported; and resource_metadata when set);
 //  2. the scope challenge: a tools/call of a tool whose scopes the token
 //     lacks gets 403 with `WWW-Authenticate: Bearer
 //     error="insufficient_scope", scope="…"` and a JSON-RPC error body
@@ -250,11 +248,11 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 			Args:      args.Params.Arguments,
 		})
 	}
-	params := []string{`error="insufficient_scope"`, "scope=" + strconv.Quote(strings.Join(denied.Required, " "))}
+	params := []string{param("error", "insufficient_scope"), param("scope", strings.Join(denied.Required, " "))}
 	if p.cfg.ResourceMetadataURL != "" {
-		params = append(params, "resource_metadata="+strconv.Quote(p.cfg.ResourceMetadataURL))
+		params = append(params, param("resource_metadata", p.cfg.ResourceMetadataURL))
 	}
-	params = append(params, "error_description="+strconv.Quote(denied.Error()))
+	params = append(params, param("error_description", denied.Error()))
 	h := w.Header()
 	h.Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	h.Set("Content-Type", "application/json")
@@ -287,6 +285,14 @@ func principal(ti *sdkauth.TokenInfo) string {
 // 401 and 403 responses: the SDK sends none without a resource metadata URL
 // or scopes, and never the RFC 6750 error code that clients (the SDK's own
 // OAuth handler among them) use to tell a bad token from a missing scope.
+//
+// The scope parameter of a 401 names Config.Scopes, which every request
+// needs, then Config.ScopesSupported: MCP clients ask for the scopes a 401
+// names, and fall back on the metadata's scopes_supported only when it
+// names none. The 401 is answered before the body is read (the request is
+// not authenticated), so the scopes of the tool a tools/call names are
+// not known there; a token without them gets the 403 step-up challenge,
+// or the in-band refusal. A 403 of the SDK's check names Config.Scopes.
 type challengeWriter struct {
 	http.ResponseWriter
 	p   *Plugin
@@ -296,17 +302,21 @@ type challengeWriter struct {
 func (cw *challengeWriter) WriteHeader(code int) {
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		var params []string
+		scopes := cw.p.cfg.Scopes
 		switch {
 		case code == http.StatusForbidden:
-			params = append(params, `error="insufficient_scope"`)
+			params = append(params, param("error", "insufficient_scope"))
 		case hasBearer(cw.req):
-			params = append(params, `error="invalid_token"`)
+			params = append(params, param("error", "invalid_token"))
 		}
-		if len(cw.p.cfg.Scopes) > 0 {
-			params = append(params, "scope="+strconv.Quote(strings.Join(cw.p.cfg.Scopes, " ")))
+		if code == http.StatusUnauthorized {
+			scopes = union(scopes, cw.p.cfg.ScopesSupported)
+		}
+		if len(scopes) > 0 {
+			params = append(params, param("scope", strings.Join(scopes, " ")))
 		}
 		if cw.p.cfg.ResourceMetadataURL != "" {
-			params = append(params, "resource_metadata="+strconv.Quote(cw.p.cfg.ResourceMetadataURL))
+			params = append(params, param("resource_metadata", cw.p.cfg.ResourceMetadataURL))
 		}
 		v := "Bearer"
 		if len(params) > 0 {
@@ -315,6 +325,31 @@ func (cw *challengeWriter) WriteHeader(code int) {
 		cw.Header().Set("WWW-Authenticate", v)
 	}
 	cw.ResponseWriter.WriteHeader(code)
+}
+
+// param returns the auth-param name="value" of a Bearer challenge. RFC
+// 6750 §3 allows in its quoted values printable ASCII but the double
+// quote and the backslash, so no value is escaped: scopes and the
+// resource metadata URL are checked to have neither when configured, and
+// in a description a double quote becomes an apostrophe and any other
+// character outside the set a question mark.
+func param(name, value string) string {
+	var b strings.Builder
+	b.Grow(len(name) + len(value) + 3)
+	b.WriteString(name)
+	b.WriteString(`="`)
+	for _, r := range value {
+		switch {
+		case r == '"':
+			b.WriteByte('\'')
+		case r < 0x20 || r > 0x7e || r == '\\':
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Unwrap lets http.ResponseController reach the real writer.

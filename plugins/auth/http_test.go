@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/auth"
@@ -72,7 +74,7 @@ func TestHTTPStatus(t *testing.T) {
 		{name: "no resource metadata", mutate: func(c *auth.Config) { c.ResourceMetadataURL = ""; c.Scopes = nil }, body: initBody, status: 401, challenge: "Bearer"},
 		{
 			name: "call lacking a tool scope", mutate: func(c *auth.Config) { c.ScopeChallenge = true }, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 403,
-			challenge: `Bearer error="insufficient_scope", scope="deploy:write", ` + rm + `, error_description="permission denied: the caller's access token lacks scope \"deploy:write\", required by tool \"deploy\""`,
+			challenge: `Bearer error="insufficient_scope", scope="deploy:write", ` + rm + `, error_description="permission denied: the caller's access token lacks scope 'deploy:write', required by tool 'deploy'"`,
 			bodyHas:   `{"error":{"code":-32003,"data":{"missingScopes":["deploy:write"],"requiredScopes":["deploy:write"],"tool":"deploy"},"message":"permission denied: the caller's access token lacks scope \"deploy:write\", required by tool \"deploy\""},"id":7,"jsonrpc":"2.0"}`,
 		},
 		{
@@ -229,5 +231,90 @@ func TestSessionUserBinding(t *testing.T) {
 	}
 	if got := listNames(t, cs); !slices.Equal(got, []string{"public", "read_notes"}) {
 		t.Errorf("tools/list = %v", got)
+	}
+}
+
+// bearerParams returns the parameters of the Bearer challenge of the
+// WWW-Authenticate header values, parsed; nil when there is none. It
+// fails the test when a value is not RFC 6750 §3's: a quoted string of
+// printable ASCII without '"' or '\' (which leaves nothing to escape).
+func bearerParams(t *testing.T, values []string) map[string]string {
+	t.Helper()
+	for _, v := range values {
+		if strings.ContainsFunc(v, func(r rune) bool { return r == '\\' || r < 0x20 || r > 0x7e }) {
+			t.Errorf("WWW-Authenticate %q: RFC 6750 values hold no backslash and only printable ASCII", v)
+		}
+	}
+	cs, err := oauthex.ParseWWWAuthenticate(values)
+	if err != nil {
+		t.Fatalf("WWW-Authenticate %q: %v", values, err)
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" {
+			if c.Params == nil {
+				return map[string]string{}
+			}
+			return c.Params
+		}
+	}
+	return nil
+}
+
+// TestChallengeScope checks the scope parameter of the challenges: a 401
+// names the scopes every request needs (Config.Scopes), then those of the
+// protected resource metadata (Config.ScopesSupported), which MCP clients
+// would otherwise never read once a 401 names a scope; a 403 names what
+// is missing. Each header is parsed, and its values must be RFC 6750's.
+func TestChallengeScope(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		scopes, support []string
+		authz, body     string
+		status          int
+		want            map[string]string
+	}{
+		{name: "no token: the supported scopes", support: []string{"notes:read"}, body: initBody, status: 401,
+			want: map[string]string{"scope": "notes:read", "resource_metadata": metadataURL}},
+		{name: "no token: the required scopes, then the supported ones", scopes: []string{"mcp"}, support: []string{"notes:read", "mcp"}, body: initBody, status: 401,
+			want: map[string]string{"scope": "mcp notes:read", "resource_metadata": metadataURL}},
+		{name: "bad token", scopes: []string{"mcp"}, support: []string{"notes:read"}, authz: "Bearer " + tokUnknown, body: initBody, status: 401,
+			want: map[string]string{"error": "invalid_token", "scope": "mcp notes:read", "resource_metadata": metadataURL}},
+		{name: "expired token", support: []string{"notes:read"}, authz: "Bearer " + tokExpired, body: callBody("deploy"), status: 401,
+			want: map[string]string{"error": "invalid_token", "scope": "notes:read", "resource_metadata": metadataURL}},
+		{name: "no scopes known: no scope parameter", body: initBody, status: 401,
+			want: map[string]string{"resource_metadata": metadataURL}},
+		{name: "403 of the HTTP-wide scope: that scope only", scopes: []string{"mcp"}, support: []string{"notes:read"}, authz: "Bearer " + tokNoGlobal, body: initBody, status: 403,
+			want: map[string]string{"error": "insufficient_scope", "scope": "mcp", "resource_metadata": metadataURL}},
+		{name: "403 step-up: the tool's scopes, a description without quotes", support: []string{"notes:read"}, authz: "Bearer " + tokNotes, body: callBody("deploy"), status: 403,
+			want: map[string]string{"error": "insufficient_scope", "scope": "deploy:write", "resource_metadata": metadataURL,
+				"error_description": "permission denied: the caller's access token lacks scope 'deploy:write', required by tool 'deploy'"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := challenging()
+			cfg.Scopes, cfg.ScopesSupported = tc.scopes, tc.support
+			srv, p := newServer(t, cfg, nil)
+			ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+			req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.authz != "" {
+				req.Header.Set("Authorization", tc.authz)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			if got := bearerParams(t, resp.Header.Values("WWW-Authenticate")); !maps.Equal(got, tc.want) {
+				t.Errorf("Bearer challenge %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

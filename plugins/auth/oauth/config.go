@@ -26,8 +26,9 @@ const (
 	// metadata, JWKS, introspection.
 	DefaultFetchTimeout = 5 * time.Second
 	// DefaultKeyRefreshInterval is the least time between two fetches of
-	// the JWKS: a token signed with an unknown key makes the server fetch
-	// the JWKS again at most this often.
+	// the JWKS: a token signed with an unknown key, or whose signature
+	// fails under a known one, makes the server fetch the JWKS again at
+	// most this often.
 	DefaultKeyRefreshInterval = 30 * time.Second
 	// DefaultKeyMaxAge is how long fetched keys are used before they are
 	// fetched again (in the background: requests keep using them meanwhile).
@@ -105,7 +106,8 @@ type Config struct {
 	FetchTimeout time.Duration
 	// KeyRefreshInterval is the least time between two JWKS fetches; 0
 	// means [DefaultKeyRefreshInterval]. It bounds what tokens signed with
-	// unknown keys (rotated ones, or forged) can make the server fetch.
+	// unknown keys (rotated ones, or forged), or whose signature fails
+	// under a known kid, can make the server fetch.
 	KeyRefreshInterval time.Duration
 	// KeyMaxAge is how long fetched keys are trusted before they are
 	// fetched again; 0 means [DefaultKeyMaxAge].

@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,9 +98,10 @@ func TestMetadataURL(t *testing.T) {
 
 // TestAuthConfig checks what AuthConfig sets and what it keeps.
 func TestAuthConfig(t *testing.T) {
-	rs := newRS(t, oauth.Config{Resource: "https://mcp.example.com/mcp", Issuer: "https://auth.example.com", ClockSkew: time.Minute})
-	c := rs.AuthConfig(auth.Config{ScopeChallenge: true, ClockSkew: time.Hour, ResourceMetadataURL: "https://elsewhere.example.com/md"})
-	if c.Verifier == nil || c.ResourceMetadataURL != rs.MetadataURL() || c.ClockSkew != time.Minute || !c.ScopeChallenge {
-		t.Errorf("AuthConfig: %+v; want the verifier, the metadata URL, the skew of the resource server, and ScopeChallenge kept", c)
+	rs := newRS(t, oauth.Config{Resource: "https://mcp.example.com/mcp", Issuer: "https://auth.example.com", ClockSkew: time.Minute, ScopesSupported: []string{"a", "b"}})
+	c := rs.AuthConfig(auth.Config{ScopeChallenge: true, ClockSkew: time.Hour, ResourceMetadataURL: "https://elsewhere.example.com/md", ScopesSupported: []string{"other"}})
+	if c.Verifier == nil || c.ResourceMetadataURL != rs.MetadataURL() || c.ClockSkew != time.Minute || !c.ScopeChallenge ||
+		!slices.Equal(c.ScopesSupported, rs.Metadata().ScopesSupported) {
+		t.Errorf("AuthConfig: %+v; want the verifier, the metadata URL, the metadata's scopes_supported, the skew of the resource server, and ScopeChallenge kept", c)
 	}
 }

@@ -22,13 +22,26 @@
 // # Discovery
 //
 // A client that calls without a token gets 401 with `WWW-Authenticate:
-// Bearer resource_metadata="…"`, the [ResourceServer.MetadataURL] (RFC
-// 9728's well-known URI of the resource). The metadata names the
-// authorization server and the scopes to ask for; the client gets a token
-// there, naming this server as the resource (RFC 8707), and calls again.
-// A token lacking a tool's scopes gets 403 with an insufficient_scope
-// challenge naming them (auth.Config.ScopeChallenge), and the client can
-// step up.
+// Bearer scope="…", resource_metadata="…"`: the scopes to ask for, and
+// the [ResourceServer.MetadataURL] (RFC 9728's well-known URI of the
+// resource). The metadata names the authorization server; the client gets
+// a token there, naming this server as the resource (RFC 8707), and calls
+// again. A token lacking a tool's scopes gets 403 with an
+// insufficient_scope challenge naming them (auth.Config.ScopeChallenge),
+// and the client can step up.
+//
+// The scope of a 401 (a missing token, or an invalid_token one) is
+// auth.Config.Scopes, which every request needs, followed by
+// [Config.ScopesSupported], the metadata's scopes_supported, which
+// [ResourceServer.AuthConfig] copies into auth.Config.ScopesSupported.
+// MCP clients ask for the scopes a 401 names and read scopes_supported
+// only when it names none, so without them in the 401 the metadata's list
+// would never reach a client once any scope is named. The 401 is answered
+// before the request's body is read, so a tool's own scopes are not in it:
+// they come with the 403. Values are quoted as RFC 6750 §3 has them, with
+// no escapes: scopes and the metadata URL contain no double quote or
+// backslash (the configuration is refused otherwise), and in an
+// error_description a double quote becomes an apostrophe.
 //
 // # JWT access tokens
 //
@@ -42,7 +55,13 @@
 // again — once, whatever the number of requests waiting for it, and at
 // most once per [Config.KeyRefreshInterval] — so that a rotated key is
 // picked up and forged kids cannot make the server hammer the
-// authorization server. Keys older than [Config.KeyMaxAge] are fetched
+// authorization server. So does a token whose signature fails under the
+// key of a kid the cache knows: an authorization server may rotate a key
+// and keep its kid, and the token is checked once more with the kid's key
+// of the new fetch. That fetch shares the limit of the unknown-kid one,
+// so forged signatures cost the authorization server no more than forged
+// kids: at most one JWKS request per KeyRefreshInterval, however many
+// bad tokens arrive. Keys older than [Config.KeyMaxAge] are fetched
 // again in the background. Every request to the authorization server is
 // bounded by [Config.FetchTimeout]; when it cannot be reached, tokens it
 // cannot check fail with an [*UnavailableError] (HTTP 500, not 401: the

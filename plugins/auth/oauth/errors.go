@@ -24,7 +24,9 @@ const (
 	// fetching it again (or the JWKS was fetched too recently to fetch it
 	// again, see Config.KeyRefreshInterval).
 	UnknownKey
-	// Signature: the signature does not verify with the issuer's key.
+	// Signature: the signature does not verify with the issuer's key of
+	// its kid, nor with that kid's key fetched again (see
+	// Config.KeyRefreshInterval).
 	Signature
 	// Issuer: iss is not Config.Issuer.
 	Issuer

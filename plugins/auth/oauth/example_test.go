@@ -16,8 +16,9 @@ import (
 
 // Example serves a server as an OAuth resource server: the MCP endpoint
 // behind the auth plugin, the protected resource metadata beside it. A
-// client without a token learns from the 401 where the metadata is, and
-// from the metadata which authorization server to ask for a token.
+// client without a token learns from the 401 the scopes to ask for and
+// where the metadata is, and from the metadata which authorization server
+// to ask for a token.
 func Example() {
 	rs, err := oauth.New(oauth.Config{
 		Resource:        "https://mcp.example.com/mcp",
@@ -52,6 +53,6 @@ func Example() {
 	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, rs.MetadataURL(), nil))
 	fmt.Println(rec.Code, strings.TrimSpace(rec.Body.String()))
 	// Output:
-	// 401 Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+	// 401 Bearer scope="weather.read", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 	// 200 {"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"scopes_supported":["weather.read"],"bearer_methods_supported":["header"]}
 }

@@ -251,15 +251,15 @@ func TestHTTP(t *testing.T) {
 		params            map[string]string
 	}{
 		{name: "no token", body: initialize, status: http.StatusUnauthorized,
-			params: map[string]string{"resource_metadata": metadataURL}},
+			params: map[string]string{"scope": readScope, "resource_metadata": metadataURL}},
 		{name: "a token for another resource", token: as.ClientCredentials(t, "http://127.0.0.1:8/other", readScope), body: initialize, status: http.StatusUnauthorized,
-			params: map[string]string{"error": "invalid_token", "resource_metadata": metadataURL}},
+			params: map[string]string{"error": "invalid_token", "scope": readScope, "resource_metadata": metadataURL}},
 		{name: "not a token", token: "garbage", body: initialize, status: http.StatusUnauthorized,
-			params: map[string]string{"error": "invalid_token", "resource_metadata": metadataURL}},
+			params: map[string]string{"error": "invalid_token", "scope": readScope, "resource_metadata": metadataURL}},
 		{name: "a good token", token: read, body: initialize, status: http.StatusOK},
 		{name: "a tool needing a scope the token lacks", token: read, body: callTool("forecast"), status: http.StatusForbidden,
 			params: map[string]string{"error": "insufficient_scope", "scope": adminScope, "resource_metadata": metadataURL,
-				"error_description": `permission denied: the caller's access token lacks scope "weather.admin", required by tool "forecast"`}},
+				"error_description": `permission denied: the caller's access token lacks scope 'weather.admin', required by tool 'forecast'`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := post(t, w.url, tt.token, tt.body)

@@ -26,6 +26,9 @@ import (
 // start at most once per Config.KeyRefreshInterval:
 //   - a token whose kid is unknown waits for a fetch (one in progress, or
 //     a new one), then is checked against the new keys;
+//   - a token whose signature fails under a known kid does too (the issuer
+//     may have rotated the key under the same kid), and is checked once
+//     more when the kid's key came back from a newer fetch;
 //   - keys older than Config.KeyMaxAge are fetched again in the
 //     background, requests going on with the keys they have;
 //   - a failed fetch keeps the keys fetched before.
@@ -46,16 +49,65 @@ type keySnapshot struct {
 }
 
 // key returns the issuer's key for a token signed with alg by the key
-// named kid (or by its only key for alg, when kid is empty).
-func (ks *keySet) key(ctx context.Context, kid, alg string) (*jose.JSONWebKey, error) {
+// named kid (or by its only key for alg, when kid is empty), and the
+// snapshot it was found in.
+func (ks *keySet) key(ctx context.Context, kid, alg string) (*jose.JSONWebKey, *keySnapshot, error) {
 	if s := ks.snap.Load(); s != nil {
 		if k := s.find(kid, alg); k != nil {
 			if ks.rs.now().Sub(s.fetched) >= ks.rs.cfg.KeyMaxAge {
 				ks.start()
 			}
-			return k, nil
+			return k, s, nil
 		}
 	}
+	ch, err := ks.await(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := ks.snap.Load()
+	if s != nil {
+		if k := s.find(kid, alg); k != nil {
+			return k, s, nil
+		}
+	}
+	if err := ks.failed(); err != nil {
+		// The last fetch failed: the key may well exist.
+		return nil, nil, err
+	}
+	return nil, nil, ks.unknown(kid, alg, s, ch != nil)
+}
+
+// rotated returns the key named kid (as [keySet.key] finds it) from keys
+// fetched after from, the snapshot whose key for kid failed to verify a
+// token's signature: the issuer may have rotated the key and kept its kid.
+// It waits for a fetch, one in progress or a new one, unless the last
+// began less than KeyRefreshInterval ago, so a forged signature costs no
+// more fetches than a forged kid. It returns nil, nil when no newer keys
+// are known: the signature is bad.
+func (ks *keySet) rotated(ctx context.Context, from *keySnapshot, kid, alg string) (*jose.JSONWebKey, error) {
+	ch, err := ks.await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := ks.snap.Load()
+	if s == from {
+		if err := ks.failed(); err != nil {
+			// The keys could not be fetched again: the kid's key may
+			// well have changed.
+			return nil, err
+		}
+		return nil, nil
+	}
+	if k := s.find(kid, alg); k != nil {
+		return k, nil
+	}
+	return nil, ks.unknown(kid, alg, s, ch != nil)
+}
+
+// await waits for a fetch of the keys, one in progress or a new one, and
+// returns its channel; it returns nil at once when the last fetch began
+// less than KeyRefreshInterval ago.
+func (ks *keySet) await(ctx context.Context) (chan struct{}, error) {
 	ch := ks.start()
 	if ch != nil {
 		select {
@@ -64,28 +116,28 @@ func (ks *keySet) key(ctx context.Context, kid, alg string) (*jose.JSONWebKey, e
 			return nil, &UnavailableError{What: "jwks", Err: fmt.Errorf("waiting for the key set: %w", ctx.Err())}
 		}
 	}
-	s := ks.snap.Load()
-	if s != nil {
-		if k := s.find(kid, alg); k != nil {
-			return k, nil
-		}
-	}
+	return ch, nil
+}
+
+// failed returns the error of the last fetch, nil when it succeeded.
+func (ks *keySet) failed() error {
 	ks.mu.Lock()
-	lastErr := ks.lastErr
-	ks.mu.Unlock()
-	if lastErr != nil {
-		// The last fetch failed: the key may well exist.
-		return nil, lastErr
-	}
+	defer ks.mu.Unlock()
+	return ks.lastErr
+}
+
+// unknown is the refusal of a token whose kid names no key of s; fetched
+// says whether s was fetched for this token.
+func (ks *keySet) unknown(kid, alg string, s *keySnapshot, fetched bool) error {
 	name := "kid " + quote(kid)
 	if kid == "" {
 		name = "no kid, and not exactly one " + alg + " key"
 	}
-	if ch == nil {
-		return nil, refuse(UnknownKey, fmt.Sprintf("%s in the issuer's JWKS, fetched %v ago (fetched again at most every %v)",
+	if !fetched && s != nil {
+		return refuse(UnknownKey, fmt.Sprintf("%s in the issuer's JWKS, fetched %v ago (fetched again at most every %v)",
 			name, ks.rs.now().Sub(s.fetched).Round(time.Millisecond), ks.rs.cfg.KeyRefreshInterval))
 	}
-	return nil, refuse(UnknownKey, name+" in the issuer's JWKS, fetched just now")
+	return refuse(UnknownKey, name+" in the issuer's JWKS, fetched just now")
 }
 
 // start begins a fetch unless one is in progress (it returns that one's

@@ -2,10 +2,16 @@ package oauth_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/hookflow/hookflow/internal/oidctest"
 	"github.com/hookflow/hookflow/plugins/auth/oauth"
@@ -182,5 +188,109 @@ func TestDiscover(t *testing.T) {
 	var ue *oauth.UnavailableError
 	if !errors.As(err, &ue) || ue.What != "metadata" {
 		t.Errorf("Discover with an issuer that has no metadata: %v; want an *UnavailableError for the metadata", err)
+	}
+}
+
+// keyServer is an authorization server of the test's own, in process: its
+// metadata names it the issuer, and its JWKS publishes the public halves
+// of the keys the test sets. It counts the JWKS fetches.
+type keyServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	keys    []jose.JSONWebKey
+	fetches atomic.Int64
+}
+
+func newKeyServer(t *testing.T, keys ...jose.JSONWebKey) *keyServer {
+	t.Helper()
+	ks := &keyServer{keys: keys}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": ks.URL, "jwks_uri": ks.URL + "/jwks"})
+	})
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, _ *http.Request) {
+		ks.fetches.Add(1)
+		ks.mu.Lock()
+		var set jose.JSONWebKeySet
+		for _, k := range ks.keys {
+			set.Keys = append(set.Keys, k.Public())
+		}
+		ks.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(set)
+	})
+	ks.Server = httptest.NewServer(mux)
+	t.Cleanup(ks.Close)
+	return ks
+}
+
+// publish replaces the published keys.
+func (ks *keyServer) publish(keys ...jose.JSONWebKey) {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	ks.keys = keys
+}
+
+// TestKeyRotatedUnderSameKid rotates the issuer's key without changing
+// its kid: a token of the new key, whose signature fails under the cached
+// key of that kid, makes the resource server fetch the JWKS again and is
+// accepted — at most one fetch per KeyRefreshInterval, shared by
+// concurrent requests, so that tokens with forged signatures under a
+// known kid cannot make it fetch more often than forged kids can.
+func TestKeyRotatedUnderSameKid(t *testing.T) {
+	const resource = "http://127.0.0.1:8/mcp"
+	oldKey, newKey, evil := oidctest.NewKey(t, "k1"), oidctest.NewKey(t, "k1"), oidctest.NewKey(t, "k1")
+	as := newKeyServer(t, oldKey)
+	rs := newRS(t, oauth.Config{Resource: resource, Issuer: as.URL, KeyRefreshInterval: time.Minute, KeyMaxAge: time.Hour})
+	clk := newClock()
+	oauth.SetClock(rs, clk.Now)
+	token := func(key jose.JSONWebKey) string {
+		return mint(t, key, "at+jwt", map[string]any{"iss": as.URL, "sub": "alice", "aud": resource, "exp": clk.Now().Add(time.Hour).Unix()})
+	}
+	oldToken, newToken, forged := token(oldKey), token(newKey), token(evil)
+
+	// Each step verifies its token n times at once, after moving the
+	// clock by advance, and wants every answer to be want (0: accepted)
+	// and the JWKS fetched fetches times in all so far.
+	for _, step := range []struct {
+		name    string
+		advance time.Duration
+		token   string
+		n       int
+		want    oauth.Reason
+		fetches int64
+		rotate  bool // publish newKey under k1 before the step
+	}{
+		{name: "the first key", token: oldToken, n: 1, fetches: 1},
+		{name: "rotated, within the interval of the last fetch", rotate: true, token: newToken, n: 1, want: oauth.Signature, fetches: 1},
+		{name: "rotated, once the interval passed: one fetch for all", advance: time.Minute, token: newToken, n: 16, fetches: 2},
+		{name: "the new key, cached", token: newToken, n: 4, fetches: 2},
+		{name: "the withdrawn key, just fetched", token: oldToken, n: 1, want: oauth.Signature, fetches: 2},
+		{name: "forged signatures under k1: one fetch", advance: time.Minute, token: forged, n: 64, want: oauth.Signature, fetches: 3},
+		{name: "forged signatures under k1, again: none", token: forged, n: 64, want: oauth.Signature, fetches: 3},
+		{name: "forged signatures under k1, half an interval on: none", advance: 30 * time.Second, token: forged, n: 64, want: oauth.Signature, fetches: 3},
+	} {
+		if step.rotate {
+			as.publish(newKey)
+		}
+		clk.Advance(step.advance)
+		errs := make([]error, step.n)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = rs.Verify(context.Background(), step.token, nil) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if got := reason(t, err); got != step.want {
+				want := "it accepted"
+				if step.want != 0 {
+					want = "reason " + step.want.String()
+				}
+				t.Errorf("%s: request %d: %v; want %s", step.name, i, err, want)
+				break
+			}
+		}
+		if n := as.fetches.Load(); n != step.fetches {
+			t.Errorf("%s: %d JWKS fetches in all, want %d", step.name, n, step.fetches)
+		}
 	}
 }

@@ -88,12 +88,25 @@ func (rs *ResourceServer) verifyJWT(ctx context.Context, token string, h jwsHead
 	if err != nil {
 		return nil, refuse(Malformed, "not a signed JWT: "+err.Error())
 	}
-	key, err := rs.keys.key(ctx, h.Kid, h.Alg)
+	key, snap, err := rs.keys.key(ctx, h.Kid, h.Alg)
 	if err != nil {
 		return nil, err
 	}
 	var c accessClaims
-	if err := tok.Claims(key.Key, &c); err != nil {
+	err = tok.Claims(key.Key, &c)
+	if errors.Is(err, jose.ErrCryptoFailure) {
+		// The issuer may have put a new key under the same kid: try the
+		// kid's key of a newer fetch, once.
+		newer, rerr := rs.keys.rotated(ctx, snap, h.Kid, h.Alg)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if newer != nil {
+			key, c = newer, accessClaims{}
+			err = tok.Claims(key.Key, &c)
+		}
+	}
+	if err != nil {
 		if errors.Is(err, jose.ErrCryptoFailure) {
 			return nil, refuse(Signature, fmt.Sprintf("the signature does not verify with the issuer's key %q", key.KeyID))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -127,12 +128,14 @@ func (rs *ResourceServer) Discover(ctx context.Context) error {
 // AuthConfig returns c set up for this resource server: its Verifier is
 // [ResourceServer.Verify], its ResourceMetadataURL
 // [ResourceServer.MetadataURL] (so that every 401 and 403 names the
-// metadata), and its ClockSkew Config.ClockSkew (the SDK's middleware
-// checks the expiry again). The other fields are c's: set ScopeChallenge
-// for the 403 step-up challenge.
+// metadata), its ScopesSupported Config.ScopesSupported (so that a 401
+// names the scopes the metadata lists), and its ClockSkew
+// Config.ClockSkew (the SDK's middleware checks the expiry again). The
+// other fields are c's: set ScopeChallenge for the 403 step-up challenge.
 func (rs *ResourceServer) AuthConfig(c auth.Config) auth.Config {
 	c.Verifier = rs.Verify
 	c.ResourceMetadataURL = rs.MetadataURL()
+	c.ScopesSupported = slices.Clone(rs.cfg.ScopesSupported)
 	c.ClockSkew = rs.cfg.ClockSkew
 	return c
 }
