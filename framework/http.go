@@ -449,10 +449,9 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	if opts != nil {
 		o = *opts
 	} else {
-		// With no options, a request of protocol 2026-07-28 (where the
-		// POST is the request's whole life) is cancelled when its client
-		// goes away. Older protocols keep the SDK's behaviour: the call
-		// runs on; bound it with Options.ToolTimeout or Tool.Timeout.
+		// With no options, a stateless request of protocol 2026-07-28
+		// (where the POST is the request's whole life) is cancelled when
+		// its client goes away; a stateful call runs on (see HTTPHandler).
 		o.PropagateRequestCancellation = true
 	}
 	if o.SessionTimeout == 0 {

@@ -350,10 +350,15 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // stateful session idle that long is closed, and its client must
 // initialize again. A negative SessionTimeout keeps idle sessions forever.
 //
-// With nil opts, PropagateRequestCancellation is on: a request of protocol
-// 2026-07-28 is cancelled when its HTTP client goes away. On older
-// protocols the SDK does not tie a call to its connection, so a dropped
-// client does not cancel it; bound calls with [Options.ToolTimeout].
+// With nil opts, PropagateRequestCancellation is on. It only acts on a
+// stateless handler's requests of protocol 2026-07-28 (where the POST is
+// the request's whole life), which it cancels when their HTTP client goes
+// away; nil opts make a stateful handler, where the SDK does not tie a call
+// to its connection (the transport says a disconnection is not a
+// cancellation: a client that gives up sends notifications/cancelled). To
+// cancel on disconnection pass
+// &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true};
+// bound every call with [Options.ToolTimeout].
 //
 // A POST the server refuses at the JSON-RPC level is answered with HTTP 400
 // and a JSON-RPC error body: -32700 for a body that is not JSON, -32601 for

@@ -53,7 +53,10 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 		return nil, err
 	}
 	p.warn()
-	return mw(h), nil
+	// The scope challenge reads bodies before the server's handler does:
+	// the guard makes those reads count against the server's bound on
+	// bodies in flight.
+	return srv.GuardBodies(mw(h)), nil
 }
 
 // warn logs the configurations that serve HTTP but leave a gap: no
@@ -94,6 +97,10 @@ func (p *Plugin) warn() {
 // text, which may quote the token: the log has the token's SHA-256
 // fingerprint instead, and the error's slog.LogValuer value when it has
 // one.
+//
+// The scope challenge reads the body before the server's handler; wrap the
+// result in the server's framework.Server.GuardBodies so that those reads
+// count against its bound on bodies in flight, as Handler does.
 func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	if p.cfg.Verifier == nil {
 		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server)")
