@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -197,8 +198,16 @@ func (c *compiled) canonical(data []byte, args bool) ([]byte, bool) {
 		return []byte("{}"), true
 	}
 	p := c.passes.Get().(*pass)
-	defer c.passes.Put(p)
-	p.in, p.i, p.out, p.members = data, 0, p.out[:0], p.members[:0]
+	defer func() {
+		if cap(p.out) > 1<<16 || cap(p.tmp) > 1<<16 || cap(p.members) > 1<<12 {
+			p.out, p.tmp, p.members = nil, nil, nil // do not keep large buffers
+		}
+		p.in = nil
+		c.passes.Put(p)
+	}()
+	// The canonical form is about as long as data: one allocation when
+	// the recycled buffer is short.
+	p.in, p.i, p.out, p.members = data, 0, slices.Grow(p.out[:0], len(data)), p.members[:0]
 	if !p.value(c, 0) {
 		return nil, false
 	}
@@ -207,9 +216,6 @@ func (c *compiled) canonical(data []byte, args bool) ([]byte, bool) {
 	}
 	if bytes.Equal(p.out, data) { // no space around: canonical already
 		return data, true
-	}
-	if cap(p.out) > 1<<16 {
-		defer func() { p.out = nil }() // do not keep a large buffer
 	}
 	return bytes.Clone(p.out), true
 }
@@ -335,6 +341,9 @@ func (p *pass) object(c *compiled, depth int) bool {
 				return false
 			}
 			m.end = len(p.out)
+			if len(p.members) == cap(p.members) { // double, not append's 1.25
+				p.members = slices.Grow(p.members, len(p.members)+8)
+			}
 			p.members = append(p.members, m)
 			p.skip()
 			if p.i >= len(p.in) {
@@ -378,21 +387,19 @@ func (p *pass) sortMembers(base int) bool {
 	if sorted {
 		return true
 	}
-	for i := 1; i < len(ms); i++ { // insertion sort: objects are small
-		for j := i; j > 0 && bytes.Compare(p.key(ms[j-1]), p.key(ms[j])) > 0; j-- {
-			ms[j-1], ms[j] = ms[j], ms[j-1]
-		}
-	}
+	// The members were written in input order, the first one first.
+	start := ms[0].start
+	// O(n log n) whatever the order: a peer picks the order of the keys.
+	// Keys are compared as bytes, as Go compares the strings of a map's
+	// keys; equal keys make the order of their members moot, since the
+	// reference path then decides.
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(p.key(a), p.key(b)) })
 	for i := 1; i < len(ms); i++ {
 		if bytes.Equal(p.key(ms[i-1]), p.key(ms[i])) {
 			return false
 		}
 	}
-	start := ms[0].start
-	for _, m := range ms {
-		start = min(start, m.start)
-	}
-	p.tmp = p.tmp[:0]
+	p.tmp = slices.Grow(p.tmp[:0], len(p.out)-start)
 	for i, m := range ms {
 		if i > 0 {
 			p.tmp = append(p.tmp, ',')

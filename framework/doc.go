@@ -29,6 +29,24 @@
 // request handling is recovered: the request gets an error and the server
 // keeps serving.
 //
+// # Limits on arguments
+//
+// The validate step of a tool call first holds its arguments to
+// [Options.ArgumentLimits]: at most 4 MiB of JSON text, 64 levels of
+// nested objects and arrays (the arguments object is level 1), and 10,000
+// object keys, nested objects' keys included. Arguments past a bound get
+// a -32602 (invalid params) protocol error naming the bound and its value,
+// such as "arguments hold more than 10000 keys", and never echoing the
+// input. beforeValidation hooks have seen the arguments as sent; the tool
+// and the hooks of later stages do not run, but onError and finally hooks
+// see the failure, of code [flows.CodeInvalidInput]. The check reads the
+// text once, without recursion, and the canonical JSON of the
+// arguments sorts each object's keys in O(n log n) whatever their order,
+// so the bounds also bound the work a call does before its tool runs,
+// which the tool's timeout does not interrupt. A server whose tools take
+// more sets larger values in [ArgumentLimits]; there is no unbounded
+// setting.
+//
 // # Scopes, apps and plugins
 //
 // The [Server] owns the root scope. [Server.App] makes a child scope for a

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	segjson "github.com/segmentio/encoding/json"
 )
 
@@ -139,3 +140,81 @@ func readable(err error) error {
 // invalidValue is how fmt prints the zero reflect.Value, which the validator
 // holds for a JSON null.
 const invalidValue = "<invalid reflect.Value>"
+
+// ArgumentLimits bounds what a tool call's arguments may make the server
+// validate and decode ([Options.ArgumentLimits]). A call whose arguments
+// pass a bound fails before validation with a -32602 (invalid params)
+// protocol error naming the bound and its value, never the input. A zero
+// field takes its default; to allow more, set a larger value (a negative
+// one also takes the default: there is no unbounded setting).
+type ArgumentLimits struct {
+	// Bytes bounds the size of the arguments' JSON text, as sent. The
+	// default, 4 MiB, is the SDK's bound on a whole HTTP request body
+	// (mcp.DefaultMaxRequestBodyBytes); here it holds on stdio and in
+	// memory too.
+	Bytes int
+	// Depth bounds how deeply objects and arrays nest: the arguments
+	// object is level 1, an object or array in it level 2, and so on. The
+	// default is 64. (The SDK refuses a message that nests deeper than
+	// 1,000 levels before any bound here applies.)
+	Depth int
+	// Keys bounds the object keys in the arguments, the keys of nested
+	// objects included. The default is 10,000.
+	Keys int
+}
+
+// The defaults of ArgumentLimits. Depth and keys are far past what a model
+// writes in one call (10,000 keys are tens of thousands of output tokens)
+// and keep a decoded map to a few MiB; a program that sends more raises
+// them.
+const (
+	defaultArgumentBytes = 4 << 20
+	defaultArgumentDepth = 64
+	defaultArgumentKeys  = 10_000
+)
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// check returns a -32602 *jsonrpc.Error when data is past one of l's
+// bounds. It reads data once, without recursion or allocation, counting
+// the brackets and colons outside strings: for valid JSON the nesting and
+// the keys. What it lets through from invalid JSON the parsers refuse.
+func (l ArgumentLimits) check(data []byte) error {
+	maxBytes := orDefault(l.Bytes, defaultArgumentBytes)
+	maxDepth := orDefault(l.Depth, defaultArgumentDepth)
+	maxKeys := orDefault(l.Keys, defaultArgumentKeys)
+	if len(data) > maxBytes {
+		return limitError("arguments are larger than %d bytes", maxBytes)
+	}
+	depth, keys := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return limitError("arguments nest deeper than %d levels", maxDepth)
+			}
+		case '}', ']':
+			depth--
+		case ':':
+			if keys++; keys > maxKeys {
+				return limitError("arguments hold more than %d keys", maxKeys)
+			}
+		}
+	}
+	return nil
+}
+
+func limitError(format string, limit int) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, limit)}
+}

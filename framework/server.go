@@ -94,6 +94,10 @@ type Options struct {
 	// ToolTimeout bounds every tool call, hooks included, unless the tool
 	// sets its own [Tool.Timeout]; 0 means no bound. See [TimeoutError].
 	ToolTimeout time.Duration
+	// ArgumentLimits bounds the size, nesting and keys of a tool call's
+	// arguments; zero fields take the defaults (4 MiB, 64 levels, 10,000
+	// keys). See [ArgumentLimits].
+	ArgumentLimits ArgumentLimits
 	// SDK holds further SDK options. hookflow sets the fields above on a copy
 	// of it, plus CompletionHandler.
 	SDK *mcp.ServerOptions

@@ -184,6 +184,9 @@ func unknownTool(name string) error {
 // validated arguments in canonical JSON for [flows.Context.Arguments].
 func (d *toolDef[T, In, Out]) Validate(c *flows.Context) (any, json.RawMessage, error) {
 	raw, _ := c.Input().(json.RawMessage)
+	if err := d.srv.opts.ArgumentLimits.check(raw); err != nil {
+		return nil, nil, &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: c.Stage(), Step: "validate", Err: err}
+	}
 	data, ok := d.inC.canonical(raw, true)
 	if !ok {
 		var err error
