@@ -119,7 +119,8 @@ exit 2
 		"`touch PWNED`",
 		"line one\nline two\r\n; touch PWNED\n",
 		`' || touch PWNED || '`,
-		strings.Repeat("$(touch PWNED) ", 10<<20/15),
+		// Near the framework's 4 MiB bound on a call's arguments.
+		strings.Repeat("$(touch PWNED) ", 4<<20/16),
 	}
 	for i, text := range hostile {
 		// The hook blocks the call after recording its input, so that the
