@@ -22,7 +22,11 @@
 // token and, when the run's context carries a span (the otel plugin's span
 // of the run), that span's W3C trace context, so the upstream's work is its
 // child; the client's bearer token never goes upstream, only the upstream's
-// own Token (or TokenSource's) and Header. A [Mounted] is every mounted
+// own Token (or TokenSource's) and Header. Nor does the gateway's
+// environment: a stdio upstream's process gets the variables [DefaultEnv]
+// names (HOME, LOGNAME, PATH, SHELL, TERM, USER, as the TypeScript and
+// Python SDKs' stdio clients pass them), those its [Upstream.InheritEnv]
+// names, and its [Upstream.Env]; see [Environ]. A [Mounted] is every mounted
 // entity's instance: [From] gives it to a hook, with the name upstream and
 // the upstream's [Health].
 //
@@ -116,4 +120,13 @@
 // [Gateway.Health] is the state of every upstream; [HealthHandler] serves it
 // over HTTP, without credentials, to load balancers and readiness probes.
 // The hookflow command serves it with serve.health.
+//
+// # Changes
+//
+// A stdio upstream's process no longer inherits the gateway's whole
+// environment, which held its clients' tokens (token_env) and the other
+// upstreams' credentials: it gets the variables of [DefaultEnv], those of
+// [Upstream.InheritEnv] and [Upstream.Env] (see [Environ]). This departs
+// from the Go SDK's CommandTransport, which passes the whole environment;
+// an upstream that needs more variables names them in InheritEnv.
 package gateway

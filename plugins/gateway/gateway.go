@@ -40,10 +40,17 @@ type Upstream struct {
 	Name string
 	// Command is the program and its arguments, run without a shell.
 	Command []string
-	// Env is added to the command's environment; Dir is its working
-	// directory ("" the gateway's).
+	// Env is added to the command's environment, which otherwise holds
+	// only the variables of the gateway's environment that [DefaultEnv]
+	// and InheritEnv name (see [Environ]): an upstream does not see the
+	// gateway's secrets, nor other upstreams'. Env's KEY=value entries win
+	// over an inherited variable of the same name. Dir is the command's
+	// working directory ("" the gateway's).
 	Env []string
 	Dir string
+	// InheritEnv names further variables of the gateway's environment the
+	// command gets when they are set there, such as LANG or HTTPS_PROXY.
+	InheritEnv []string
 	// URL is the upstream's streamable HTTP endpoint.
 	URL string
 	// Token, when set, is sent as "Authorization: Bearer <Token>"; Header
@@ -193,6 +200,11 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
+		}
+		for _, k := range c.InheritEnv {
+			if !checkEnvName(k) {
+				return invalid(fmt.Sprintf("upstream %q: InheritEnv: %q is not a variable name", c.Name, k))
+			}
 		}
 		seen[c.Name] = true
 	}
@@ -383,9 +395,7 @@ func invalid(msg string) error {
 func (c *Upstream) command() *exec.Cmd {
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
-		cmd.Env = append(cmd.Environ(), c.Env...)
-	}
+	cmd.Env = Environ(c.InheritEnv, c.Env)
 	return cmd
 }
 

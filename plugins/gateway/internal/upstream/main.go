@@ -159,6 +159,29 @@ func newServer(resources bool) *mcp.Server {
 		},
 	})
 	var cancelled atomic.Int64
+	// received holds every request and notification the server read, as
+	// its method and JSON params: what its client told it.
+	var receivedMu sync.Mutex
+	var received []string
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			params, _ := json.Marshal(req.GetParams())
+			receivedMu.Lock()
+			received = append(received, method+" "+string(params))
+			receivedMu.Unlock()
+			return next(ctx, method, req)
+		}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Says the process's environment, one KEY=value a line."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("%s", strings.Join(os.Environ(), "\n")), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "received", Description: "Says every request and notification the server read, with its params, one a line."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			receivedMu.Lock()
+			defer receivedMu.Unlock()
+			return result("%s", strings.Join(received, "\n")), nil, nil
+		})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its arguments as JSON."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
