@@ -47,6 +47,26 @@
 // the gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
 //
+// # Slow clients
+//
+// The progress notifications, log messages and completions of URL-mode
+// elicitations the upstreams send a client session wait in a queue of
+// that session, sent in order, of at most [Options.QueueLimit] entries
+// ([DefaultQueueLimit]): the MCP SDK hands an upstream session's
+// notifications to the gateway one at a time and queues the others
+// without bound meanwhile, so that one client that does not read would
+// otherwise make the gateway hold everything the upstream sends it. When
+// the queue is full, a new entry drops the oldest progress notification or
+// log message (a completion only when the queue holds nothing else), so
+// the newest progress arrives; [Health.Dropped] counts the drops per
+// upstream, and the log warns at a session's first drop, every ten
+// seconds while it drops and with the total once its queue empties.
+// Results, errors and the upstreams' sampling, elicitation and roots
+// requests are never queued nor dropped: a result waits for the client
+// (after at most a second for the notifications queued before it), and a
+// sampling or elicitation request for the client's answer within the
+// call's timeout.
+//
 // # Upstreams behind OAuth
 //
 // An HTTP upstream that is an OAuth resource server gets its bearer token
@@ -129,4 +149,9 @@
 // [Upstream.InheritEnv] and [Upstream.Env] (see [Environ]). This departs
 // from the Go SDK's CommandTransport, which passes the whole environment;
 // an upstream that needs more variables names them in InheritEnv.
+//
+// The notifications of upstreams to a client session wait in a bounded
+// queue ([Options.QueueLimit], set with [NewWithOptions]); those dropped
+// from it are counted in [Health.Dropped] and the health report's
+// "dropped".
 package gateway

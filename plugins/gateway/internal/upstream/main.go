@@ -207,6 +207,25 @@ func newServer(resources bool) *mcp.Server {
 			}
 			return result("done"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "Reports progress n times (1/n to n/n) and logs n messages, interleaved, as fast as it can; each carries a text of size bytes."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			N    int `json:"n"`
+			Size int `json:"size"`
+		}) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			pad := strings.Repeat("x", in.Size)
+			for i := 1; i <= in.N; i++ {
+				if tok != nil {
+					if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(in.N), Message: pad}); err != nil {
+						return nil, nil, err
+					}
+				}
+				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "upstream", Data: pad}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return result("flooded %d", in.N), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Logs two messages."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			for _, m := range []string{"first", "second"} {
