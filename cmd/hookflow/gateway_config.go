@@ -461,6 +461,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
 			"command":          func(n *yaml.Node) { u.Command, command = d.strs(n), n },
 			"env":              func(n *yaml.Node) { u.Env = d.environ(n) },
+			"inherit_env":      func(n *yaml.Node) { u.InheritEnv = d.envNames(n) },
 			"dir":              func(n *yaml.Node) { u.Dir, dir = d.str(n), n },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
@@ -601,6 +602,20 @@ func (d *decoder) environ(n *yaml.Node) []string {
 			d.errorf(item, "want an environment entry such as KEY=value, got %q", e)
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// envNames reads the names of the variables of the gateway's environment
+// a command inherits beyond the default ones.
+func (d *decoder) envNames(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.seq(n) {
+		k := d.str(item)
+		if (k == "" || strings.ContainsAny(k, "=\x00")) && item.Kind == yaml.ScalarNode {
+			d.errorf(item, "want the name of an environment variable such as LANG, got %q", k)
+		}
+		out = append(out, k)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,9 +15,7 @@ import (
 )
 
 // interceptConfig is the intercept plugin's settings: the interceptor
-// hosts, the invoker's policy and the bounds. Servers' Env is the
-// environment added to the gateway's (as an upstream's env is), not the
-// whole environment.
+// hosts, the invoker's policy and the bounds.
 type interceptConfig struct {
 	intercept.Config
 }
@@ -27,12 +24,6 @@ type interceptConfig struct {
 // to auditor when it is not nil.
 func (c *interceptConfig) pluginConfig(auditor intercept.Auditor) intercept.Config {
 	cfg := c.Config
-	cfg.Servers = slices.Clone(c.Servers)
-	for i, s := range cfg.Servers {
-		if len(s.Env) > 0 {
-			cfg.Servers[i].Env = append(os.Environ(), s.Env...)
-		}
-	}
 	cfg.Audit = auditor
 	return cfg
 }
@@ -114,13 +105,14 @@ func (d *decoder) interceptServers(n *yaml.Node) []intercept.Server {
 			s.Token, token = v, keyOf(item, n)
 		}
 		d.mapping(item, "an interceptor host", map[string]func(*yaml.Node){
-			"name":      func(n *yaml.Node) { s.Name = d.str(n) },
-			"url":       func(n *yaml.Node) { s.URL = d.url(n) },
-			"token":     func(n *yaml.Node) { setToken(n, d.str(n)) },
-			"token_env": func(n *yaml.Node) { setToken(n, d.env(n)) },
-			"command":   func(n *yaml.Node) { s.Command, command = d.strs(n), n },
-			"env":       func(n *yaml.Node) { s.Env = d.environ(n) },
-			"dir":       func(n *yaml.Node) { s.Dir, dir = d.str(n), n },
+			"name":        func(n *yaml.Node) { s.Name = d.str(n) },
+			"url":         func(n *yaml.Node) { s.URL = d.url(n) },
+			"token":       func(n *yaml.Node) { setToken(n, d.str(n)) },
+			"token_env":   func(n *yaml.Node) { setToken(n, d.env(n)) },
+			"command":     func(n *yaml.Node) { s.Command, command = d.strs(n), n },
+			"env":         func(n *yaml.Node) { s.Env = d.environ(n) },
+			"inherit_env": func(n *yaml.Node) { s.InheritEnv = d.envNames(n) },
+			"dir":         func(n *yaml.Node) { s.Dir, dir = d.str(n), n },
 		})
 		switch {
 		case s.Name == "":

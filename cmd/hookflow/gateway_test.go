@@ -112,6 +112,10 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:4:15: upstream "a": an Authorization header and oauth both authenticate to the upstream: give one`}},
 		{"env without =", "upstreams:\n  - name: a\n    command: [x]\n    env: [A=1, FOO, =x]\n",
 			[]string{`g.yaml:4:16: want an environment entry such as KEY=value, got "FOO"`, `g.yaml:4:21: want an environment entry such as KEY=value, got "=x"`}},
+		{"inherit_env with =", "upstreams:\n  - name: a\n    command: [x]\n    inherit_env: [LANG, LC_ALL=C]\n",
+			[]string{`g.yaml:4:25: want the name of an environment variable such as LANG, got "LC_ALL=C"`}},
+		{"misspelt inherit_env", "upstreams:\n  - name: a\n    command: [x]\n    inherit_evn: [LANG]\n",
+			[]string{`g.yaml:4:5: unknown key "inherit_evn" in an upstream (did you mean "inherit_env"?)`}},
 		{"unknown protocol version", "upstreams:\n  - {name: a, command: [x], protocol_version: 1999-01-01}\n",
 			[]string{`g.yaml:2:47: unknown MCP protocol version "1999-01-01" (known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`}},
 		{"misspelt protocol version", "upstreams:\n  - {name: a, command: [x], protocol_version: 2025-06-81}\n",
@@ -271,6 +275,7 @@ upstreams:
   - name: b
     command: [prog, -v]
     env: [A=1]
+    inherit_env: [LANG]
     shared: true
 apps:
   - name: main
@@ -291,7 +296,7 @@ plugins:
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
 	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
-		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" {
+		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) {
 		t.Errorf("decoded %+v", cfg)
 	}
 	if got := cfg.Apps[0].Plugins.RateLimit; got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
@@ -341,7 +346,8 @@ func TestNewGatewayLogger(t *testing.T) {
 // TestGatewayConfigIntercept decodes the intercept plugin's settings, at
 // the server and in an app, into the plugin's configuration: every key,
 // the token from the environment, a policy's "host:interceptor" split, a
-// command's dir relative to the file and its env added to the gateway's.
+// command's dir relative to the file, and its env and inherit_env as
+// they are: the plugin builds the command's environment.
 func TestGatewayConfigIntercept(t *testing.T) {
 	yaml := `upstreams:
   - {name: a, command: [x], app: main}
@@ -350,7 +356,7 @@ plugins:
   intercept:
     servers:
       - {name: guard, url: 'https://guard.internal/mcp', token_env: GUARD_TOKEN}
-      - {name: pii, command: [pii-redactor, --stdio], env: [MODE=strict], dir: bin}
+      - {name: pii, command: [pii-redactor, --stdio], env: [MODE=strict], inherit_env: [LANG], dir: bin}
     timeout: 2s
     connect_timeout: 3s
     retry_after: 4s
@@ -377,7 +383,7 @@ apps:
 	want := intercept.Config{
 		Servers: []intercept.Server{
 			{Name: "guard", URL: "https://guard.internal/mcp", Token: "s3cret"},
-			{Name: "pii", Command: []string{"pii-redactor", "--stdio"}, Env: []string{"MODE=strict"}, Dir: "/etc/hookflow/bin"},
+			{Name: "pii", Command: []string{"pii-redactor", "--stdio"}, Env: []string{"MODE=strict"}, InheritEnv: []string{"LANG"}, Dir: "/etc/hookflow/bin"},
 		},
 		Policy: []intercept.Policy{
 			{Server: "guard", Interceptor: "no-destructive-commands", FailOpen: &no, Mode: wire.Active, Timeout: time.Second},
@@ -397,8 +403,8 @@ apps:
 	}
 	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
 	built := cfg.Plugins.Intercept.pluginConfig(nil)
-	if env := built.Servers[1].Env; !slices.Contains(env, "HOOKFLOW_TEST_INHERITED=yes") || env[len(env)-1] != "MODE=strict" {
-		t.Errorf("the host's command environment = %q, want the gateway's and MODE=strict", env)
+	if env := built.Servers[1].Env; !slices.Equal(env, []string{"MODE=strict"}) {
+		t.Errorf("the host's added environment = %q, want MODE=strict alone: the gateway's is not the host's", env)
 	}
 	if built.Servers[0].Env != nil || built.Audit != nil {
 		t.Errorf("built = %+v, want no environment for a url host and no auditor", built)

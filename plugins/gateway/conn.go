@@ -237,7 +237,8 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 	}
 	p := *req.Params
 	p.ProgressToken = k.token
-	_ = k.ss.NotifyProgress(context.WithoutCancel(k.ctx), &p)
+	ctx, ss := context.WithoutCancel(k.ctx), k.ss
+	c.u.g.out.push(ss, outItem{up: c.u, send: func() { _ = ss.NotifyProgress(ctx, &p) }})
 }
 
 // logMessage sends an upstream log message on to the client, on the
@@ -245,7 +246,8 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 // ended: it is sent all the same).
 func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	nctx, _ := c.notifyCtx(ctx)
-	_ = c.ss.Log(nctx, req.Params)
+	params, ss := req.Params, c.ss
+	c.u.g.out.push(ss, outItem{up: c.u, send: func() { _ = ss.Log(nctx, params) }})
 }
 
 // notifyCtx returns the context to send the client a notification of the
@@ -281,14 +283,17 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // message: the client matches it to its elicitation by elicitationId.
 func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 	nctx, onCall := c.notifyCtx(ctx)
-	err := c.ss.NotifyElicitationComplete(nctx, req.Params)
-	if err != nil && onCall {
-		// The call's stream closed meanwhile: send it on no call's.
-		err = c.ss.NotifyElicitationComplete(context.WithoutCancel(ctx), req.Params)
-	}
-	if err != nil {
-		c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
-	}
+	params, ss, bare := req.Params, c.ss, context.WithoutCancel(ctx)
+	c.u.g.out.push(ss, outItem{essential: true, up: c.u, send: func() {
+		err := ss.NotifyElicitationComplete(nctx, params)
+		if err != nil && onCall {
+			// The call's stream closed meanwhile: send it on no call's.
+			err = ss.NotifyElicitationComplete(bare, params)
+		}
+		if err != nil {
+			c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
+		}
+	}})
 }
 
 // rootsChanged tells the upstream that the roots of the client session
@@ -407,27 +412,36 @@ func counted(method string) bool {
 }
 
 // drain waits until the client's handlers have finished with the
-// notifications that arrived before a call's answer. The SDK hands a
-// call's answer to the caller as it arrives but queues the notifications
-// before it, so that without this the client could get an upstream tool's
-// last progress or log messages after its result. It waits at most
-// drainTimeout; after that, the counts are brought level, so that one
+// notifications that arrived before a call's answer, and the queue of
+// client session ss (nil for none) has sent those they queued. The SDK
+// hands a call's answer to the caller as it arrives but queues the
+// notifications before it, so that without this the client could get an
+// upstream tool's last progress or log messages after its result. It
+// waits at most drainTimeout in all; after that, the counts are brought level, so that one
 // notification the handlers never saw does not make every later call
 // wait. Over stdio the connection counts what it reads; over HTTP, where
 // the SDK's connection cannot be wrapped, the responses' event streams
 // are counted as the SDK reads them.
-func (c *conn) drain() {
+func (c *conn) drain(ss *mcp.ServerSession) {
+	deadline := time.Now().Add(drainTimeout)
+	c.drainHandlers(deadline)
+	if ss != nil {
+		c.u.g.out.flushed(ss, deadline)
+	}
+}
+
+// drainHandlers is drain's wait for the client's handlers.
+func (c *conn) drainHandlers(deadline time.Time) {
 	target := c.read.Load()
 	if !c.counting || c.handled.Load() >= target {
 		return
 	}
-	timer := time.AfterFunc(drainTimeout, func() {
+	timer := time.AfterFunc(time.Until(deadline), func() {
 		c.mu.Lock()
 		c.cond.Broadcast()
 		c.mu.Unlock()
 	})
 	defer timer.Stop()
-	deadline := time.Now().Add(drainTimeout)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.handled.Load() < target {

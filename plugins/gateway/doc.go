@@ -22,7 +22,11 @@
 // token and, when the run's context carries a span (the otel plugin's span
 // of the run), that span's W3C trace context, so the upstream's work is its
 // child; the client's bearer token never goes upstream, only the upstream's
-// own Token (or TokenSource's) and Header. A [Mounted] is every mounted
+// own Token (or TokenSource's) and Header. Nor does the gateway's
+// environment: a stdio upstream's process gets the variables [DefaultEnv]
+// names (HOME, LOGNAME, PATH, SHELL, TERM, USER, as the TypeScript and
+// Python SDKs' stdio clients pass them), those its [Upstream.InheritEnv]
+// names, and its [Upstream.Env]; see [Environ]. A [Mounted] is every mounted
 // entity's instance: [From] gives it to a hook, with the name upstream and
 // the upstream's [Health].
 //
@@ -42,6 +46,26 @@
 // then list its roots again. The upstream's list-changed notifications make
 // the gateway list again and mount the difference, and the server tells its
 // clients the lists changed.
+//
+// # Slow clients
+//
+// The progress notifications, log messages and completions of URL-mode
+// elicitations the upstreams send a client session wait in a queue of
+// that session, sent in order, of at most [Options.QueueLimit] entries
+// ([DefaultQueueLimit]): the MCP SDK hands an upstream session's
+// notifications to the gateway one at a time and queues the others
+// without bound meanwhile, so that one client that does not read would
+// otherwise make the gateway hold everything the upstream sends it. When
+// the queue is full, a new entry drops the oldest progress notification or
+// log message (a completion only when the queue holds nothing else), so
+// the newest progress arrives; [Health.Dropped] counts the drops per
+// upstream, and the log warns at a session's first drop, every ten
+// seconds while it drops and with the total once its queue empties.
+// Results, errors and the upstreams' sampling, elicitation and roots
+// requests are never queued nor dropped: a result waits for the client
+// (after at most a second for the notifications queued before it), and a
+// sampling or elicitation request for the client's answer within the
+// call's timeout.
 //
 // # Upstreams behind OAuth
 //
@@ -116,4 +140,18 @@
 // [Gateway.Health] is the state of every upstream; [HealthHandler] serves it
 // over HTTP, without credentials, to load balancers and readiness probes.
 // The hookflow command serves it with serve.health.
+//
+// # Changes
+//
+// A stdio upstream's process no longer inherits the gateway's whole
+// environment, which held its clients' tokens (token_env) and the other
+// upstreams' credentials: it gets the variables of [DefaultEnv], those of
+// [Upstream.InheritEnv] and [Upstream.Env] (see [Environ]). This departs
+// from the Go SDK's CommandTransport, which passes the whole environment;
+// an upstream that needs more variables names them in InheritEnv.
+//
+// The notifications of upstreams to a client session wait in a bounded
+// queue ([Options.QueueLimit], set with [NewWithOptions]); those dropped
+// from it are counted in [Health.Dropped] and the health report's
+// "dropped".
 package gateway

@@ -40,10 +40,17 @@ type Upstream struct {
 	Name string
 	// Command is the program and its arguments, run without a shell.
 	Command []string
-	// Env is added to the command's environment; Dir is its working
-	// directory ("" the gateway's).
+	// Env is added to the command's environment, which otherwise holds
+	// only the variables of the gateway's environment that [DefaultEnv]
+	// and InheritEnv name (see [Environ]): an upstream does not see the
+	// gateway's secrets, nor other upstreams'. Env's KEY=value entries win
+	// over an inherited variable of the same name. Dir is the command's
+	// working directory ("" the gateway's).
 	Env []string
 	Dir string
+	// InheritEnv names further variables of the gateway's environment the
+	// command gets when they are set there, such as LANG or HTTPS_PROXY.
+	InheritEnv []string
 	// URL is the upstream's streamable HTTP endpoint.
 	URL string
 	// Token, when set, is sent as "Authorization: Bearer <Token>"; Header
@@ -88,7 +95,9 @@ type Upstream struct {
 // the app it is attached to: their tools, resources, resource templates and
 // prompts become entities of that server or app. See the package doc.
 type Gateway struct {
-	ups []*upstream
+	ups  []*upstream
+	opts Options
+	out  *queues
 
 	mu     sync.Mutex
 	closed bool
@@ -97,10 +106,30 @@ type Gateway struct {
 	attached bool
 }
 
-// New returns a gateway mounting ups. The configuration is checked at
-// Attach.
+// Options are a gateway's settings beyond its upstreams.
+type Options struct {
+	// QueueLimit bounds the notifications of upstreams waiting to reach
+	// one client session (DefaultQueueLimit when 0): progress, log
+	// messages and completions of URL-mode elicitations. When a client
+	// reads slower than its upstreams send, a new notification drops the
+	// oldest progress notification or log message of the queue (a
+	// completion only when nothing else is queued), counted in
+	// [Health.Dropped] and logged. Results, errors and the upstreams'
+	// requests to the client are not queued and never dropped; see
+	// "Slow clients" in the package doc.
+	QueueLimit int
+}
+
+// New returns a gateway mounting ups, with default [Options]. The
+// configuration is checked at Attach.
 func New(ups ...Upstream) *Gateway {
-	g := &Gateway{}
+	return NewWithOptions(Options{}, ups...)
+}
+
+// NewWithOptions returns a gateway mounting ups, with opts. The
+// configuration is checked at Attach.
+func NewWithOptions(opts Options, ups ...Upstream) *Gateway {
+	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit)}
 	for _, u := range ups {
 		g.ups = append(g.ups, newUpstream(g, u))
 	}
@@ -118,6 +147,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	if err := g.check(); err != nil {
 		return err
 	}
+	g.out.log = pc.Server.Logger()
 	var reg framework.Registrar = pc.Server
 	if pc.App != nil {
 		reg = pc.App
@@ -175,6 +205,9 @@ func (g *Gateway) check() error {
 	if len(g.ups) == 0 {
 		return invalid("no upstream to mount")
 	}
+	if g.opts.QueueLimit < 0 {
+		return invalid(fmt.Sprintf("Options.QueueLimit: must not be negative, got %d", g.opts.QueueLimit))
+	}
 	seen := map[string]bool{}
 	for _, u := range g.ups {
 		c := u.cfg
@@ -193,6 +226,11 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
+		}
+		for _, k := range c.InheritEnv {
+			if !checkEnvName(k) {
+				return invalid(fmt.Sprintf("upstream %q: InheritEnv: %q is not a variable name", c.Name, k))
+			}
 		}
 		seen[c.Name] = true
 	}
@@ -347,6 +385,10 @@ type Health struct {
 	Err error
 	// Reconnects counts the successful reconnections.
 	Reconnects int
+	// Dropped counts the upstream's notifications (progress, log
+	// messages) the gateway dropped because a client session read them
+	// slower than they came; see [Options.QueueLimit].
+	Dropped uint64
 }
 
 // Mounted is the instance of every entity the gateway mounts: a run's
@@ -383,9 +425,7 @@ func invalid(msg string) error {
 func (c *Upstream) command() *exec.Cmd {
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
-		cmd.Env = append(cmd.Environ(), c.Env...)
-	}
+	cmd.Env = Environ(c.InheritEnv, c.Env)
 	return cmd
 }
 

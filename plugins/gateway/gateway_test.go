@@ -445,6 +445,8 @@ func TestStartErrors(t *testing.T) {
 			`upstream "a": set Token or TokenSource, not both`},
 		{"token source on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})}},
 			`upstream "a": Token, TokenSource and Header are for URL upstreams`},
+		{"a variable name with =", []gateway.Upstream{{Name: "a", Command: []string{"x"}, InheritEnv: []string{"LANG=C"}}},
+			`upstream "a": InheritEnv: "LANG=C" is not a variable name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)

@@ -34,6 +34,7 @@ type upstreamReport struct {
 	Since      string `json:"since"`
 	Error      string `json:"error,omitempty"`
 	Reconnects int    `json:"reconnects"`
+	Dropped    uint64 `json:"dropped"`
 }
 
 // HealthHandler returns an http.Handler that answers readiness probes for
@@ -41,9 +42,9 @@ type upstreamReport struct {
 // a JSON report of every upstream:
 //
 //	{"status": "degraded", "upstreams": [
-//	  {"name": "files", "state": "up", "since": "2026-11-24T09:30:00Z", "reconnects": 0},
+//	  {"name": "files", "state": "up", "since": "2026-11-24T09:30:00Z", "reconnects": 0, "dropped": 0},
 //	  {"name": "search", "state": "down", "since": "2026-11-24T09:41:07Z",
-//	   "error": "connection failed: …", "reconnects": 2}]}
+//	   "error": "connection failed: …", "reconnects": 2, "dropped": 120}]}
 //
 // status is "up" when every upstream is up, "degraded" when some are,
 // "down" when none is, "starting" until every gateway has attached and
@@ -54,7 +55,8 @@ type upstreamReport struct {
 // monitor alerts on "degraded"; a probe that must see every upstream up
 // reads status. Each upstream's state is its [State]'s name, since is when
 // it entered that state (RFC 3339, UTC), error is its [Health.Err] (left
-// out when empty) and reconnects counts its reconnections.
+// out when empty), reconnects counts its reconnections and dropped its
+// notifications dropped for slow clients ([Health.Dropped]).
 //
 // The handler answers GET and HEAD on whatever path it is mounted at;
 // other methods get 405 with an Allow header. It needs no credentials, so
@@ -104,7 +106,7 @@ func report(gws []*Gateway) healthReport {
 			if h.State == StateUp {
 				up++
 			}
-			u := upstreamReport{Name: h.Upstream, State: h.State.String(), Since: h.Since.UTC().Format(time.RFC3339), Reconnects: h.Reconnects}
+			u := upstreamReport{Name: h.Upstream, State: h.State.String(), Since: h.Since.UTC().Format(time.RFC3339), Reconnects: h.Reconnects, Dropped: h.Dropped}
 			if h.Err != nil {
 				u.Error = redact(h.Err.Error(), g.ups[i].secrets())
 			}

@@ -149,8 +149,8 @@ func TestHealthHandlerBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := body["upstreams"].([]any)[0].(map[string]any)
-	if len(body) != 2 || body["status"] != "down" || len(up) != 5 || up["name"] != "a" || up["state"] != "down" ||
-		up["reconnects"] != 0.0 || up["error"] == nil || up["since"] == nil {
+	if len(body) != 2 || body["status"] != "down" || len(up) != 6 || up["name"] != "a" || up["state"] != "down" ||
+		up["reconnects"] != 0.0 || up["dropped"] != 0.0 || up["error"] == nil || up["since"] == nil {
 		t.Errorf("body = %s", rec.Body.String())
 	}
 	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {

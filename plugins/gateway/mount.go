@@ -351,7 +351,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	ctx, upToken, end := c.begin(ctx, ss, token)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
-	c.drain()
+	c.drain(ss)
 	if err != nil {
 		return zero, u.wrap(ctx, c, method, name, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,10 @@ type upstream struct {
 	changedKinds []string
 	// subs counts the client subscriptions to each resource URI.
 	subs map[string]int
+
+	// dropped counts the upstream's notifications dropped for slow
+	// client sessions.
+	dropped atomic.Uint64
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -249,7 +254,7 @@ func (u *upstream) setState(s State, err error) {
 func (u *upstream) health() Health {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return Health{Upstream: u.cfg.Name, State: u.state, Since: u.since, Err: u.err, Reconnects: u.reconnects}
+	return Health{Upstream: u.cfg.Name, State: u.state, Since: u.since, Err: u.err, Reconnects: u.reconnects, Dropped: u.dropped.Load()}
 }
 
 func (u *upstream) close() {

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
@@ -79,10 +82,45 @@ type Server struct {
 	// Command runs the host and talks to it over stdio: the program (a
 	// path, or a name looked up in PATH) and its arguments; no shell.
 	Command []string
-	// Env is the command's environment (nil: the plugin's); Dir its
-	// working directory.
+	// Env is added to the command's environment, which otherwise holds
+	// only the variables of the invoker's environment that [DefaultEnv]
+	// and InheritEnv name, when set there: a host does not see the
+	// invoker's secrets (its clients' tokens, other hosts'). Env's
+	// KEY=value entries win over an inherited variable of the same name.
+	// Dir is the command's working directory.
 	Env []string
 	Dir string
+	// InheritEnv names further variables of the invoker's environment the
+	// command gets when they are set there, such as LANG or HTTPS_PROXY.
+	InheritEnv []string
+}
+
+// DefaultEnv returns the names of the variables of the invoker's
+// environment that every stdio host gets, as the MCP SDKs' stdio clients
+// for TypeScript and Python pass them (and as the gateway passes them to
+// its stdio upstreams): HOME, LOGNAME, PATH, SHELL, TERM and USER (on
+// Windows, the variables that locate the user's profile, the system and
+// the temporary directory, and PATH).
+func DefaultEnv() []string {
+	if runtime.GOOS == "windows" {
+		return []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+			"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"}
+	}
+	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+}
+
+// environ returns the environment of s's command: the variables
+// [DefaultEnv] and s.InheritEnv name that the invoker's environment sets
+// (an unset one is left out, not passed empty), then s.Env.
+func (s Server) environ() []string {
+	names := append(DefaultEnv(), s.InheritEnv...)
+	out := make([]string, 0, len(names)+len(s.Env))
+	for _, k := range names {
+		if v, ok := os.LookupEnv(k); ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return append(out, s.Env...)
 }
 
 // Policy is the invoker's policy for one interceptor: what the deployment
@@ -136,6 +174,11 @@ func (c *Config) check() error {
 			}
 		case s.Command[0] == "":
 			errs = append(errs, fmt.Errorf("%s.Command: the program is empty", at))
+		}
+		for _, k := range s.InheritEnv {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				errs = append(errs, fmt.Errorf("%s.InheritEnv: %q is not a variable name", at, k))
+			}
 		}
 		if s.Token != "" && s.URL == "" {
 			errs = append(errs, fmt.Errorf("%s.Token: a token is sent over HTTP only; set URL", at))

@@ -82,7 +82,7 @@ func (c *conn) transport() mcp.Transport {
 		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: c.httpClient, MaxRetries: -1, DisableStandaloneSSE: true}
 	}
 	cmd := exec.Command(c.srv.Command[0], c.srv.Command[1:]...)
-	cmd.Env, cmd.Dir = c.srv.Env, c.srv.Dir
+	cmd.Env, cmd.Dir = c.srv.environ(), c.srv.Dir
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
 }
 

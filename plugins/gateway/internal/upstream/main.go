@@ -159,6 +159,29 @@ func newServer(resources bool) *mcp.Server {
 		},
 	})
 	var cancelled atomic.Int64
+	// received holds every request and notification the server read, as
+	// its method and JSON params: what its client told it.
+	var receivedMu sync.Mutex
+	var received []string
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			params, _ := json.Marshal(req.GetParams())
+			receivedMu.Lock()
+			received = append(received, method+" "+string(params))
+			receivedMu.Unlock()
+			return next(ctx, method, req)
+		}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Says the process's environment, one KEY=value a line."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("%s", strings.Join(os.Environ(), "\n")), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "received", Description: "Says every request and notification the server read, with its params, one a line."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			receivedMu.Lock()
+			defer receivedMu.Unlock()
+			return result("%s", strings.Join(received, "\n")), nil, nil
+		})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its arguments as JSON."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
@@ -183,6 +206,25 @@ func newServer(resources bool) *mcp.Server {
 				}
 			}
 			return result("done"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "Reports progress n times (1/n to n/n) and logs n messages, interleaved, as fast as it can; each carries a text of size bytes."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			N    int `json:"n"`
+			Size int `json:"size"`
+		}) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			pad := strings.Repeat("x", in.Size)
+			for i := 1; i <= in.N; i++ {
+				if tok != nil {
+					if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(in.N), Message: pad}); err != nil {
+						return nil, nil, err
+					}
+				}
+				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "upstream", Data: pad}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return result("flooded %d", in.N), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Logs two messages."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {

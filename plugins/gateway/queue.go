@@ -1,0 +1,160 @@
+package gateway
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultQueueLimit is the default of [Options.QueueLimit].
+const DefaultQueueLimit = 1024
+
+// dropLogEvery is how often, at most, the gateway logs that it still
+// drops notifications to a client session.
+const dropLogEvery = 10 * time.Second
+
+// queues holds, per client session, the notifications of upstreams on
+// their way to it (progress, log messages, completions of URL-mode
+// elicitations), sent in order by one goroutine per session that has
+// some. An upstream's notification is handled by the MCP SDK one at a
+// time, after the ones before it, and queued by the SDK without bound
+// while a handler waits: sending a notification to a client that does
+// not read would hold every later one of that upstream session, which
+// could grow without end. Queueing here takes the handler no time, and
+// the queue of a session holds at most limit entries: a new one drops
+// the oldest progress notification or log message (a completion only
+// when nothing else is queued), counted.
+type queues struct {
+	limit int
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	cond  *sync.Cond // on mu: broadcast when a queue sent or dropped an entry
+	boxes map[*mcp.ServerSession]*outbox
+}
+
+// outbox is the queue of one client session; it exists while it holds
+// entries or sends one.
+type outbox struct {
+	ss    *mcp.ServerSession
+	items []outItem
+	// pushed counts the entries queued, done those sent or dropped:
+	// flushed waits for done to reach pushed.
+	pushed, done uint64
+	// dropped counts the entries dropped since the queue was last empty;
+	// loggedAt is when that was last logged.
+	dropped  uint64
+	loggedAt time.Time
+}
+
+// outItem is one notification to a client session.
+type outItem struct {
+	// essential marks a completion of a URL-mode elicitation, dropped
+	// only when nothing else is queued.
+	essential bool
+	up        *upstream // whose notification it is
+	send      func()
+}
+
+func newQueues(limit int) *queues {
+	if limit == 0 {
+		limit = DefaultQueueLimit
+	}
+	q := &queues{limit: limit, boxes: map[*mcp.ServerSession]*outbox{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// push queues it for ss, dropping the oldest entry that may be dropped
+// when the queue is full.
+func (q *queues) push(ss *mcp.ServerSession, it outItem) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	b := q.boxes[ss]
+	if b == nil {
+		b = &outbox{ss: ss}
+		q.boxes[ss] = b
+		go q.run(b)
+	}
+	if len(b.items) >= q.limit {
+		q.dropOne(b)
+	}
+	b.items = append(b.items, it)
+	b.pushed++
+}
+
+// dropOne drops b's oldest entry that is not essential, or its oldest
+// when all are; it is called with q.mu held.
+func (q *queues) dropOne(b *outbox) {
+	i := 0
+	for i < len(b.items) && b.items[i].essential {
+		i++
+	}
+	if i == len(b.items) {
+		i = 0
+	}
+	b.items[i].up.dropped.Add(1)
+	if i == 0 {
+		b.items[0] = outItem{}
+		b.items = b.items[1:]
+	} else {
+		b.items = append(b.items[:i], b.items[i+1:]...)
+	}
+	b.done++
+	b.dropped++
+	switch now := time.Now(); {
+	case b.dropped == 1:
+		b.loggedAt = now
+		q.log.Warn("gateway: a client session reads too slowly: dropping its oldest progress notifications and log messages",
+			slog.String("session", b.ss.ID()), slog.Int("queue_limit", q.limit))
+	case now.Sub(b.loggedAt) >= dropLogEvery:
+		b.loggedAt = now
+		q.log.Warn("gateway: still dropping notifications to a slow client session",
+			slog.String("session", b.ss.ID()), slog.Uint64("dropped", b.dropped))
+	}
+	q.cond.Broadcast()
+}
+
+// run sends b's entries in order until b is empty, then forgets b.
+func (q *queues) run(b *outbox) {
+	q.mu.Lock()
+	for len(b.items) > 0 {
+		it := b.items[0]
+		b.items[0] = outItem{}
+		b.items = b.items[1:]
+		q.mu.Unlock()
+		it.send()
+		q.mu.Lock()
+		b.done++
+		q.cond.Broadcast()
+	}
+	delete(q.boxes, b.ss)
+	if b.dropped > 0 {
+		q.log.Warn("gateway: dropped notifications to a slow client session",
+			slog.String("session", b.ss.ID()), slog.Uint64("dropped", b.dropped))
+	}
+	q.mu.Unlock()
+}
+
+// flushed waits until what was queued for ss so far has been sent (or
+// dropped), or until deadline.
+func (q *queues) flushed(ss *mcp.ServerSession, deadline time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	b := q.boxes[ss]
+	if b == nil || b.done >= b.pushed {
+		return
+	}
+	target := b.pushed
+	timer := time.AfterFunc(time.Until(deadline), func() {
+		q.mu.Lock()
+		q.cond.Broadcast()
+		q.mu.Unlock()
+	})
+	defer timer.Stop()
+	for b.done < target && time.Now().Before(deadline) {
+		q.cond.Wait()
+	}
+}
