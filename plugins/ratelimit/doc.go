@@ -22,12 +22,15 @@
 //
 // The plugin's hook (tools:call-tool beforeValidation "take", priority
 // priority.RateLimit, just after the auth plugin) refuses a call over budget
-// with a [*LimitError]: the model gets an isError result such as
+// with a *flows.Error of code flows.CodeLimited whose cause is a
+// [*LimitError]: the model gets an isError result such as
 //
 //	rate limit: too many calls in this session; retry after 1.5s
 //
-// and hooks that run later — an audit plugin's finally hook — read the
-// dimension and RetryAfter with errors.As on the run's error. Like the auth
+// Observers (the otel plugin's hookflow.ratelimit.rejections) tell a
+// refusal by its code, without importing this package; hooks that run
+// later — an audit plugin's finally hook — read the dimension and
+// RetryAfter with errors.As on the run's error. Like the auth
 // plugin it answers with an isError result rather than a JSON-RPC error:
 // the model can act on it (wait, or do something else), and MCP has no
 // standard rate-limit error code.

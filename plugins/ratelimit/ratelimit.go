@@ -328,7 +328,7 @@ func (p *Plugin) take(c *flows.Context) error {
 	if d.Blocked >= 0 && d.Blocked < len(b) {
 		e.Dimension, e.Limit = dims[d.Blocked], b[d.Blocked].Limit
 	}
-	return e
+	return &flows.Error{Code: flows.CodeLimited, Flow: c.Flow(), Stage: c.Stage(), Err: e}
 }
 
 // errTimeout is the backend failure of a decision that took longer than
@@ -416,9 +416,11 @@ func (p *Plugin) logFailure(c *flows.Context, err error) {
 		slog.Int64("unlogged_failures", p.dropped.Swap(0)))
 }
 
-// LimitError is why a call was refused: one of its budgets is spent. The
-// model reads its message; hooks that run later (an audit plugin's finally
-// hook) find it with errors.As on the run's error.
+// LimitError is why a call was refused: one of its budgets is spent. It
+// is the cause of the run's flows.CodeLimited *flows.Error, so the model
+// reads its message; hooks that run later (an audit plugin's finally
+// hook) find it with errors.As on the run's error, for its Dimension and
+// RetryAfter.
 type LimitError struct {
 	// Dimension is the spent budget's dimension.
 	Dimension Dimension

@@ -155,17 +155,22 @@ func TestBudgets(t *testing.T) {
 }
 
 // TestRetryAfter: a refilling budget tells when to retry, in the message and
-// in the LimitError that later hooks see.
+// in the LimitError that later hooks see, under a run error of code
+// flows.CodeLimited.
 func TestRetryAfter(t *testing.T) {
 	srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 2, Burst: 1}})
 	var mu sync.Mutex
 	var seen *ratelimit.LimitError
 	var decidedBy string
+	var code flows.Code
+	var flow flows.ID
 	err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 		var le *ratelimit.LimitError
 		if errors.As(c.Err(), &le) {
+			var fe *flows.Error
+			errors.As(c.Err(), &fe)
 			mu.Lock()
-			seen, decidedBy = le, c.DecidedBy()
+			seen, decidedBy, code, flow = le, c.DecidedBy(), flows.CodeOf(c.Err()), fe.Flow
 			mu.Unlock()
 		}
 		return nil
@@ -188,6 +193,9 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if !strings.HasSuffix(decidedBy, "/plugin:ratelimit/tools:call-tool/beforeValidation/take") {
 		t.Errorf("DecidedBy = %q", decidedBy)
+	}
+	if code != flows.CodeLimited || flow != flows.ToolsCallTool {
+		t.Errorf("run error: code %v in flow %q, want limited in %q", code, flow, flows.ToolsCallTool)
 	}
 }
 
@@ -263,10 +271,11 @@ func TestBackendFailurePolicy(t *testing.T) {
 			fb := &failing{}
 			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: tc.policy, Logger: logger})
 			var unwrapped error
+			var code flows.Code
 			_ = srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 				var ue *ratelimit.UnavailableError
 				if errors.As(c.Err(), &ue) {
-					unwrapped = ue.Unwrap()
+					unwrapped, code = ue.Unwrap(), flows.CodeOf(c.Err())
 				}
 				return nil
 			}})
@@ -286,6 +295,10 @@ func TestBackendFailurePolicy(t *testing.T) {
 			}
 			if tc.policy == ratelimit.FailClosed && (unwrapped == nil || !strings.Contains(unwrapped.Error(), "exploded")) {
 				t.Errorf("UnavailableError.Unwrap() = %v", unwrapped)
+			}
+			// No budget is spent: the refusal is the plugin's, not a limit.
+			if tc.policy == ratelimit.FailClosed && code != flows.CodeAborted {
+				t.Errorf("unavailable: run error code %v, want aborted", code)
 			}
 		})
 	}
