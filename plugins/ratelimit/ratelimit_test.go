@@ -252,15 +252,25 @@ func (f *failing) Take(context.Context, []ratelimit.Bucket) (ratelimit.Decision,
 
 // TestBackendFailurePolicy: when the backend fails, the policy decides; the
 // model never sees the backend's internals; failures are logged, throttled.
+// The policy is the one flows.FailurePolicy, named by the words a
+// configuration file uses; "" leaves the zero value, flows.FailClosed.
 func TestBackendFailurePolicy(t *testing.T) {
 	for _, tc := range []struct {
-		policy ratelimit.Policy
-		want   string
+		word string
+		want string
 	}{
-		{ratelimit.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
-		{ratelimit.FailOpen, "ok"},
+		{"", "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+		{"closed", "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+		{"open", "ok"},
 	} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
+		var policy flows.FailurePolicy
+		if tc.word != "" {
+			var err error
+			if policy, err = flows.ParseFailurePolicy(tc.word); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run("policy="+tc.word, func(t *testing.T) {
 			var logs strings.Builder
 			var mu sync.Mutex
 			logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
@@ -269,7 +279,7 @@ func TestBackendFailurePolicy(t *testing.T) {
 				return logs.Write(p)
 			}), nil))
 			fb := &failing{}
-			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: tc.policy, Logger: logger})
+			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: policy, Logger: logger})
 			var unwrapped error
 			var code flows.Code
 			_ = srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
@@ -293,11 +303,11 @@ func TestBackendFailurePolicy(t *testing.T) {
 			if n := strings.Count(logs.String(), "ratelimit: backend failed"); n != 1 {
 				t.Errorf("%d failure log lines for 5 failures within a second, want 1:\n%s", n, logs.String())
 			}
-			if tc.policy == ratelimit.FailClosed && (unwrapped == nil || !strings.Contains(unwrapped.Error(), "exploded")) {
+			if policy == flows.FailClosed && (unwrapped == nil || !strings.Contains(unwrapped.Error(), "exploded")) {
 				t.Errorf("UnavailableError.Unwrap() = %v", unwrapped)
 			}
 			// No budget is spent: the refusal is the plugin's, not a limit.
-			if tc.policy == ratelimit.FailClosed && code != flows.CodeAborted {
+			if policy == flows.FailClosed && code != flows.CodeAborted {
 				t.Errorf("unavailable: run error code %v, want aborted", code)
 			}
 		})
@@ -316,11 +326,11 @@ func TestUnreachableRedis(t *testing.T) {
 		addr func(testing.TB) string
 	}{{"refused", redistest.RefusingAddr}, {"silent", redistest.SilentAddr}} {
 		for _, tc := range []struct {
-			policy ratelimit.Policy
+			policy flows.FailurePolicy
 			want   string
 		}{
-			{ratelimit.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
-			{ratelimit.FailOpen, "ok"},
+			{flows.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+			{flows.FailOpen, "ok"},
 		} {
 			t.Run(where.name+"/"+tc.policy.String(), func(t *testing.T) {
 				// The client's own timeouts are long: the plugin's Timeout bounds the call.

@@ -212,7 +212,7 @@ func (p *Plugin) check(c *flows.Context) error {
 			return cerr // the request was cancelled: not the store's fault
 		}
 		p.logFailure(c, err)
-		if p.cfg.OnStoreError == FailOpen {
+		if p.cfg.OnStoreError == flows.FailOpen {
 			return nil
 		}
 		return &UnavailableError{Err: err}
