@@ -65,6 +65,10 @@ type Plugin struct {
 	traced [flows.Count]bool
 }
 
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
 type instruments struct {
 	operation  mcpconv.ServerOperationDuration
 	hook       metric.Float64Histogram

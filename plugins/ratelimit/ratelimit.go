@@ -179,6 +179,10 @@ type Plugin struct {
 	dropped  atomic.Int64 // backend failures not logged since
 }
 
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
 // New returns the rate-limit plugin configured by cfg. cfg is validated
 // when the plugin is attached, so that a bad setting stops the server's
 // Start with a message naming the plugin and the field.

@@ -58,6 +58,10 @@ type Plugin struct {
 	moves flows.Key[[]Transition]
 }
 
+// Plugin is a framework.Plugin and, so that tools/list stays shared
+// while nothing is unlisted, not a framework.Visibility (see unlister).
+var _ framework.Plugin = (*Plugin)(nil)
+
 type seen struct {
 	key   string
 	state State
