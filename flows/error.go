@@ -41,9 +41,16 @@ const (
 	// CodeTimeout: a hook ran past its [Hook.Timeout]; the cause is a
 	// *[HookTimeoutError].
 	CodeTimeout
+	// CodeLimited: a budget (a rate limit, a quota) refused the request.
+	// A hook that enforces one returns an *Error of this code, whose cause
+	// may say when to retry (the ratelimit plugin's *LimitError has
+	// RetryAfter). Like CodeAborted, it is a hook's decision: clients
+	// read it as they read a hook's refusal, and observers tell the two
+	// apart by the code.
+	CodeLimited
 )
 
-var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed", "timeout"}
+var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed", "timeout", "limited"}
 
 // String returns the code's snake_case name, e.g. "aborted".
 func (c Code) String() string {
@@ -117,6 +124,8 @@ func (e *Error) verb() string {
 		return "rejected the input"
 	case CodeTimeout:
 		return "timed out"
+	case CodeLimited:
+		return "refused over a limit"
 	}
 	return "failed"
 }

@@ -28,6 +28,10 @@ func TestErrorText(t *testing.T) {
 			`hookflow: tools:call-tool finally: hook "h" refused`},
 		{"hook failed", &flows.Error{Code: flows.CodeDuplicate, Flow: flows.ToolsCallTool, Stage: stages.Finally, Hook: "h", Msg: "already registered"},
 			`hookflow: tools:call-tool finally: hook "h" failed: already registered`},
+		{"hook limited", &flows.Error{Code: flows.CodeLimited, Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Hook: "quota", Err: errors.New("over quota")},
+			`hookflow: tools:call-tool beforeValidation: hook "quota" refused over a limit: over quota`},
+		{"limited, hook unnamed", &flows.Error{Code: flows.CodeLimited, Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Err: errors.New("over quota")},
+			`hookflow: tools:call-tool: limited: over quota`},
 		{"step rejected input", &flows.Error{Code: flows.CodeInvalidInput, Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Step: "validate", Err: errors.New("city is required")},
 			`hookflow: tools:call-tool: validate rejected the input: city is required`},
 		{"step failed", &flows.Error{Code: flows.CodeFailed, Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Step: "execute", Err: errors.New("upstream down")},
@@ -73,6 +77,8 @@ func TestErrorUnwrapCodeReason(t *testing.T) {
 		{"panic around *Error", &flows.Error{Code: flows.CodePanic, Err: inner}, flows.CodePanic, "internal error", cause},
 		{"Msg only", &flows.Error{Code: flows.CodeInvalid, Msg: "nil hook function"}, flows.CodeInvalid, "nil hook function", nil},
 		{"code only", &flows.Error{Code: flows.CodeCanceled}, flows.CodeCanceled, "canceled", nil},
+		// A limit's reason is its cause's text: what the model reads.
+		{"limited", fmt.Errorf("run: %w", &flows.Error{Code: flows.CodeLimited, Flow: flows.ToolsCallTool, Err: cause}), flows.CodeLimited, "quota exceeded", cause},
 		{"panic with error", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: cause}}, flows.CodePanic, "internal error", cause},
 		{"panic with string", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: "boom"}}, flows.CodePanic, "internal error", nil},
 		{"panic with a secret", &flows.Error{Code: flows.CodePanic, Err: &flows.PanicError{Value: "dsn=postgres://u:pw@h"}}, flows.CodePanic, "internal error", nil},
@@ -162,6 +168,9 @@ func TestCodeString(t *testing.T) {
 		{flows.CodePanic, "panic"},
 		{flows.CodeCanceled, "canceled"},
 		{flows.CodeRefused, "refused"},
+		{flows.CodeFailed, "failed"},
+		{flows.CodeTimeout, "timeout"},
+		{flows.CodeLimited, "limited"},
 		{flows.Code(99), "Code(99)"},
 	}
 	for _, tt := range tests {

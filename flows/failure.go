@@ -8,18 +8,26 @@ import (
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
-// FailurePolicy says what a hook's failure does to its run ([Hook.OnFailure]).
+// FailurePolicy says what a failure does: a hook's, to its run
+// ([Hook.OnFailure]), or that of a service a plugin depends on, to the
+// request the plugin was deciding (the ratelimit plugin's backend, the
+// session gate's store; each plugin's doc says what its policy does). It
+// is hookflow's one failure-policy type, and its zero value, FailClosed,
+// is the default wherever it is used.
 type FailurePolicy uint8
 
 // The failure policies.
 const (
-	// FailClosed: a failure stops the run as the run contract says (in
-	// finally it is logged and recorded). It is the default.
+	// FailClosed: a failure stops what depends on it. A hook's failure
+	// stops the run as the run contract says (in finally it is logged and
+	// recorded); a plugin whose service failed refuses the request. It is
+	// the default.
 	FailClosed FailurePolicy = iota
-	// FailOpen: a failure is logged at warning level, recorded in
-	// [Context.Failures] and reported to the observer with the outcome
-	// "failed-open"; the run goes on as if the hook had returned nil and
-	// its error is never changed by it.
+	// FailOpen: a failure lets the work go on. A hook's failure is logged
+	// at warning level, recorded in [Context.Failures] and reported to
+	// the observer with the outcome "failed-open"; the run goes on as if
+	// the hook had returned nil and its error is never changed by it. A
+	// plugin whose service failed lets the request through, undecided.
 	FailOpen
 )
 

@@ -20,7 +20,8 @@ const CodeRefused = -32010
 //
 //   - a *jsonrpc.Error found in err's chain, as it is;
 //   - invalid input (CodeInvalidInput): -32602 invalid params;
-//   - a hook's refusal (CodeAborted): [CodeRefused];
+//   - a hook's refusal (CodeAborted), or a budget's (CodeLimited):
+//     [CodeRefused];
 //   - a panic: -32603 "internal error" with the request ID, never the panic
 //     value (that is logged);
 //   - anything else: -32603 internal error with the reason.
@@ -33,7 +34,7 @@ func protocolError(err error, info *flows.Request) error {
 	switch flows.CodeOf(err) {
 	case flows.CodeInvalidInput:
 		code = jsonrpc.CodeInvalidParams
-	case flows.CodeAborted:
+	case flows.CodeAborted, flows.CodeLimited:
 		code = CodeRefused
 	}
 	return &jsonrpc.Error{Code: code, Message: clientReason(err, info)}

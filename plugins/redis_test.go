@@ -50,7 +50,7 @@ func TestRedisUnreachableFailsClosedFast(t *testing.T) {
 		name string
 		get  func(testing.TB) string
 	}{{"refused", redistest.RefusingAddr}, {"silent", redistest.SilentAddr}} {
-		for _, policy := range []ratelimit.Policy{ratelimit.FailClosed, ratelimit.FailOpen} {
+		for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
 			t.Run(addr.name+"/"+policy.String(), func(t *testing.T) {
 				client := redis.NewClient(ratelimit.RedisClientOptions(addr.get(t), time.Minute))
 				t.Cleanup(func() { _ = client.Close() })
@@ -59,8 +59,8 @@ func TestRedisUnreachableFailsClosedFast(t *testing.T) {
 					PerPrincipal: ratelimit.Limit{Rate: 1, Burst: 1000},
 					Backend:      ratelimit.NewRedis(client, nil),
 				}
-				if policy == ratelimit.FailOpen {
-					cfg.OnBackendError = ratelimit.FailOpen // the zero value is FailClosed
+				if policy == flows.FailOpen {
+					cfg.OnBackendError = flows.FailOpen // the zero value is FailClosed
 				}
 				s := newStack(t, stackConfig{
 					ratelimit: cfg,
@@ -98,7 +98,7 @@ func TestRedisUnreachableFailsClosedFast(t *testing.T) {
 							got[k]++
 							n := got[k]
 							mu.Unlock()
-							if want := map[ratelimit.Policy]kind{ratelimit.FailClosed: unavail, ratelimit.FailOpen: answered}[policy]; k != want && n <= 3 {
+							if want := map[flows.FailurePolicy]kind{flows.FailClosed: unavail, flows.FailOpen: answered}[policy]; k != want && n <= 3 {
 								t.Errorf("%s: %s %s, want %s", p.Name, k, text, want)
 							}
 						})
@@ -121,7 +121,7 @@ func TestRedisUnreachableFailsClosedFast(t *testing.T) {
 					}
 				}
 				want := map[string]int{"auth": 1, "unavailable": calls}
-				if policy == ratelimit.FailOpen {
+				if policy == flows.FailOpen {
 					want = map[string]int{"auth": 1, "allowed": calls}
 				}
 				if !mapsEqual(outcomes, want) {

@@ -350,7 +350,7 @@ func (p *Plugin) event(c *flows.Context) error {
 			by, code = n.failedBy, n.failCode
 		}
 		ev.DecidedBy = by
-		if by != "" && code == flows.CodeAborted {
+		if by != "" && (code == flows.CodeAborted || code == flows.CodeLimited) {
 			ev.Outcome = Blocked
 		} else {
 			ev.Outcome = Failed

@@ -83,7 +83,7 @@
 //	hookflow.hook.duration           histogram, s   per hook, stage and outcome
 //	hookflow.run.blocked             counter        per flow and deciding hook
 //	hookflow.hook.failed_open        counter        per hook and code (fail-open failures)
-//	hookflow.ratelimit.rejections    counter        per flow and tool (calls the ratelimit plugin refused)
+//	hookflow.ratelimit.rejections    counter        per flow and tool (calls a budget refused: flows.CodeLimited, as the ratelimit plugin's)
 //	hookflow.audit.dropped           counter        events the audit plugin dropped (Config.AuditDropped)
 //
 // # Cost

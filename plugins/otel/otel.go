@@ -22,7 +22,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/ratelimit"
 	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -65,6 +64,10 @@ type Plugin struct {
 	srv    *framework.Server
 	traced [flows.Count]bool
 }
+
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
 
 type instruments struct {
 	operation  mcpconv.ServerOperationDuration
@@ -153,7 +156,7 @@ func (p *Plugin) instruments(m metric.Meter) error {
 		metric.WithDescription("Failures of fail-open hooks, which did not change the run, per hook and code."))
 	add(err)
 	p.m.rejected, err = m.Int64Counter("hookflow.ratelimit.rejections", metric.WithUnit("{call}"),
-		metric.WithDescription("Calls the ratelimit plugin refused, per flow and tool."))
+		metric.WithDescription("Calls a budget refused (error code limited, as the ratelimit plugin's), per flow and tool."))
 	add(err)
 	if p.cfg.AuditDropped != nil {
 		dropped := p.cfg.AuditDropped
@@ -416,21 +419,21 @@ func (p *Plugin) end(c *flows.Context) error {
 		p.m.blocked.Add(rt.ctx, 1, metric.WithAttributes(attribute.String("hookflow.flow", string(c.Flow())),
 			attribute.String("hookflow.decided_by", c.DecidedBy())))
 	}
-	var limited *ratelimit.LimitError
-	if errors.As(c.Err(), &limited) {
+	if flows.CodeOf(c.Err()) == flows.CodeLimited {
 		p.m.rejected.Add(rt.ctx, 1, metric.WithAttributes(attribute.String("hookflow.flow", string(c.Flow())), semconv.GenAIToolName(tool)))
 	}
 	return nil
 }
 
 // outcomeOf classifies a finished run as the audit plugin does: ok,
-// blocked (a hook refused it), failed, answered_early (a hook answered
-// before execute) or recovered (an onError hook answered).
+// blocked (a hook refused it, CodeAborted, or a budget did, CodeLimited),
+// failed, answered_early (a hook answered before execute) or recovered (an
+// onError hook answered).
 func outcomeOf(c *flows.Context, rt *runTrace) string {
 	err := c.Err()
 	switch {
 	case err != nil:
-		if c.DecidedBy() != "" && flows.CodeOf(err) == flows.CodeAborted {
+		if code := flows.CodeOf(err); c.DecidedBy() != "" && (code == flows.CodeAborted || code == flows.CodeLimited) {
 			return "blocked"
 		}
 		return "failed"

@@ -52,8 +52,12 @@ func newSetup(t *testing.T, cfg otel.Config) *setup {
 	policy := framework.NewPlugin("policy", func(p *framework.PluginContext) error {
 		return p.Hook(
 			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Name: "block", Fn: func(c *flows.Context) error {
-				if flows.As[flows.ToolCall[in, out]](c).Input().Text == "block" {
+				switch flows.As[flows.ToolCall[in, out]](c).Input().Text {
+				case "block":
 					return errors.New("blocked by policy")
+				case "limit":
+					// A budget's refusal, as the ratelimit plugin makes one.
+					return &flows.Error{Code: flows.CodeLimited, Flow: c.Flow(), Stage: c.Stage(), Err: errors.New("over budget; retry after 1s")}
 				}
 				return nil
 			}},
@@ -208,6 +212,34 @@ func TestBlockedCall(t *testing.T) {
 	}
 	if got := counts["mcp.server.operation.duration"]; got < 2 {
 		t.Errorf("mcp.server.operation.duration has %d records, want the call and the initialize", got)
+	}
+	if got := counts["hookflow.ratelimit.rejections"]; got != 0 {
+		t.Errorf("hookflow.ratelimit.rejections = %d, want 0: a hook's refusal is not a budget's", got)
+	}
+}
+
+// A budget's refusal (flows.CodeLimited, whoever makes it) is a blocked run
+// counted in hookflow.ratelimit.rejections, told apart by its code.
+func TestLimitedCall(t *testing.T) {
+	s := newSetup(t, otel.Config{})
+	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "limit"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("call: %v %v, want an isError result", err, res)
+	}
+	root, _ := s.run(t, "tools/call echo")
+	for key, want := range map[string]string{
+		"hookflow.outcome": "blocked", "hookflow.decided_by": "traced/plugin:policy/tools:call-tool/beforeExecute/block",
+		"error.type": "tool_error", "hookflow.error.code": "limited",
+	} {
+		if got := attr(root.Attributes, key); got != want {
+			t.Errorf("run span %s = %q, want %q", key, got, want)
+		}
+	}
+	counts := s.collect(t)
+	for name, want := range map[string]int64{"hookflow.ratelimit.rejections": 1, "hookflow.run.blocked": 1} {
+		if got := counts[name]; got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
 	}
 }
 

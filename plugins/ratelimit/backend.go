@@ -25,7 +25,7 @@ type Backend interface {
 
 // Refunder is a Backend that can give back the tokens of a Take: the
 // plugin calls Refund when a Take granted a call after the call stopped
-// waiting for it (and was refused, or let through by FailOpen, without
+// waiting for it (and was refused, or let through by flows.FailOpen, without
 // it), so that a slow reply does not spend budget. Refund adds one token
 // to each of buckets, up to its burst. [Redis] is a Refunder; a Backend
 // that is not loses the tokens of late grants.

@@ -22,12 +22,15 @@
 //
 // The plugin's hook (tools:call-tool beforeValidation "take", priority
 // priority.RateLimit, just after the auth plugin) refuses a call over budget
-// with a [*LimitError]: the model gets an isError result such as
+// with a [*flows.Error] of code [flows.CodeLimited] whose cause is a
+// [*LimitError]: the model gets an isError result such as
 //
 //	rate limit: too many calls in this session; retry after 1.5s
 //
-// and hooks that run later — an audit plugin's finally hook — read the
-// dimension and RetryAfter with errors.As on the run's error. Like the auth
+// Observers (the otel plugin's hookflow.ratelimit.rejections) tell a
+// refusal by its code, without importing this package; hooks that run
+// later — an audit plugin's finally hook — read the dimension and
+// RetryAfter with errors.As on the run's error. Like the auth
 // plugin it answers with an isError result rather than a JSON-RPC error:
 // the model can act on it (wait, or do something else), and MCP has no
 // standard rate-limit error code.
@@ -39,9 +42,9 @@
 // process. [Redis] runs one Lua script per call with the Redis server's
 // clock, so several server instances share exact budgets. When the
 // backend fails — Redis refusing connections, or accepting and never
-// answering — [Config.OnBackendError] decides: [FailClosed] (the default)
-// refuses the call with an [*UnavailableError], [FailOpen] lets it
-// through; either way within [Config.Timeout].
+// answering — [Config.OnBackendError] decides: [flows.FailClosed] (the
+// default) refuses the call with an [*UnavailableError], [flows.FailOpen]
+// lets it through; either way within [Config.Timeout].
 //
 // # Timeouts and late replies
 //
@@ -51,7 +54,7 @@
 // the call's path, for up to [LateReplyWait] more. When its reply arrives
 // late and granted the call, the tokens it took are given back
 // ([Refunder]; Redis is one), so a call refused as unavailable spends no
-// budget (and one let through by FailOpen is, like every FailOpen call,
+// budget (and one let through by flows.FailOpen is, like every such call,
 // not counted). A grant that arrives after LateReplyWait, or from a
 // backend that is not a Refunder, keeps its tokens: each such timed-out
 // call then costs its budgets one call they never ran — they allow fewer

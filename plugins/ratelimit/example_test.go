@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
@@ -55,7 +56,7 @@ func ExampleNew() {
 }
 
 // Several server instances share budgets through Redis. The client fails
-// fast; when Redis is unreachable anyway, calls are refused (FailClosed)
+// fast; when Redis is unreachable anyway, calls are refused (flows.FailClosed)
 // after at most Timeout.
 func ExampleNewRedis() {
 	client := redis.NewClient(ratelimit.RedisClientOptions("127.0.0.1:6379", 200*time.Millisecond))
@@ -65,7 +66,7 @@ func ExampleNewRedis() {
 	_ = srv.Use(ratelimit.New(ratelimit.Config{
 		PerPrincipal:   ratelimit.Per(600, time.Hour),
 		Backend:        ratelimit.NewRedis(client, &ratelimit.RedisOptions{Prefix: "search:rl:"}),
-		OnBackendError: ratelimit.FailClosed,
+		OnBackendError: flows.FailClosed,
 		Timeout:        300 * time.Millisecond,
 	}))
 	// … add tools, then serve srv over HTTP behind the auth plugin, which

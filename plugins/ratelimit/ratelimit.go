@@ -92,28 +92,6 @@ func (d Dimension) String() string {
 	return "Dimension(" + strconv.Itoa(int(d)) + ")"
 }
 
-// Policy says what happens to a call when the backend cannot decide
-// (Redis unreachable or too slow).
-type Policy int
-
-const (
-	// FailClosed, the default, refuses the call with an [*UnavailableError].
-	FailClosed Policy = iota
-	// FailOpen lets the call through unlimited.
-	FailOpen
-)
-
-// String returns the policy's name.
-func (p Policy) String() string {
-	switch p {
-	case FailClosed:
-		return "FailClosed"
-	case FailOpen:
-		return "FailOpen"
-	}
-	return "Policy(" + strconv.Itoa(int(p)) + ")"
-}
-
 // Config configures the rate-limit plugin. Each dimension's budget is off
 // while its Limit is zero; at least one must be set. A call is allowed
 // only when every budget that applies to it has a token, and then takes
@@ -131,9 +109,11 @@ type Config struct {
 	Tools map[string]Limit
 	// Backend stores the buckets; nil uses a new NewMemory(nil).
 	Backend Backend
-	// OnBackendError decides a call when the backend fails; the default is
-	// FailClosed.
-	OnBackendError Policy
+	// OnBackendError decides a call when the backend cannot decide (Redis
+	// unreachable or too slow): [flows.FailClosed], the zero value,
+	// refuses it with an [*UnavailableError]; [flows.FailOpen] lets it
+	// through unlimited.
+	OnBackendError flows.FailurePolicy
 	// Timeout bounds how long a call waits for the backend's decision; 0
 	// means DefaultTimeout. The plugin enforces it whatever the backend and
 	// its client do with context deadlines; past it the call is decided by
@@ -179,8 +159,8 @@ func (c *Config) validate() error {
 	if c.Timeout < 0 {
 		add(fmt.Errorf("Timeout: must not be negative, got %v", c.Timeout))
 	}
-	if c.OnBackendError != FailClosed && c.OnBackendError != FailOpen {
-		add(fmt.Errorf("OnBackendError: unknown policy %d (want ratelimit.FailClosed or ratelimit.FailOpen)", int(c.OnBackendError)))
+	if !c.OnBackendError.Valid() {
+		add(fmt.Errorf("OnBackendError: unknown policy %d (want flows.FailClosed or flows.FailOpen)", uint8(c.OnBackendError)))
 	}
 	return errors.Join(errs...)
 }
@@ -198,6 +178,10 @@ type Plugin struct {
 	lastLog  atomic.Int64 // unix nanos of the last backend-failure log
 	dropped  atomic.Int64 // backend failures not logged since
 }
+
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
 
 // New returns the rate-limit plugin configured by cfg. cfg is validated
 // when the plugin is attached, so that a bad setting stops the server's
@@ -316,7 +300,7 @@ func (p *Plugin) take(c *flows.Context) error {
 			return cerr // the request was cancelled: not the backend's fault
 		}
 		p.logFailure(c, err)
-		if p.cfg.OnBackendError == FailOpen {
+		if p.cfg.OnBackendError == flows.FailOpen {
 			return nil
 		}
 		return &UnavailableError{Err: err}
@@ -328,7 +312,7 @@ func (p *Plugin) take(c *flows.Context) error {
 	if d.Blocked >= 0 && d.Blocked < len(b) {
 		e.Dimension, e.Limit = dims[d.Blocked], b[d.Blocked].Limit
 	}
-	return e
+	return &flows.Error{Code: flows.CodeLimited, Flow: c.Flow(), Stage: c.Stage(), Err: e}
 }
 
 // errTimeout is the backend failure of a decision that took longer than
@@ -408,7 +392,7 @@ func (p *Plugin) logFailure(c *flows.Context, err error) {
 		return
 	}
 	policy := "refusing calls (fail-closed)"
-	if p.cfg.OnBackendError == FailOpen {
+	if p.cfg.OnBackendError == flows.FailOpen {
 		policy = "allowing calls unlimited (fail-open)"
 	}
 	p.logger.Load().LogAttrs(c.Context(), slog.LevelError, "ratelimit: backend failed; "+policy,
@@ -416,9 +400,11 @@ func (p *Plugin) logFailure(c *flows.Context, err error) {
 		slog.Int64("unlogged_failures", p.dropped.Swap(0)))
 }
 
-// LimitError is why a call was refused: one of its budgets is spent. The
-// model reads its message; hooks that run later (an audit plugin's finally
-// hook) find it with errors.As on the run's error.
+// LimitError is why a call was refused: one of its budgets is spent. It
+// is the cause of the run's flows.CodeLimited *flows.Error, so the model
+// reads its message; hooks that run later (an audit plugin's finally
+// hook) find it with errors.As on the run's error, for its Dimension and
+// RetryAfter.
 type LimitError struct {
 	// Dimension is the spent budget's dimension.
 	Dimension Dimension
@@ -468,8 +454,8 @@ func roundUp(d time.Duration) time.Duration {
 }
 
 // UnavailableError is why a call was refused when the backend could not
-// decide and the policy is FailClosed. Its message does not show the cause
-// (addresses, internals); Unwrap does.
+// decide and the policy is [flows.FailClosed]. Its message does not show
+// the cause (addresses, internals); Unwrap does.
 type UnavailableError struct{ Err error }
 
 // Error returns the text the model reads.

@@ -155,17 +155,22 @@ func TestBudgets(t *testing.T) {
 }
 
 // TestRetryAfter: a refilling budget tells when to retry, in the message and
-// in the LimitError that later hooks see.
+// in the LimitError that later hooks see, under a run error of code
+// flows.CodeLimited.
 func TestRetryAfter(t *testing.T) {
 	srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 2, Burst: 1}})
 	var mu sync.Mutex
 	var seen *ratelimit.LimitError
 	var decidedBy string
+	var code flows.Code
+	var flow flows.ID
 	err := srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 		var le *ratelimit.LimitError
 		if errors.As(c.Err(), &le) {
+			var fe *flows.Error
+			errors.As(c.Err(), &fe)
 			mu.Lock()
-			seen, decidedBy = le, c.DecidedBy()
+			seen, decidedBy, code, flow = le, c.DecidedBy(), flows.CodeOf(c.Err()), fe.Flow
 			mu.Unlock()
 		}
 		return nil
@@ -188,6 +193,9 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if !strings.HasSuffix(decidedBy, "/plugin:ratelimit/tools:call-tool/beforeValidation/take") {
 		t.Errorf("DecidedBy = %q", decidedBy)
+	}
+	if code != flows.CodeLimited || flow != flows.ToolsCallTool {
+		t.Errorf("run error: code %v in flow %q, want limited in %q", code, flow, flows.ToolsCallTool)
 	}
 }
 
@@ -244,15 +252,25 @@ func (f *failing) Take(context.Context, []ratelimit.Bucket) (ratelimit.Decision,
 
 // TestBackendFailurePolicy: when the backend fails, the policy decides; the
 // model never sees the backend's internals; failures are logged, throttled.
+// The policy is the one flows.FailurePolicy, named by the words a
+// configuration file uses; "" leaves the zero value, flows.FailClosed.
 func TestBackendFailurePolicy(t *testing.T) {
 	for _, tc := range []struct {
-		policy ratelimit.Policy
-		want   string
+		word string
+		want string
 	}{
-		{ratelimit.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
-		{ratelimit.FailOpen, "ok"},
+		{"", "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+		{"closed", "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+		{"open", "ok"},
 	} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
+		var policy flows.FailurePolicy
+		if tc.word != "" {
+			var err error
+			if policy, err = flows.ParseFailurePolicy(tc.word); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run("policy="+tc.word, func(t *testing.T) {
 			var logs strings.Builder
 			var mu sync.Mutex
 			logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
@@ -261,12 +279,13 @@ func TestBackendFailurePolicy(t *testing.T) {
 				return logs.Write(p)
 			}), nil))
 			fb := &failing{}
-			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: tc.policy, Logger: logger})
+			srv, _ := newServer(t, ratelimit.Config{PerSession: ratelimit.Limit{Rate: 1, Burst: 1}, Backend: fb, OnBackendError: policy, Logger: logger})
 			var unwrapped error
+			var code flows.Code
 			_ = srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "audit", Fn: func(c *flows.Context) error {
 				var ue *ratelimit.UnavailableError
 				if errors.As(c.Err(), &ue) {
-					unwrapped = ue.Unwrap()
+					unwrapped, code = ue.Unwrap(), flows.CodeOf(c.Err())
 				}
 				return nil
 			}})
@@ -284,8 +303,12 @@ func TestBackendFailurePolicy(t *testing.T) {
 			if n := strings.Count(logs.String(), "ratelimit: backend failed"); n != 1 {
 				t.Errorf("%d failure log lines for 5 failures within a second, want 1:\n%s", n, logs.String())
 			}
-			if tc.policy == ratelimit.FailClosed && (unwrapped == nil || !strings.Contains(unwrapped.Error(), "exploded")) {
+			if policy == flows.FailClosed && (unwrapped == nil || !strings.Contains(unwrapped.Error(), "exploded")) {
 				t.Errorf("UnavailableError.Unwrap() = %v", unwrapped)
+			}
+			// No budget is spent: the refusal is the plugin's, not a limit.
+			if policy == flows.FailClosed && code != flows.CodeAborted {
+				t.Errorf("unavailable: run error code %v, want aborted", code)
 			}
 		})
 	}
@@ -303,11 +326,11 @@ func TestUnreachableRedis(t *testing.T) {
 		addr func(testing.TB) string
 	}{{"refused", redistest.RefusingAddr}, {"silent", redistest.SilentAddr}} {
 		for _, tc := range []struct {
-			policy ratelimit.Policy
+			policy flows.FailurePolicy
 			want   string
 		}{
-			{ratelimit.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
-			{ratelimit.FailOpen, "ok"},
+			{flows.FailClosed, "isError: rate limit: the rate limiter is unavailable, so the call was refused; retry later"},
+			{flows.FailOpen, "ok"},
 		} {
 			t.Run(where.name+"/"+tc.policy.String(), func(t *testing.T) {
 				// The client's own timeouts are long: the plugin's Timeout bounds the call.

@@ -35,7 +35,7 @@ type RedisOptions struct {
 // bursts and reads late replies so that their grants are refunded. A
 // client of your own should set ContextTimeoutEnabled, and a pool as large
 // as the bursts you expect: calls that wait for a connection past the
-// Timeout are refused (FailClosed).
+// Timeout are refused (flows.FailClosed).
 type Redis struct {
 	client  redis.Scripter
 	prefix  string

@@ -4,33 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
 )
-
-// Policy says what happens to a gated call when the store fails.
-type Policy int
-
-const (
-	// FailClosed, the default, refuses the call with an
-	// [*UnavailableError].
-	FailClosed Policy = iota
-	// FailOpen lets the call through.
-	FailOpen
-)
-
-// String returns the policy's name.
-func (p Policy) String() string {
-	switch p {
-	case FailClosed:
-		return "FailClosed"
-	case FailOpen:
-		return "FailOpen"
-	}
-	return "Policy(" + strconv.Itoa(int(p)) + ")"
-}
 
 // Config configures the session gate. The zero value gates nothing: set
 // Requires or RequireAll.
@@ -56,8 +33,9 @@ type Config struct {
 	// own, with a Redis store when several instances serve the clients.
 	Key func(*flows.Request) string
 	// OnStoreError decides a gated call when the store fails or no key
-	// is found; the default is FailClosed.
-	OnStoreError Policy
+	// is found: [flows.FailClosed], the zero value, refuses it with an
+	// [*UnavailableError]; [flows.FailOpen] lets it through.
+	OnStoreError flows.FailurePolicy
 	// Timeout bounds each store call; 0 means DefaultTimeout. It is not
 	// applied to the in-memory store.
 	Timeout time.Duration
@@ -147,8 +125,8 @@ func (p *Plugin) validate() error {
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("Timeout: must not be negative, got %v", c.Timeout))
 	}
-	if c.OnStoreError != FailClosed && c.OnStoreError != FailOpen {
-		errs = append(errs, fmt.Errorf("OnStoreError: unknown policy %d (want sessiongate.FailClosed or sessiongate.FailOpen)", int(c.OnStoreError)))
+	if !c.OnStoreError.Valid() {
+		errs = append(errs, fmt.Errorf("OnStoreError: unknown policy %d (want flows.FailClosed or flows.FailOpen)", uint8(c.OnStoreError)))
 	}
 	if c.Unlist && p.peek == nil {
 		errs = append(errs, fmt.Errorf("Unlist: the store (%T) cannot answer without I/O; use a Peeker such as sessiongate.Memory, or leave Unlist off", p.store))

@@ -58,9 +58,9 @@
 // session idle for [DefaultIdle]. [Redis] shares them between the
 // instances behind a load balancer (go-redis, one atomic script per call);
 // each call is bounded by [Config.Timeout], and when the store fails
-// [Config.OnStoreError] decides: refuse gated calls (FailClosed, the
-// default) or let them through (FailOpen). Calls of tools that are not
-// gated never touch the store.
+// [Config.OnStoreError] decides: refuse gated calls ([flows.FailClosed],
+// the default) or let them through ([flows.FailOpen]). Calls of tools
+// that are not gated never touch the store.
 //
 // # Guidance
 //

@@ -15,8 +15,8 @@ type BlockedError struct {
 func (e *BlockedError) Error() string { return e.Text }
 
 // UnavailableError is why a gated call was refused when the gate could not
-// learn the session's state (FailClosed). Its text does not show the
-// cause; Unwrap does.
+// learn the session's state and the policy is [flows.FailClosed]. Its text
+// does not show the cause; Unwrap does.
 type UnavailableError struct{ Err error }
 
 // Error returns the text the model reads.

@@ -58,6 +58,10 @@ type Plugin struct {
 	moves flows.Key[[]Transition]
 }
 
+// Plugin is a framework.Plugin and, so that tools/list stays shared
+// while nothing is unlisted, not a framework.Visibility (see unlister).
+var _ framework.Plugin = (*Plugin)(nil)
+
 type seen struct {
 	key   string
 	state State
@@ -212,7 +216,7 @@ func (p *Plugin) check(c *flows.Context) error {
 			return cerr // the request was cancelled: not the store's fault
 		}
 		p.logFailure(c, err)
-		if p.cfg.OnStoreError == FailOpen {
+		if p.cfg.OnStoreError == flows.FailOpen {
 			return nil
 		}
 		return &UnavailableError{Err: err}

@@ -352,7 +352,8 @@ func (failing) Advance(context.Context, string, sessiongate.State) (sessiongate.
 }
 
 // TestStoreFailure: when the store fails, gated calls are refused
-// (FailClosed) or let through (FailOpen); other calls never touch it.
+// (flows.FailClosed, the zero value) or let through (flows.FailOpen);
+// other calls never touch it.
 func TestStoreFailure(t *testing.T) {
 	closed := newGated(t, sessiongate.Config{Requires: []string{"work"}, Store: failing{}})
 	cs := connect(t, closed.srv)
@@ -362,7 +363,7 @@ func TestStoreFailure(t *testing.T) {
 	}
 	closed.run(t, cs, []step{{tool: "free", texts: []string{"free ok"}}, {tool: "session_init", texts: []string{"session_init ok"}}})
 
-	open := newGated(t, sessiongate.Config{Requires: []string{"work"}, Store: failing{}, OnStoreError: sessiongate.FailOpen})
+	open := newGated(t, sessiongate.Config{Requires: []string{"work"}, Store: failing{}, OnStoreError: flows.FailOpen})
 	open.run(t, connect(t, open.srv), []step{{tool: "work", texts: []string{"work ok"}}})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/sessiongate"
 )
@@ -211,14 +212,14 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestRedisDown: a Redis that refuses connections or never answers fails
 // gated calls closed within the Timeout, or lets them through with
-// FailOpen.
+// flows.FailOpen.
 func TestRedisDown(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		addr string
 	}{{"refusing", redistest.RefusingAddr(t)}, {"silent", redistest.SilentAddr(t)}} {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, policy := range []sessiongate.Policy{sessiongate.FailClosed, sessiongate.FailOpen} {
+			for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
 				g := newGated(t, sessiongate.Config{Requires: []string{"work"}, Store: newRedisStore(t, tt.addr, time.Minute),
 					OnStoreError: policy, Timeout: 200 * time.Millisecond})
 				res, err := connect(t, g.srv).CallTool(context.Background(), &mcp.CallToolParams{Name: "work", Arguments: map[string]any{}})
@@ -227,7 +228,7 @@ func TestRedisDown(t *testing.T) {
 				}
 				got := res.Content[0].(*mcp.TextContent).Text
 				want := (&sessiongate.UnavailableError{}).Error()
-				if policy == sessiongate.FailOpen {
+				if policy == flows.FailOpen {
 					want = "work ok"
 				}
 				if got != want || !strings.Contains(got, "ok") != res.IsError {

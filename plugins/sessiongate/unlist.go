@@ -11,6 +11,13 @@ import (
 // its calls need.
 type unlister struct{ p *Plugin }
 
+// unlister is a framework.Plugin and a framework.Visibility: a Visible
+// method of the wrong shape fails to compile here rather than at Use.
+var (
+	_ framework.Plugin     = unlister{}
+	_ framework.Visibility = unlister{}
+)
+
 func (unlister) Name() string                          { return Name + "-unlist" }
 func (unlister) Attach(*framework.PluginContext) error { return nil }
 
