@@ -22,15 +22,17 @@ import (
 //
 // Memory: a SessionState holds, for each session that [SessionState.Get]
 // was called with, the value newValue made, one map entry, one weak
-// pointer and one runtime cleanup (a few hundred bytes besides the
-// value). It holds the session weakly: once the session is unreachable
-// (its connection closed and the SDK let go of it) the garbage collector
-// frees it, a cleanup deletes its entry, and the value goes when nothing
-// else holds it. A value must therefore not refer to its session, directly
-// or through a closure, or neither is ever freed. The entries are bounded
-// by the sessions alive at once; a server bounds those (see
-// framework.Options.MaxSessions for HTTP). The cleanups of the sessions
-// it holds keep the SessionState itself alive.
+// pointer and one runtime cleanup: about 170 bytes on a 64-bit platform,
+// besides the value. It holds the session weakly: once the session is
+// unreachable (its connection closed and the SDK let go of it) the garbage
+// collector frees it, a cleanup deletes its entry, and the value goes when
+// nothing else holds it. A value must therefore not refer to its session,
+// directly or through a closure, or neither is ever freed. The entries are
+// bounded by the sessions alive at once, which a server bounds (see
+// framework.Options.MaxSessions for HTTP); over stateless HTTP, where each
+// request is a session of its own, a value lasts until its request's
+// session is collected. The cleanups of the sessions it holds keep the
+// SessionState itself alive.
 //
 // Concurrency: a SessionState is safe for use by any number of goroutines.
 // newValue runs once per session, even when the session's first requests
@@ -39,8 +41,9 @@ import (
 // session's requests, which may run concurrently: a T with mutable fields
 // guards them itself (a pointer to a struct with a mutex, as above).
 //
-// Cost: after a session's first Get, Get and [SessionState.Lookup] take no
-// lock and allocate nothing.
+// Cost: once a session has its value, Get and [SessionState.Lookup]
+// allocate nothing and never wait for a newValue of another session; each
+// costs one [weak.Make] and one [sync.Map] load.
 type SessionState[T any] struct {
 	name     string
 	newValue func() T
