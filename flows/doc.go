@@ -70,6 +70,10 @@
 // The state is allocated on the first Set of a run; a run that stores
 // nothing allocates nothing for it.
 //
+// State that outlives a run and belongs to an MCP session goes in a
+// [SessionState], which holds the session weakly and lets go of its value
+// when the session is garbage collected.
+//
 // # Performance
 //
 // A run with no hooks allocates nothing: Contexts are recycled by the

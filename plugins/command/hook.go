@@ -103,7 +103,7 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	if msg := h.verify(); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
-	if err := h.limit.take(keyOf(c.Request()), time.Now()); err != nil {
+	if err := h.limit.take(c.Request(), time.Now()); err != nil {
 		return nil, h.fail(c, FailRateLimit, err.Error())
 	}
 	ctx := c.Context()

@@ -5,48 +5,33 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"weak"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 )
 
-// sessionKey tells sessions apart: by the transport's session ID, or, for
-// sessions without one (stdio, in-memory), by the session itself, weakly
-// held so that a closed session is forgotten.
-type sessionKey struct {
-	id string
-	ss weak.Pointer[mcp.ServerSession]
-}
-
-func keyOf(r *flows.Request) sessionKey {
-	if r.SessionID != "" {
-		return sessionKey{id: r.SessionID}
-	}
-	if r.Session != nil {
-		return sessionKey{ss: weak.Make(r.Session)}
-	}
-	return sessionKey{}
-}
-
 // limiter enforces a hook's rate limit and cooldown per session. It is off
 // the hot path: a hook that is limited starts a process on every run.
+// Sessions are told apart by the transport's session ID; a session without
+// one (stdio, in-memory) has its bucket in local, which lets go of it when
+// the session is garbage collected.
 type limiter struct {
 	rate     RateLimit
 	cooldown time.Duration
+	local    *flows.SessionState[*bucket]
 
-	mu       sync.Mutex
-	sessions map[sessionKey]*bucket
+	mu   sync.Mutex // guards byID and every bucket
+	byID map[string]*bucket
 }
 
+// bucket is one session's budget. A bucket whose last is zero is new: its
+// first take fills it.
 type bucket struct {
 	tokens  float64
 	last    time.Time // when tokens was computed
 	lastRun time.Time
 }
 
-// maxTracked bounds how many sessions a limiter remembers; past it, the
+// maxTracked bounds how many session IDs a limiter remembers; past it, the
 // sessions whose buckets are full again and whose cooldown is over are
 // forgotten (they would behave the same as new ones).
 const maxTracked = 4096
@@ -55,23 +40,32 @@ func newLimiter(rate RateLimit, cooldown time.Duration) *limiter {
 	if rate.Calls == 0 && cooldown == 0 {
 		return nil
 	}
-	return &limiter{rate: rate, cooldown: cooldown, sessions: map[sessionKey]*bucket{}}
+	return &limiter{rate: rate, cooldown: cooldown, byID: map[string]*bucket{},
+		local: flows.NewSessionState("command.limit", func() *bucket { return &bucket{} })}
 }
 
-// take spends one run of the session's budget, or says why it cannot.
-func (l *limiter) take(k sessionKey, now time.Time) error {
+// take spends one run of the budget of r's session, or says why it cannot.
+func (l *limiter) take(r *flows.Request, now time.Time) error {
 	if l == nil {
 		return nil
 	}
+	var b *bucket
+	if r.SessionID == "" {
+		b = l.local.Get(r.Session) // nil without a session
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.sessions[k]
 	if b == nil {
-		if len(l.sessions) >= maxTracked {
-			l.prune(now)
+		if b = l.byID[r.SessionID]; b == nil {
+			if len(l.byID) >= maxTracked {
+				l.prune(now)
+			}
+			b = &bucket{}
+			l.byID[r.SessionID] = b
 		}
-		b = &bucket{tokens: float64(l.rate.Calls), last: now}
-		l.sessions[k] = b
+	}
+	if b.last.IsZero() {
+		b.tokens, b.last = float64(l.rate.Calls), now
 	}
 	if l.cooldown > 0 && !b.lastRun.IsZero() {
 		if wait := l.cooldown - now.Sub(b.lastRun); wait > 0 {
@@ -91,10 +85,10 @@ func (l *limiter) take(k sessionKey, now time.Time) error {
 }
 
 func (l *limiter) prune(now time.Time) {
-	for k, b := range l.sessions {
+	for k, b := range l.byID {
 		full := l.rate.Calls == 0 || b.tokens+now.Sub(b.last).Seconds()*float64(l.rate.Calls)/l.rate.Per.Seconds() >= float64(l.rate.Calls)
 		if full && now.Sub(b.lastRun) >= l.cooldown {
-			delete(l.sessions, k)
+			delete(l.byID, k)
 		}
 	}
 }

@@ -81,7 +81,7 @@ type Plugin struct {
 	logger                         atomic.Pointer[slog.Logger]
 	compile                        sync.Mutex
 	tables                         atomic.Pointer[tables]
-	sessions                       sessions
+	sessions                       *flows.SessionState[*session]
 	// run is the per-request state of a tool call with request-level
 	// guidance.
 	run flows.Key[*request]
@@ -91,7 +91,8 @@ type Plugin struct {
 // cfg.Hooks; their errors, and those of cfg, are reported when the plugin
 // is attached.
 func New(cfg Config) *Plugin {
-	p := &Plugin{cfg: cfg, run: flows.NewKey[*request]("guidance.request")}
+	p := &Plugin{cfg: cfg, run: flows.NewKey[*request]("guidance.request"),
+		sessions: flows.NewSessionState("guidance.session", newSession)}
 	if p.cfg.Role == "" {
 		p.cfg.Role = "assistant"
 	}

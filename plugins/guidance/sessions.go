@@ -2,24 +2,18 @@ package guidance
 
 import (
 	"context"
-	"runtime"
 	"sync"
-	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 )
 
-// sessions holds what the plugin remembers per MCP session: log messages
-// waiting for the client to set a log level, the notices already sent
-// (each is sent once per session), and cancel guidance waiting for the
-// session's next tool result. Entries are dropped when their session is
-// garbage collected.
-type sessions struct {
-	m sync.Map // weak.Pointer[mcp.ServerSession] → *session
-}
-
+// session is what the plugin remembers per MCP session (in
+// Plugin.sessions, a [flows.SessionState] that drops it when its session is
+// garbage collected): log messages waiting for the client to set a log
+// level, the notices already sent (each is sent once per session), and
+// cancel guidance waiting for the session's next tool result.
 type session struct {
 	mu sync.Mutex
 	// pending are messages composed before the client could receive
@@ -31,25 +25,7 @@ type session struct {
 	cancelled []string
 }
 
-// get returns the state of ss, creating it when create is set; nil
-// otherwise when there is none.
-func (s *sessions) get(ss *mcp.ServerSession, create bool) *session {
-	if ss == nil {
-		return nil
-	}
-	wp := weak.Make(ss)
-	if v, ok := s.m.Load(wp); ok {
-		return v.(*session)
-	}
-	if !create {
-		return nil
-	}
-	v, loaded := s.m.LoadOrStore(wp, &session{})
-	if !loaded {
-		runtime.AddCleanup(ss, func(wp weak.Pointer[mcp.ServerSession]) { s.m.Delete(wp) }, wp)
-	}
-	return v.(*session)
-}
+func newSession() *session { return &session{} }
 
 // once reports whether text is new to the session, and records it.
 func (st *session) once(text string) bool {
@@ -73,7 +49,7 @@ func (p *Plugin) report(ctx context.Context, ss *mcp.ServerSession, c *Composed,
 	if ss == nil || len(c.Failed) == 0 && len(c.Notices) == 0 {
 		return
 	}
-	st := p.sessions.get(ss, true)
+	st := p.sessions.Get(ss)
 	var msgs []*mcp.LoggingMessageParams
 	for _, f := range c.Failed {
 		if text := f.ID + ": " + f.Reason + " (the hook is left out)"; st.once(text) {
@@ -109,8 +85,8 @@ func (p *Plugin) send(ctx context.Context, ss *mcp.ServerSession, msgs []*mcp.Lo
 // log level, it gets the messages composed at its initialize.
 func (p *Plugin) flush(c *flows.Context) error {
 	ss := c.Session()
-	st := p.sessions.get(ss, false)
-	if st == nil {
+	st, ok := p.sessions.Lookup(ss)
+	if !ok {
 		return nil
 	}
 	st.mu.Lock()

@@ -45,7 +45,7 @@ func (p *Plugin) toolStart(c *flows.Context) error {
 	t := p.points()
 	ss := c.Session()
 	if t.cancels {
-		if st := p.sessions.get(ss, false); st != nil {
+		if st, ok := p.sessions.Lookup(ss); ok {
 			st.mu.Lock()
 			waiting := st.cancelled
 			st.cancelled = nil
@@ -100,7 +100,7 @@ func (p *Plugin) toolFinish(c *flows.Context) error {
 	if errors.As(context.Cause(ctx), &timeout) {
 		return framework.AddContext(c, comp.Content)
 	}
-	if st := p.sessions.get(c.Session(), true); st != nil {
+	if st := p.sessions.Get(c.Session()); st != nil {
 		text := fmt.Sprintf("Guidance for your cancelled call of tool %q:\n\n%s", c.Entity().Name, comp.Content)
 		st.mu.Lock()
 		st.cancelled = append(st.cancelled, text)

@@ -3,22 +3,19 @@ package ratelimit
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
-	"weak"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 )
 
 // Sessions without a transport session ID (stdio, in-memory) are told
 // apart by their *mcp.ServerSession: each gets a process-unique key, which
-// the map forgets when the session is garbage collected.
+// is forgotten when the session is garbage collected. The keys are the
+// package's, not a plugin's, so that plugins sharing a backend count a
+// session under one key.
 var (
-	localKeys  sync.Map // weak.Pointer[mcp.ServerSession] → string
+	localKeys  = flows.NewSessionState("ratelimit.local-key", newLocalKey)
 	localSeq   atomic.Uint64
 	localStamp = newStamp()
 )
@@ -29,27 +26,15 @@ func newStamp() string {
 	return hex.EncodeToString(b[:])
 }
 
+func newLocalKey() string {
+	return "local-" + localStamp + "-" + strconv.FormatUint(localSeq.Add(1), 36)
+}
+
 // sessionKey returns the key of r's session: its transport ID, or a key of
 // its own for sessions without one; "" when the request has no session.
 func sessionKey(r *flows.Request) string {
 	if r.SessionID != "" {
 		return r.SessionID
 	}
-	if r.Session == nil {
-		return ""
-	}
-	return localKey(r.Session)
-}
-
-func localKey(ss *mcp.ServerSession) string {
-	wp := weak.Make(ss)
-	if v, ok := localKeys.Load(wp); ok {
-		return v.(string)
-	}
-	key := "local-" + localStamp + "-" + strconv.FormatUint(localSeq.Add(1), 36)
-	if v, loaded := localKeys.LoadOrStore(wp, key); loaded {
-		return v.(string)
-	}
-	runtime.AddCleanup(ss, func(wp weak.Pointer[mcp.ServerSession]) { localKeys.Delete(wp) }, wp)
-	return key
+	return localKeys.Get(r.Session)
 }

@@ -3,13 +3,8 @@ package sessiongate
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
-	"weak"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 )
@@ -30,7 +25,7 @@ func BySession(r *flows.Request) string {
 	case r.Session == nil || r.Header != nil:
 		return ""
 	}
-	return "l:" + localKey(r.Session)
+	return "l:" + localKeys.Get(r.Session)
 }
 
 // ByPrincipal keys a request by its authenticated user (the bearer token's
@@ -56,10 +51,10 @@ func ByHeader(name string) func(r *flows.Request) string {
 }
 
 // Sessions without a transport ID are told apart by their
-// *mcp.ServerSession: each gets a process-unique key, which the map forgets
+// *mcp.ServerSession: each gets a process-unique key, which is forgotten
 // when the session is garbage collected.
 var (
-	localKeys  sync.Map // weak.Pointer[mcp.ServerSession] → string
+	localKeys  = flows.NewSessionState("sessiongate.local-key", newLocalKey)
 	localSeq   atomic.Uint64
 	localStamp = newStamp()
 )
@@ -70,15 +65,6 @@ func newStamp() string {
 	return hex.EncodeToString(b[:])
 }
 
-func localKey(ss *mcp.ServerSession) string {
-	wp := weak.Make(ss)
-	if v, ok := localKeys.Load(wp); ok {
-		return v.(string)
-	}
-	key := localStamp + "-" + strconv.FormatUint(localSeq.Add(1), 36)
-	if v, loaded := localKeys.LoadOrStore(wp, key); loaded {
-		return v.(string)
-	}
-	runtime.AddCleanup(ss, func(wp weak.Pointer[mcp.ServerSession]) { localKeys.Delete(wp) }, wp)
-	return key
+func newLocalKey() string {
+	return localStamp + "-" + strconv.FormatUint(localSeq.Add(1), 36)
 }
