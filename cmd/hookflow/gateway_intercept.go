@@ -23,9 +23,8 @@ type interceptConfig struct {
 	intercept.Config
 }
 
-// pluginConfig returns the plugin's configuration, its decisions going
-// to auditor when it is not nil.
-func (c *interceptConfig) pluginConfig(auditor intercept.Auditor) intercept.Config {
+// pluginConfig returns the plugin's configuration.
+func (c *interceptConfig) pluginConfig() intercept.Config {
 	cfg := c.Config
 	cfg.Servers = slices.Clone(c.Servers)
 	for i, s := range cfg.Servers {
@@ -33,7 +32,6 @@ func (c *interceptConfig) pluginConfig(auditor intercept.Auditor) intercept.Conf
 			cfg.Servers[i].Env = append(os.Environ(), s.Env...)
 		}
 	}
-	cfg.Audit = auditor
 	return cfg
 }
 

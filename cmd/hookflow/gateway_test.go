@@ -396,12 +396,12 @@ apps:
 		t.Errorf("the app's intercept servers = %+v", got)
 	}
 	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
-	built := cfg.Plugins.Intercept.pluginConfig(nil)
+	built := cfg.Plugins.Intercept.pluginConfig()
 	if env := built.Servers[1].Env; !slices.Contains(env, "HOOKFLOW_TEST_INHERITED=yes") || env[len(env)-1] != "MODE=strict" {
 		t.Errorf("the host's command environment = %q, want the gateway's and MODE=strict", env)
 	}
-	if built.Servers[0].Env != nil || built.Audit != nil {
-		t.Errorf("built = %+v, want no environment for a url host and no auditor", built)
+	if built.Servers[0].Env != nil {
+		t.Errorf("built = %+v, want no environment for a url host", built)
 	}
 }
 
@@ -636,7 +636,7 @@ plugins:
 		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
 		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
 		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,
-			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact[0]: \"user.\" has an empty field name\n"}},
+			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact: \"user.\" has an empty field name\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := write("g.yaml", tc.yaml)
