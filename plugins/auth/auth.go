@@ -468,3 +468,10 @@ func (p *Plugin) Visible(r *flows.Request, e *flows.Entity) framework.Sight {
 	}
 	return framework.Unlisted
 }
+
+// The plugin is a framework.Plugin and, deciding which tools a caller
+// sees, a framework.Visibility: a wrong method shape fails to compile.
+var (
+	_ framework.Plugin     = (*Plugin)(nil)
+	_ framework.Visibility = (*Plugin)(nil)
+)
