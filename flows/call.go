@@ -45,7 +45,7 @@ func (r *Runner) hookPanic(c *Context, h *PlanEntry, v any, stack []byte) *Error
 
 // callTimed calls h on a goroutine of its own with a copy of c, whose Go
 // context is cancelled after h.Timeout. When h returns in time, what it
-// changed in the copy (input, output, state, control) is taken back into c;
+// changed in the copy (input, output, state, control, decisions) is taken back into c;
 // when the time is up first, the run goes on without it and the copy stays
 // with the abandoned call, so the run's Context is never touched by two
 // goroutines. It returns the hook's error, a CodePanic *Error for its panic,
@@ -68,6 +68,7 @@ func (r *Runner) callTimed(c *Context, h *PlanEntry) error {
 	tc.parent, tc.ctx, tc.done = ctx, nil, ctx.Done()
 	tc.state = slices.Clone(c.state)
 	tc.finallyErr, tc.failures = nil, nil
+	tc.decisions = slices.Clone(c.decisions) // nil stays nil: no allocation
 
 	done := make(chan error, 1)
 	go func() {
@@ -81,6 +82,7 @@ func (r *Runner) callTimed(c *Context, h *PlanEntry) error {
 	select {
 	case err := <-done:
 		c.input, c.output, c.state, c.control, c.abortErr = tc.input, tc.output, tc.state, tc.control, tc.abortErr
+		c.decisions, c.droppedDecisions = tc.decisions, tc.droppedDecisions
 		if err != nil && context.Cause(ctx) == error(timedOut) && errors.Is(err, context.DeadlineExceeded) {
 			// The hook gave up on its own deadline before the runner saw it.
 			return r.timedOut(c, h, timedOut)

@@ -44,6 +44,10 @@ type Context struct {
 	decided    string
 	finallyErr []error
 	failures   []error
+	// decisions are what hooks recorded with Decide (at most
+	// MaxDecisions); droppedDecisions counts the ones past the bound.
+	decisions        []Decision
+	droppedDecisions int
 
 	// hook and step say what is running, for the runner's panic recovery;
 	// ev is the event the runner reports to its observer.
@@ -203,6 +207,8 @@ func (c *Context) reset() {
 	clear(fe)
 	fo := c.failures
 	clear(fo)
+	ds := c.decisions
+	clear(ds)
 	*c = Context{}
-	c.state, c.finallyErr, c.failures = st[:0], fe[:0], fo[:0]
+	c.state, c.finallyErr, c.failures, c.decisions = st[:0], fe[:0], fo[:0], ds[:0]
 }

@@ -74,6 +74,15 @@
 // [SessionState], which holds the session weakly and lets go of its value
 // when the session is garbage collected.
 //
+// # Decisions
+//
+// A hook that decides something the run's outcome does not show (a remote
+// interceptor that allowed or rewrote a request) records a [Decision] with
+// [Context.Decide]; readers of the run (an audit trail, a tracer) read
+// [Context.Decisions] in finally. A run keeps at most [MaxDecisions] and
+// counts the rest. A request refused before any run, by HTTP middleware,
+// is handed to such readers as a [Refusal].
+//
 // # Performance
 //
 // A run with no hooks allocates nothing: Contexts are recycled by the

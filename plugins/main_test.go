@@ -17,6 +17,7 @@ package plugins_test
 //     limiter's timeout (fail-closed, the default), or let through
 //     (fail-open).
 //   - cancel_test.go: a cancelled call is audited as cancelled.
+//   - imports_test.go: no plugin depends on another plugin (go list).
 //
 // Run with -race. The Redis cases use HOOKFLOW_REDIS_ADDR, else start
 // redis-server from PATH, else skip — or fail when HOOKFLOW_REQUIRE_REDIS=1.

@@ -376,9 +376,6 @@ type builtGateway struct {
 	// intercepts are the intercept plugins, whose hosts' commands end
 	// with the gateway.
 	intercepts []*intercept.Plugin
-	// serverAudit is the server's audit plugin, once added; nil without
-	// one.
-	serverAudit intercept.Auditor
 }
 
 func (g *builtGateway) close() {
@@ -510,13 +507,11 @@ type user interface {
 
 // addPlugins adds the plugins p configures to r, in the order auth,
 // ratelimit, cache, audit, intercept (their priorities order their hooks
-// whatever the order). The intercept plugin's decisions go to the audit
-// plugin of the same level or, in an app without one, to the server's,
-// whose events record the app's runs too.
+// whatever the order). The intercept plugin records its decisions on
+// the run, where every audit plugin auditing the run (the app's, the
+// server's) reads them.
 func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) error {
 	var ps []framework.Plugin
-	// auditor is nil, not a nil *audit.Plugin, without an audit plugin.
-	auditor := g.serverAudit
 	if p.Auth != nil {
 		a := auth.New(authConfigFor(p.Auth))
 		if g.auth == nil {
@@ -544,13 +539,9 @@ func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) 
 		a := audit.New(c)
 		g.audits = append(g.audits, a)
 		ps = append(ps, a)
-		auditor = a
-		if r == user(g.srv) {
-			g.serverAudit = a
-		}
 	}
 	if p.Intercept != nil {
-		ip := intercept.New(p.Intercept.pluginConfig(auditor))
+		ip := intercept.New(p.Intercept.pluginConfig())
 		g.intercepts = append(g.intercepts, ip)
 		ps = append(ps, ip)
 	}

@@ -20,11 +20,9 @@ type interceptConfig struct {
 	intercept.Config
 }
 
-// pluginConfig returns the plugin's configuration, its decisions going
-// to auditor when it is not nil.
-func (c *interceptConfig) pluginConfig(auditor intercept.Auditor) intercept.Config {
+// pluginConfig returns the plugin's configuration.
+func (c *interceptConfig) pluginConfig() intercept.Config {
 	cfg := c.Config
-	cfg.Audit = auditor
 	return cfg
 }
 

@@ -402,12 +402,12 @@ apps:
 		t.Errorf("the app's intercept servers = %+v", got)
 	}
 	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
-	built := cfg.Plugins.Intercept.pluginConfig(nil)
+	built := cfg.Plugins.Intercept.pluginConfig()
 	if env := built.Servers[1].Env; !slices.Equal(env, []string{"MODE=strict"}) {
 		t.Errorf("the host's added environment = %q, want MODE=strict alone: the gateway's is not the host's", env)
 	}
-	if built.Servers[0].Env != nil || built.Audit != nil {
-		t.Errorf("built = %+v, want no environment for a url host and no auditor", built)
+	if built.Servers[0].Env != nil {
+		t.Errorf("built = %+v, want no environment for a url host", built)
 	}
 }
 
@@ -642,7 +642,7 @@ plugins:
 		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
 		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
 		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,
-			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact[0]: \"user.\" has an empty field name\n"}},
+			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact: \"user.\" has an empty field name\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := write("g.yaml", tc.yaml)

@@ -76,7 +76,7 @@ func newServer(guard intercept.Server, logger *slog.Logger, auditTo slog.Handler
 		return nil, err
 	}
 	g := &guarded{srv: srv, audit: audit.New(audit.Config{Handler: auditTo, Flows: []flows.ID{flows.ToolsCallTool}})}
-	g.intercept = intercept.New(intercept.Config{Servers: []intercept.Server{guard}, Audit: g.audit, Logger: logger})
+	g.intercept = intercept.New(intercept.Config{Servers: []intercept.Server{guard}, Logger: logger})
 	if err := srv.Use(g.audit, g.intercept); err != nil {
 		return nil, err
 	}

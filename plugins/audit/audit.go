@@ -35,7 +35,8 @@ type Config struct {
 	// [Redacted]: a name ("password") matches that field at any depth, a
 	// dotted path ("card.number", "items.*.token") matches from the top, "*"
 	// matching any name; arrays are transparent. Names compare
-	// case-insensitively.
+	// case-insensitively. It is a flows.Redactor's field list, so other
+	// readers of run data given the same list hide the same fields.
 	Redact []string
 	// QueueSize is how many events may wait for the sinks (default 1024).
 	// When the queue is full, events are dropped and counted.
@@ -86,7 +87,7 @@ type Plugin struct {
 	mu       sync.Mutex // guards setup
 	setup    bool
 	setupErr error
-	redact   *redactor
+	redact   *flows.Redactor
 	sinks    []sink
 	audited  [flows.Count]bool
 
@@ -138,10 +139,6 @@ type note struct {
 	failed   bool
 	failedBy string
 	failCode flows.Code
-	// decisions are what plugins reported with Decide; dropped is set
-	// when there were more than MaxDecisions.
-	decisions []Decision
-	dropped   bool
 }
 
 // New returns an audit plugin configured by cfg. The configuration is
@@ -241,9 +238,9 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 		}
 		p.audited[f.Index()] = true
 	}
-	r, err := newRedactor(c.Redact)
+	r, err := flows.NewRedactor(c.Redact)
 	if err != nil {
-		return err
+		return fmt.Errorf("Config.Redact: %s", flows.Reason(err))
 	}
 	p.redact = r
 	if c.Handler != nil {
@@ -333,13 +330,15 @@ func (p *Plugin) event(c *flows.Context) error {
 	if n != nil {
 		ev.Duration = now.Sub(n.start)
 		ev.URI = n.uri
-		ev.Decisions = n.decisions
-		if n.dropped {
-			ev.Truncated = append(ev.Truncated, "decisions")
-		}
 		it.args, it.params = n.args, n.params
 	} else if raw, ok := c.Input().(json.RawMessage); ok {
 		it.args = raw // cancelled before the first hook: still raw
+	}
+	if ds := c.Decisions(); len(ds) > 0 {
+		ev.Decisions = slices.Clone(ds) // the run's own are recycled
+	}
+	if c.DroppedDecisions() > 0 {
+		ev.Truncated = append(ev.Truncated, "decisions")
 	}
 	err := c.Err()
 	switch {
@@ -378,27 +377,6 @@ func (p *Plugin) event(c *flows.Context) error {
 	return nil
 }
 
-// MaxDecisions is how many decisions an event keeps; [Plugin.Decide]
-// drops the ones after and the event's Truncated lists "decisions".
-const MaxDecisions = 64
-
-// Decide records a decision another plugin took during the run of c (e.g.
-// a remote interceptor's verdict), which the run's event carries in
-// Decisions. It must be called from the run's hooks, on the run's
-// goroutine, after the plugin's first hook (priority.Audit in
-// beforeValidation) ran; a run the plugin does not audit ignores it.
-func (p *Plugin) Decide(c *flows.Context, d Decision) {
-	n, ok := p.note.Get(c)
-	if !ok {
-		return
-	}
-	if len(n.decisions) == MaxDecisions {
-		n.dropped = true
-		return
-	}
-	n.decisions = append(n.decisions, d)
-}
-
 func resultText(res *mcp.CallToolResult) string {
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -408,25 +386,32 @@ func resultText(res *mcp.CallToolResult) string {
 	return ""
 }
 
-// Record queues an event for a request that no flow run saw: one refused
-// before it reached the MCP server, e.g. by the auth plugin's HTTP scope
-// challenge (auth.Config.Audit). Its Args are redacted and its fields
-// capped like a run's; a zero Time is set to now. Events of flows outside
-// Config.Flows are ignored. Record never blocks: a full queue drops the
-// event and counts it.
-func (p *Plugin) Record(ev Event) {
-	if i := ev.Flow.Index(); i < 0 || !p.audited[i] {
+// RecordRefusal queues the event of a request refused before any flow ran
+// for it, e.g. by the auth plugin's HTTP scope challenge (auth.Config.Audit
+// takes the plugin): outcome "blocked", decided by r.By, at the time of
+// the call. Its Args are redacted and its fields capped like a run's.
+// Refusals of flows outside Config.Flows are ignored. RecordRefusal never
+// blocks: a full queue drops the event and counts it.
+func (p *Plugin) RecordRefusal(_ context.Context, r flows.Refusal) {
+	if i := r.Flow.Index(); i < 0 || !p.audited[i] {
 		return
 	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now()
+	req := r.Request
+	if req == nil {
+		req = &flows.Request{}
 	}
-	it := item{ev: ev}
-	if len(ev.Args) > 0 {
-		it.args = ev.Args
-		it.ev.Args = nil
-	}
-	p.enqueue(it)
+	p.enqueue(item{ev: Event{
+		Time:      time.Now(),
+		Flow:      r.Flow,
+		Entity:    r.Entity,
+		SessionID: req.SessionID,
+		RequestID: req.ID,
+		Principal: req.Principal(),
+		ClientID:  req.ClientID(),
+		Outcome:   Blocked,
+		DecidedBy: r.By,
+		Error:     reason(r.Err),
+	}, args: r.Args})
 }
 
 // enqueue puts it on the queue, or counts it as dropped when the queue is
@@ -509,9 +494,9 @@ func (p *Plugin) handle(it item) bool {
 func (p *Plugin) limit(ev *Event, it item) {
 	switch {
 	case it.args != nil:
-		ev.Args = p.redact.apply(it.args)
+		ev.Args = p.redact.Redact(it.args)
 	case it.params != nil:
-		ev.Args = p.redact.applyValue(it.params)
+		ev.Args = p.redact.RedactValue(it.params)
 	}
 	if len(ev.Args) > p.cfg.MaxArgsBytes {
 		ev.Args = truncateJSON(ev.Args, p.cfg.MaxArgsBytes)

@@ -370,7 +370,7 @@ func TestBadConfig(t *testing.T) {
 		{audit.Config{File: audit.File{Path: "x", MaxBackups: -2}}, "Config.File.MaxBackups"},
 		{audit.Config{File: audit.File{MaxBytes: 10}}, "Config.File.Path: required"},
 		{audit.Config{File: audit.File{Path: "/nonexistent-dir/audit.jsonl"}}, "Config.File.Path: open"},
-		{audit.Config{Redact: []string{"ok", "a..b"}}, `Config.Redact[1]: "a..b" has an empty field name`},
+		{audit.Config{Redact: []string{"ok", "a..b"}}, `Config.Redact: "a..b" has an empty field name`},
 		{audit.Config{Flows: []flows.ID{"tools:call-tol"}}, `Config.Flows[0]: unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +13,11 @@ import (
 	"github.com/hookflow/hookflow/stages"
 )
 
-// A plugin's decisions, reported with Decide during a run, travel in the
-// run's event in order, their reasons capped; past MaxDecisions they are
-// dropped and the event says so.
+// The decisions hooks record on the run with flows.Context.Decide travel
+// in the run's event in order, their reasons capped, in the JSON form
+// audit events have always had; past flows.MaxDecisions they are dropped
+// and the event says so. The audit plugin and the deciding plugin know
+// nothing of each other.
 func TestDecisions(t *testing.T) {
 	var out lines
 	a := newAudit(t, &out, audit.Config{MaxTextBytes: 16, Flows: []flows.ID{flows.ToolsCallTool}})
@@ -23,10 +26,10 @@ func TestDecisions(t *testing.T) {
 			in := flows.As[flows.ToolCall[plugintest.Text, plugintest.Text]](c).Input()
 			n := 2
 			if in.Text == "many" {
-				n = audit.MaxDecisions + 3
+				n = flows.MaxDecisions + 3
 			}
 			for i := range n {
-				a.Decide(c, audit.Decision{By: "guard:policy", What: "validation request", Outcome: "allowed", Duration: time.Duration(i) * time.Millisecond,
+				c.Decide(flows.Decision{By: "guard:policy", What: "validation request", Outcome: "allowed", Duration: time.Duration(i) * time.Millisecond,
 					Reason: strings.Repeat("r", 10*i)})
 			}
 			return nil
@@ -40,16 +43,23 @@ func TestDecisions(t *testing.T) {
 	if len(evs) != 2 {
 		t.Fatalf("%d events: %s", len(evs), out.String())
 	}
-	two := evs[0].Decisions
-	if len(two) != 2 || two[0].By != "guard:policy" || two[1].Duration != time.Millisecond || two[1].Reason != strings.Repeat("r", 10) {
-		t.Errorf("decisions %+v", two)
+	var first struct {
+		Decisions json.RawMessage `json:"decisions"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	const want = `[{"by":"guard:policy","what":"validation request","outcome":"allowed","duration":0},` +
+		`{"by":"guard:policy","what":"validation request","outcome":"allowed","duration":1000000,"reason":"rrrrrrrrrr"}]`
+	if string(first.Decisions) != want {
+		t.Errorf("decisions JSON\n got %s\nwant %s", first.Decisions, want)
 	}
 	if len(evs[0].Truncated) != 0 {
 		t.Errorf("truncated %v", evs[0].Truncated)
 	}
 	many := evs[1].Decisions
-	if len(many) != audit.MaxDecisions {
-		t.Errorf("%d decisions, want %d", len(many), audit.MaxDecisions)
+	if len(many) != flows.MaxDecisions {
+		t.Errorf("%d decisions, want %d", len(many), flows.MaxDecisions)
 	}
 	if len(many) > 5 && len(many[5].Reason) > 16+len("…") {
 		t.Errorf("reason not capped: %q", many[5].Reason)

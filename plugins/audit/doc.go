@@ -18,8 +18,9 @@
 //
 // The arguments of tools/call and prompts/get are recorded as the client
 // sent them (before any hook rewrote them), with the fields of
-// [Config.Redact] replaced by [Redacted]. Tokens and HTTP headers are never
-// recorded.
+// [Config.Redact] replaced by [Redacted] (a flows.Redactor applies them,
+// as it does for any reader of run data given the same list). Tokens and
+// HTTP headers are never recorded.
 //
 // The error of a failed run is the reason the client was given, with one
 // exception: input that fails validation is recorded by where it failed
@@ -40,11 +41,20 @@
 //
 // # Decisions of other plugins
 //
-// A plugin that decides something about a run that the run's outcome does
+// A hook that decides something about a run that the run's outcome does
 // not show — a remote interceptor that allowed, warned about or rewrote a
-// request (plugins/intercept) — reports it with [Plugin.Decide]; the
-// event lists these [Decision] values, each with who decided, the outcome
-// and how long it took, in the order they were reported.
+// request (plugins/intercept) — records it on the run with
+// flows.Context.Decide; the event lists these flows.Decision values, each
+// with who decided, the outcome and how long it took, in the order they
+// were recorded. Neither plugin imports the other.
+//
+// # Refusals before any run
+//
+// A request refused before it reached the MCP server (the auth plugin's
+// HTTP scope challenge) runs no flow, so no hook sees it; the refusing
+// middleware hands a flows.Refusal to [Plugin.RecordRefusal], which
+// records it as a blocked run. The auth plugin takes the audit plugin as
+// its Config.Audit.
 //
 // # Size
 //
@@ -53,7 +63,7 @@
 // are capped at [Config.MaxArgsBytes] (8 KiB by default) after redaction,
 // and its error and URI at [Config.MaxTextBytes] (1 KiB): what is longer is
 // cut, and [Event.Truncated] names the fields that were (a decision's
-// reason is capped like the error, and an event keeps [MaxDecisions]). Cut arguments are
+// reason is capped like the error, and a run keeps flows.MaxDecisions). Cut arguments are
 // recorded as a JSON string holding their first bytes.
 //
 // # Never blocking, never failing

@@ -30,8 +30,9 @@ const (
 	Recovered Outcome = "recovered"
 )
 
-// Redacted replaces the values of redacted fields in [Event.Args].
-const Redacted = "[REDACTED]"
+// Redacted replaces the values of redacted fields in [Event.Args]; it is
+// flows.Redacted.
+const Redacted = flows.Redacted
 
 // Event is the record of one flow run. Its JSON form is one line of the
 // JSON-lines file; the slog attributes have the same keys.
@@ -76,10 +77,10 @@ type Event struct {
 	// FailedOpen lists the failures of the run's fail-open hooks
 	// ([flows.FailOpen]), in order: they did not change the outcome.
 	FailedOpen []HookFailure `json:"failed_open,omitempty"`
-	// Decisions are what other plugins decided during the run and
-	// reported with [Plugin.Decide] (e.g. each remote interceptor's
-	// verdict), in the order they were reported.
-	Decisions []Decision `json:"decisions,omitempty"`
+	// Decisions are what hooks decided during the run and recorded with
+	// flows.Context.Decide (e.g. each remote interceptor's verdict), in
+	// the order they were recorded.
+	Decisions []flows.Decision `json:"decisions,omitempty"`
 	// Truncated lists the fields ("args", "error", "uri", "failed_open",
 	// "decisions")
 	// cut to [Config.MaxArgsBytes] or [Config.MaxTextBytes]; nil when none
@@ -97,21 +98,6 @@ type HookFailure struct {
 	// Error is the reason, as a client would read it (a panic's value is
 	// never recorded), capped at [Config.MaxTextBytes].
 	Error string `json:"error"`
-}
-
-// Decision is one decision a plugin took during a run and reported with
-// [Plugin.Decide], e.g. a remote interceptor's verdict on a request.
-type Decision struct {
-	// By names who decided, e.g. the interceptor "guard:pii-redactor".
-	By string `json:"by"`
-	// What says what was decided on, e.g. "validation request".
-	What string `json:"what,omitempty"`
-	// Outcome is the decision, e.g. "allowed", "blocked", "modified".
-	Outcome string `json:"outcome"`
-	// Duration is how long deciding took (in nanoseconds in JSON).
-	Duration time.Duration `json:"duration"`
-	// Reason explains the outcome, capped like [Event.Error].
-	Reason string `json:"reason,omitempty"`
 }
 
 // record turns ev into a slog record with message "audit" at level Info.

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
 	"github.com/hookflow/hookflow/stages"
@@ -105,10 +105,10 @@ type Config struct {
 	// isError result the model reads (see the package doc, "Refusing a
 	// call"). Off by default.
 	ScopeChallenge bool
-	// Audit receives an event for every call the scope challenge refuses:
-	// those never reach the MCP server, so no flow runs and no audit hook
-	// sees them. An *audit.Plugin is an Auditor. [Plugin.Handler] warns
-	// when ScopeChallenge is on without it.
+	// Audit receives every call the scope challenge refuses: those never
+	// reach the MCP server, so no flow runs and no audit hook sees them.
+	// The audit plugin (plugins/audit) is an Auditor: set Audit to it.
+	// [Plugin.Handler] warns when ScopeChallenge is on without it.
 	Audit Auditor
 	// Priority of the plugin's hooks; 0 means priority.Auth: before rate
 	// limits, caches and the tool's own hooks.
@@ -118,10 +118,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Auditor records an audit event for a request that no flow run saw;
-// *audit.Plugin implements it.
+// Auditor records a request refused before any flow ran for it. Its
+// method must not block: the refused client waits for it.
 type Auditor interface {
-	Record(audit.Event)
+	RecordRefusal(ctx context.Context, r flows.Refusal)
 }
 
 // DefaultSessionTimeout is how long [Plugin.Handler] keeps an idle
@@ -468,3 +468,10 @@ func (p *Plugin) Visible(r *flows.Request, e *flows.Entity) framework.Sight {
 	}
 	return framework.Unlisted
 }
+
+// The plugin is a framework.Plugin and, deciding which tools a caller
+// sees, a framework.Visibility: a wrong method shape fails to compile.
+var (
+	_ framework.Plugin     = (*Plugin)(nil)
+	_ framework.Visibility = (*Plugin)(nil)
+)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/audit"
 )
 
 // maxPeek bounds how much of a POST body the scope challenge reads to find
@@ -242,17 +241,18 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 			} `json:"params"`
 		}
 		_ = json.Unmarshal(buf, &args)
-		p.cfg.Audit.Record(audit.Event{
-			Flow:      flows.ToolsCallTool,
-			Entity:    denied.Tool,
-			SessionID: r.Header.Get("Mcp-Session-Id"),
-			RequestID: a.idPrefix + strconv.FormatUint(a.ids.Add(1), 10),
-			Principal: principal(ti),
-			ClientID:  (&flows.Request{TokenInfo: ti}).ClientID(),
-			Outcome:   audit.Blocked,
-			DecidedBy: a.challenger,
-			Error:     denied.Error(),
-			Args:      args.Params.Arguments,
+		p.cfg.Audit.RecordRefusal(r.Context(), flows.Refusal{
+			Flow:   flows.ToolsCallTool,
+			Entity: denied.Tool,
+			Request: &flows.Request{
+				ID:        a.idPrefix + strconv.FormatUint(a.ids.Add(1), 10),
+				Method:    msg.Method,
+				SessionID: r.Header.Get("Mcp-Session-Id"),
+				TokenInfo: ti,
+			},
+			By:   a.challenger,
+			Err:  denied,
+			Args: args.Params.Arguments,
 		})
 	}
 	params := []string{param("error", "insufficient_scope"), param("scope", strings.Join(denied.Required, " "))}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
 
@@ -44,18 +42,9 @@ type Config struct {
 	// across the trust boundary, and they are in the log and the audit
 	// decisions.
 	Explain bool
-	// Audit receives a decision for every invocation: the interceptor, the
-	// outcome, the duration. An *audit.Plugin is an Auditor.
-	Audit Auditor
 	// Logger receives failures of interceptors and hosts; nil uses the
 	// server's logger.
 	Logger *slog.Logger
-}
-
-// Auditor records a decision of the plugin about a run; *audit.Plugin
-// implements it.
-type Auditor interface {
-	Decide(c *flows.Context, d audit.Decision)
 }
 
 // The defaults of [Config].

@@ -10,10 +10,9 @@
 //			{Name: "guard", URL: "https://guard.internal/mcp", Token: os.Getenv("GUARD_TOKEN")},
 //			{Name: "pii", Command: []string{"/usr/local/bin/pii-interceptors"}},
 //		},
-//		Audit: auditPlugin, // each invocation's decision in the run's audit event
 //	})
 //	defer p.Close()
-//	srv.Use(auditPlugin, p)
+//	srv.Use(auditPlugin, p) // each invocation's decision in the run's audit event
 //
 // # Start
 //
@@ -135,11 +134,12 @@
 // blocked the request or the result: the SEP advises against copying
 // interceptors' findings across the trust boundary; [Config.Explain] adds
 // the interceptor and its messages. The run's DecidedBy (the audit event's
-// decided_by) is the ID of the interceptor's hook, and with [Config.Audit]
-// every invocation is a decision in the run's audit event: the
-// interceptor, what it decided on ("validation request"), its [Outcome],
-// its duration and its reason (messages, the failure, or for audit mode
-// what it would have done). Failures are logged.
+// decided_by) is the ID of the interceptor's hook, and every invocation is
+// a decision recorded on the run (flows.Context.Decide), which an audit
+// plugin on the same server puts in the run's event: the interceptor,
+// what it decided on ("validation request"), its [Outcome], its duration
+// and its reason (messages, the failure, or for audit mode what it would
+// have done). Failures are logged.
 //
 // # Invoker policy
 //

@@ -204,3 +204,5 @@ func (p *Plugin) byID(id string) *interceptor {
 	}
 	return nil
 }
+
+var _ framework.Plugin = (*Plugin)(nil)

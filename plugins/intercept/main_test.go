@@ -227,7 +227,6 @@ func newSetupWith(t testing.TB, cfg intercept.Config, more func(*plugintest.Opti
 	s := &setup{events: &events{}}
 	s.audit = audit.New(audit.Config{Handler: slog.NewJSONHandler(s.events, nil), Flows: []flows.ID{flows.ToolsCallTool}})
 	t.Cleanup(func() { _ = s.audit.Close(context.Background()) })
-	cfg.Audit = s.audit
 	s.plugin = intercept.New(cfg)
 	t.Cleanup(func() { _ = s.plugin.Close() })
 	opts := &plugintest.Options{Plugins: []framework.Plugin{s.audit, s.plugin}}

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
 
@@ -313,7 +312,8 @@ func (p *Plugin) decide(c *flows.Context, ps *pass, ic *interceptor, v verdict) 
 	return e
 }
 
-// record reports an invocation to the audit plugin and the log.
+// record records an invocation's decision on the run, for the readers of
+// run data (an audit trail), and logs its failure.
 func (p *Plugin) record(c *flows.Context, ps *pass, ic *interceptor, v verdict) {
 	reason := ""
 	switch {
@@ -345,10 +345,8 @@ func (p *Plugin) record(c *flows.Context, ps *pass, ic *interceptor, v verdict) 
 		}
 		reason = strings.TrimSuffix(shadow+": "+reason, ": ")
 	}
-	if p.cfg.Audit != nil {
-		p.cfg.Audit.Decide(c, audit.Decision{By: ic.id, What: string(ic.desc.Type) + " " + string(ps.phase),
-			Outcome: v.outcome.String(), Duration: v.took, Reason: reason})
-	}
+	c.Decide(flows.Decision{By: ic.id, What: string(ic.desc.Type) + " " + string(ps.phase),
+		Outcome: v.outcome.String(), Duration: v.took, Reason: reason})
 	if v.err != nil {
 		level := slog.LevelWarn
 		if v.outcome == FailedClosed {

@@ -17,8 +17,9 @@
 //	h, err := host.Handler(host.Config{Interceptors: []host.Interceptor{policy}}, host.Serve{Verify: host.Token(secret)})
 //
 // [Handler] builds a hookflow server whose only business is the
-// interceptors, behind bearer tokens (the auth plugin; a request without a
-// valid token gets 401). To serve interceptors from a server that has
+// interceptors, behind bearer tokens (the MCP SDK's bearer middleware; a
+// request without a valid token gets 401, and the Authorization header
+// goes no further). To serve interceptors from a server that has
 // other business, attach the [Plugin] with Use; over stdio, run that
 // server with framework.Server.Run. hookgen generates the list of a
 // package's interceptors from //hook:validator and //hook:mutator

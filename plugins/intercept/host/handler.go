@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/auth"
 )
 
 // Serve is what [Handler] needs to serve interceptors over HTTP.
@@ -37,9 +36,11 @@ type Serve struct {
 }
 
 // Handler returns a streamable HTTP handler for a new hookflow server that
-// serves the interceptors of cfg, behind bearer tokens checked by the auth
-// plugin: a request without a valid token gets 401 before any message is
-// read. It is the one call a remote hook written in Go needs:
+// serves the interceptors of cfg, behind bearer tokens checked by the MCP
+// SDK's auth.RequireBearerToken with srv.Verify: a request without a valid
+// token gets 401 before any message is read, and the Authorization header
+// is removed before the server sees the request. It is the one call a
+// remote hook written in Go needs:
 //
 //	h, err := host.Handler(host.Config{Interceptors: ics}, host.Serve{Verify: host.Token(secret)})
 //	…
@@ -53,16 +54,57 @@ func Handler(cfg Config, srv Serve) (http.Handler, error) {
 		impl = &mcp.Implementation{Name: "interceptors"}
 	}
 	s := framework.NewServer(impl, &framework.Options{Logger: srv.Logger})
-	a := auth.New(auth.Config{Verifier: srv.Verify, AllowMissingExpiration: true, Logger: srv.Logger})
-	if err := s.Use(New(cfg), a); err != nil {
+	if err := s.Use(New(cfg)); err != nil {
 		return nil, err
 	}
 	opts := srv.HTTP
 	if opts == nil {
 		opts = &mcp.StreamableHTTPOptions{JSONResponse: true}
 	}
-	return a.Handler(s, opts)
+	h, err := s.HTTPHandler(opts)
+	if err != nil {
+		return nil, err
+	}
+	return guard(srv.Verify, srv.Logger, h), nil
 }
+
+// guard puts next behind the SDK's bearer-token middleware with verify,
+// and removes the Authorization header from the requests it lets through,
+// so that nothing behind it can read or pass on the token. The verifier's
+// errors reach the caller, and the log, as fixed texts: a verifier may
+// quote the token it refuses.
+func guard(verify sdkauth.TokenVerifier, logger *slog.Logger, next http.Handler) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	fixed := func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
+		ti, err := verify(ctx, token, r)
+		if err == nil {
+			return ti, nil
+		}
+		logger.LogAttrs(ctx, slog.LevelDebug, "host: token refused", slog.String("remote", r.RemoteAddr))
+		switch {
+		case errors.Is(err, sdkauth.ErrInvalidToken):
+			return nil, sdkauth.ErrInvalidToken
+		case errors.Is(err, sdkauth.ErrOAuth):
+			return nil, sdkauth.ErrOAuth
+		}
+		return nil, errVerification
+	}
+	require := sdkauth.RequireBearerToken(fixed, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			r2 := new(http.Request)
+			*r2 = *r
+			r2.Header = r.Header.Clone()
+			r2.Header.Del("Authorization")
+			r = r2
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+var errVerification = errors.New("token verification failed")
 
 // Token returns a verifier that accepts one bearer token, secret, compared
 // in constant time; the caller's principal is "interceptor-invoker". An

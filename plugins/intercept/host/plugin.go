@@ -312,3 +312,5 @@ func (p *Plugin) call(ctx context.Context, s *served, inv *Invocation) (res *wir
 	}
 	return &wire.Result{Modified: &modified, Payload: payload, Info: m.Info}, nil
 }
+
+var _ framework.Plugin = (*Plugin)(nil)
