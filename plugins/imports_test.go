@@ -18,9 +18,7 @@ const pluginsPath = "github.com/hookflow/hookflow/plugins/"
 // each with the reason it is still there. Empty it as they go: an entry
 // that no longer matches a real dependency fails the test as well, so the
 // table cannot outlive what it excuses.
-var knownCrossings = []struct{ from, to, why string }{
-	{"otel", "ratelimit", "otel tells a budget's refusal by ratelimit.LimitError until flows.CodeLimited replaces it (issue 23)"},
-}
+var knownCrossings = []struct{ from, to, why string }{}
 
 // No plugin depends on another plugin: what plugins share (decisions,
 // refusals, redaction, limits, session state, failure policy) lives in
