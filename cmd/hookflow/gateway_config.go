@@ -473,6 +473,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.protocolVersion(n) },
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
+			"max_sessions":     func(n *yaml.Node) { u.MaxSessions = d.integer(n) },
 			"app":              func(n *yaml.Node) { u.App, u.appNode = d.str(n), n },
 		})
 		switch {

@@ -277,6 +277,7 @@ upstreams:
     env: [A=1]
     inherit_env: [LANG]
     shared: true
+    max_sessions: 8
 apps:
   - name: main
     plugins:
@@ -296,7 +297,7 @@ plugins:
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
 	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
-		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) {
+		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 {
 		t.Errorf("decoded %+v", cfg)
 	}
 	if got := cfg.Apps[0].Plugins.RateLimit; got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {

@@ -94,7 +94,10 @@
 // In stateful mode (stdio, in-memory, stateful streamable HTTP) every client
 // session gets its own upstream session, opened on its first request and
 // closed with it: a stdio upstream then runs one process per client session,
-// plus the gateway's own, which lists entities and hears list changes. On
+// plus the gateway's own, which lists entities and hears list changes. An
+// upstream keeps at most [Upstream.MaxSessions] of them open
+// ([DefaultMaxSessions], 64): past it a client session's request fails,
+// saying so, until another client session ends. On
 // stateless HTTP, and for an upstream with [Upstream.Shared], client
 // requests share the gateway's session: there is no client session to route
 // requests to, so the upstream's sampling, elicitation and roots requests

@@ -29,6 +29,9 @@ const (
 	// attempts to reconnect to an upstream that went away.
 	DefaultMinBackoff = 100 * time.Millisecond
 	DefaultMaxBackoff = 30 * time.Second
+	// DefaultMaxSessions bounds the upstream sessions an upstream keeps
+	// open for client sessions: for a stdio upstream, its processes.
+	DefaultMaxSessions = 64
 )
 
 // Upstream is an MCP server the gateway mounts: a command it starts and
@@ -89,6 +92,14 @@ type Upstream struct {
 	// doubles after each failed attempt.
 	MinBackoff time.Duration
 	MaxBackoff time.Duration
+	// MaxSessions bounds the upstream sessions open at once for client
+	// sessions (DefaultMaxSessions when 0; negative: no bound). Over stdio
+	// each is a process, so this bounds the processes clients can make
+	// the gateway start. A client session whose first request finds the
+	// bound reached fails that request, saying so, and opens nothing; a
+	// later request tries again. Shared sessions and the gateway's own
+	// do not count.
+	MaxSessions int
 }
 
 // Gateway is a plugin that mounts upstream MCP servers into the server or

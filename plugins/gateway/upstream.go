@@ -89,6 +89,9 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
+	if cfg.MaxSessions == 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
 	var rt http.RoundTripper
 	var tok *tokens
 	if cfg.URL != "" {
@@ -322,6 +325,12 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		key, ss = version, nil
 	}
 	p := u.sessions[key]
+	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
+		u.mu.Unlock()
+		u.log.Warn("gateway: an upstream's client sessions are at their bound; a client's request was refused",
+			slog.String("upstream", u.cfg.Name), slog.Int("max_sessions", u.cfg.MaxSessions))
+		return nil, fmt.Errorf("upstream %q serves as many client sessions as it may (%d): try again later", u.cfg.Name, u.cfg.MaxSessions)
+	}
 	if p == nil {
 		p = &pending{ready: make(chan struct{})}
 		u.sessions[key] = p
@@ -366,6 +375,18 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
 	return p.conn, nil
+}
+
+// clientSessions counts the upstream sessions of client sessions, open or
+// opening. Callers hold u.mu.
+func (u *upstream) clientSessions() int {
+	n := 0
+	for k := range u.sessions {
+		if _, ok := k.(*mcp.ServerSession); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // rootsChanged tells the upstream session of client session ss, in the
