@@ -73,6 +73,11 @@ type Error struct {
 	Hook string
 	// Step is "validate" or "execute" when the flow's own step failed.
 	Step string
+	// Field is the configuration field a CodeInvalid error is about, as a
+	// configuration file spells its path from the plugin's configuration
+	// down: "tokens[0].user". A loader that knows where the field was
+	// written (a YAML file's line and column) reports the error there.
+	Field string
 	// Msg describes a failure that has no cause (e.g. a registration error).
 	Msg string
 	Err error
@@ -98,6 +103,10 @@ func (e *Error) Error() string {
 		b = fmt.Appendf(b, "%s %s", e.Step, e.verb())
 	default:
 		b = append(b, e.Code.String()...)
+	}
+	if e.Field != "" {
+		b = append(b, ": "...)
+		b = append(b, e.Field...)
 	}
 	if e.Msg != "" {
 		b = append(b, ": "...)

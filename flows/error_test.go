@@ -185,3 +185,10 @@ func TestErrAborted(t *testing.T) {
 		t.Errorf("ErrAborted = %v", flows.ErrAborted)
 	}
 }
+
+func TestErrorField(t *testing.T) {
+	err := &flows.Error{Code: flows.CodeInvalid, Field: "tokens[0].user", Msg: "must not be empty"}
+	if got, want := err.Error(), "hookflow: invalid: tokens[0].user: must not be empty"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
