@@ -139,6 +139,11 @@ func (s *Server) GuardBodies(next http.Handler) http.Handler {
 // bodies in flight; when that has no room ReadBody stops and returns an
 // error, and r.Body again reads the whole body.
 func ReadBody(r *http.Request, max int64) (data []byte, whole bool, err error) {
+	return readBody(r, max, bodyHoldOf(r))
+}
+
+// readBody is ReadBody with the hold (nil: none) the buffer counts against.
+func readBody(r *http.Request, max int64, hold *bodyHold) (data []byte, whole bool, err error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true, nil
 	}
@@ -148,7 +153,7 @@ func ReadBody(r *http.Request, max int64) (data []byte, whole bool, err error) {
 	if max >= 0 && r.ContentLength > max {
 		return nil, false, nil
 	}
-	data, err = readBounded(r.Body, r.ContentLength, max, bodyHoldOf(r))
+	data, err = readBounded(r.Body, r.ContentLength, max, hold)
 	if err != nil || max >= 0 && int64(len(data)) > max {
 		r.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(data), r.Body), Closer: r.Body}
 		return data, false, err

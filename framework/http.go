@@ -75,9 +75,16 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.sdk.ServeHTTP(w, req)
 		return
 	}
-	req, hold := withBodyHold(req, h.bodies)
-	defer hold.release()
-	data, whole, readErr := ReadBody(req, h.maxBody)
+	// The body's hold on the bodies in flight: an outer GuardBodies's, or
+	// the probe's own (no context to derive, no allocation).
+	body := &probeBody{}
+	hold := bodyHoldOf(req)
+	if hold == nil {
+		body.own.budget = h.bodies
+		hold = &body.own
+		defer hold.release()
+	}
+	data, whole, readErr := readBody(req, h.maxBody, hold)
 	_ = req.Body.Close()
 	if errors.Is(readErr, errBodyBudget) {
 		w.Header().Set("Retry-After", "1")
@@ -89,7 +96,7 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		readErr = &http.MaxBytesError{Limit: h.maxBody}
 		data = nil
 	}
-	body := &probeBody{data: data, err: readErr, hold: bodyHoldOf(req)}
+	body.data, body.err, body.hold = data, readErr, hold
 	if b, ok := req.Body.(*bufferedBody); ok {
 		body.src = b
 	}
@@ -333,6 +340,7 @@ type probeBody struct {
 	reached bool
 	hold    *bodyHold
 	src     *bufferedBody
+	own     bodyHold
 }
 
 func (b *probeBody) Read(p []byte) (int, error) {
