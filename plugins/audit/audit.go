@@ -31,9 +31,9 @@ type Config struct {
 	// level Info, with the attributes of [Event].
 	Handler slog.Handler `yaml:"-"`
 	// File writes every event as one JSON line to a file rotated by size
-	// (off by default: without File or Handler, events go to the server's
-	// logger). A configuration file gives its path alone ("audit.jsonl",
-	// relative to the working directory), "stderr", or its fields.
+	// (off by default); a configuration file gives its path alone
+	// (relative to the working directory), "stderr", or its fields.
+	// Without File or Handler, events go to the server's logger.
 	File File `yaml:"file"`
 	// Redact lists the argument fields whose values are replaced by
 	// [Redacted]: a name ("password") matches that field at any depth, a
