@@ -367,28 +367,43 @@ func splitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
+// gatewayPlugins lists the plugins a gateway configuration file can turn
+// on by their keys under plugins, each with its constructor: the gateway
+// decodes a plugin's section into its Config and builds it with New. The
+// list is explicit (no registration at init): a plugin is configurable
+// from a file when it is listed here. auth, ratelimit and intercept are
+// decoded by gatewayConfig until their Configs carry yaml tags and
+// Validate.
+func gatewayPlugins() []gateway.PluginSpec {
+	return []gateway.PluginSpec{
+		gateway.Plugin("cache", cache.New),
+		gateway.Plugin("audit", audit.New),
+	}
+}
+
 // builtGateway is a gateway server built from a configuration, started.
 type builtGateway struct {
 	srv      *framework.Server
 	gateways []*gateway.Gateway
 	auth     *auth.Plugin
-	audits   []*audit.Plugin
-	// intercepts are the intercept plugins, whose hosts' commands end
-	// with the gateway.
-	intercepts []*intercept.Plugin
+	// plugins are the plugins built, which end with the gateway: an
+	// intercept plugin's hosts' commands, an audit plugin's queue.
+	plugins []framework.Plugin
 }
 
 func (g *builtGateway) close() {
 	for _, gw := range g.gateways {
 		gw.Close()
 	}
-	for _, ip := range g.intercepts {
-		_ = ip.Close()
-	}
-	for _, a := range g.audits {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = a.Close(ctx)
-		cancel()
+	for _, p := range g.plugins {
+		switch c := p.(type) {
+		case interface{ Close(context.Context) error }:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = c.Close(ctx)
+			cancel()
+		case interface{ Close() error }:
+			_ = c.Close()
+		}
 	}
 }
 
@@ -415,15 +430,11 @@ func checkGateway(cfg *gatewayConfig) error {
 	return g.srv.Start()
 }
 
-// offline returns p with its audit plugin writing to the logger instead
-// of a file, and without the intercept plugin: attaching it connects to
-// its hosts, and reading the configuration checked its settings.
+// offline returns p without the plugins that reading the configuration
+// checked (their Validate ran): building them may open files, and the
+// intercept plugin connects to its hosts when attached.
 func offline(p pluginsConfig) pluginsConfig {
-	if p.Audit != nil && p.Audit.File != "" {
-		a := *p.Audit
-		a.File = ""
-		p.Audit = &a
-	}
+	p.Listed = nil
 	p.Intercept = nil
 	return p
 }
@@ -523,26 +534,17 @@ func (g *builtGateway) addPlugins(r user, p pluginsConfig, logger *slog.Logger) 
 		ps = append(ps, ratelimit.New(ratelimit.Config{PerSession: p.RateLimit.PerSession, PerPrincipal: p.RateLimit.PerPrincipal,
 			PerTool: p.RateLimit.PerTool, Tools: p.RateLimit.Tools}))
 	}
-	if p.Cache != nil {
-		ps = append(ps, cache.New(cache.Config{TTL: p.Cache.TTL, MaxEntries: p.Cache.MaxEntries, SharedAcrossPrincipals: p.Cache.SharedAcrossPrincipals}))
-	}
-	if p.Audit != nil {
-		c := audit.Config{Redact: p.Audit.Redact, Flows: p.Audit.Flows}
-		switch p.Audit.File {
-		case "":
-			c.Handler = logger.Handler()
-		case "stderr":
-			c.Handler = slog.NewJSONHandler(os.Stderr, nil)
-		default:
-			c.File = audit.File{Path: p.Audit.File}
+	for _, l := range p.Listed {
+		lp, err := l.spec.New(l.cfg)
+		if err != nil {
+			return err
 		}
-		a := audit.New(c)
-		g.audits = append(g.audits, a)
-		ps = append(ps, a)
+		g.plugins = append(g.plugins, lp)
+		ps = append(ps, lp)
 	}
 	if p.Intercept != nil {
 		ip := intercept.New(p.Intercept.pluginConfig())
-		g.intercepts = append(g.intercepts, ip)
+		g.plugins = append(g.plugins, ip)
 		ps = append(ps, ip)
 	}
 	if err := r.Use(ps...); err != nil {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,9 +23,8 @@ import (
 	"go.yaml.in/yaml/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
-	"golang.org/x/sys/unix"
 
-	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/yamlconf"
 	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
@@ -89,25 +88,25 @@ type appConfig struct {
 	Plugins pluginsConfig
 }
 
-// pluginsConfig holds the first-party plugins' settings; nil is off.
+// pluginsConfig holds the plugins' settings; nil is off.
 type pluginsConfig struct {
-	Audit     *auditConfig
 	Auth      *authConfig
 	RateLimit *ratelimitConfig
-	Cache     *cacheConfig
-	// Intercept runs remote interceptors; its decisions go to Audit.
+	// Intercept runs remote interceptors.
 	Intercept *interceptConfig
 	// Noop registers a hook that does nothing at every stage of every
 	// flow: what the conformance run and the benchmark use to show the
 	// cost and the transparency of hooks everywhere.
 	Noop bool
+	// Listed are the plugins of gatewayPlugins the file configures, in
+	// the order of the file, their configurations decoded and valid.
+	Listed []listedPlugin
 }
 
-type auditConfig struct {
-	// File is a JSON-lines file; "stderr" writes JSON lines to stderr.
-	File   string
-	Redact []string
-	Flows  []flows.ID
+// listedPlugin is a plugin of gatewayPlugins and its configuration.
+type listedPlugin struct {
+	spec gateway.PluginSpec
+	cfg  any
 }
 
 type authConfig struct {
@@ -141,109 +140,57 @@ type ratelimitConfig struct {
 	Tools                             map[string]ratelimit.Limit
 }
 
-type cacheConfig struct {
-	TTL                    time.Duration
-	MaxEntries             int
-	SharedAcrossPrincipals bool
-}
-
 // decoder decodes a YAML document into a gatewayConfig, collecting every
 // error with its position.
 type decoder struct {
-	file   string
-	getenv func(string) string
-	// host, when set, also checks what the settings name on this
-	// machine, without starting or writing anything: the upstreams'
-	// programs and directories, the audit files.
-	host bool
-	errs []*configError
-}
-
-// configError is a configuration error at file:line:col, or at file:line
-// when the column is unknown (0).
-type configError struct {
-	file      string
-	line, col int
-	msg       string
-}
-
-func (e *configError) Error() string {
-	if e.col == 0 {
-		return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg)
-}
-
-// syntaxError returns the YAML syntax error err of file at the position
-// the parser reports: where it found the problem (an unclosed bracket is
-// found where the input ends), with, when it began elsewhere, what the
-// parser was reading and where.
-func syntaxError(file string, err error) error {
-	var le *yaml.LoadError
-	if !errors.As(err, &le) || le.Mark.Line == 0 {
-		return fmt.Errorf("%s: %v", file, err)
-	}
-	msg := "YAML syntax: " + le.Message
-	if at := le.ContextMark; le.ContextMsg != "" && at.Line > 0 && at != le.Mark {
-		msg += fmt.Sprintf(" (%s at %d:%d)", le.ContextMsg, at.Line, at.Column)
-	}
-	return &configError{file: file, line: le.Mark.Line, col: le.Mark.Column, msg: msg}
-}
-
-func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.errs = append(d.errs, &configError{file: d.file, line: n.Line, col: n.Column, msg: fmt.Sprintf(format, args...)})
+	*yamlconf.Decoder
+	// plugins are the plugins the file may configure, besides the ones
+	// decoded here.
+	specs []gateway.PluginSpec
 }
 
 // parseGatewayConfig decodes data, the contents of file, and checks it.
 // Every error is reported at once, each at file:line:col.
 func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gatewayConfig, error) {
-	return (&decoder{file: file, getenv: getenv}).decode(data)
+	return (&decoder{Decoder: &yamlconf.Decoder{File: file, Getenv: getenv}, specs: gatewayPlugins()}).decode(data)
 }
 
-// decode decodes data, the contents of d.file.
+// decode decodes data, the contents of d.File.
 func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
-	file := d.file
+	file := d.File
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, syntaxError(file, err)
+		return nil, yamlconf.SyntaxError(file, err)
 	}
 	cfg := &gatewayConfig{Name: "hookflow-gateway", Serve: serveConfig{SessionTimeout: defaultSessionTimeout}}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
 	}
 	root := doc.Content[0]
-	d.mapping(root, "the configuration", map[string]func(*yaml.Node){
-		"name":      func(n *yaml.Node) { cfg.Name = d.str(n) },
+	d.Mapping(root, "the configuration", map[string]func(*yaml.Node){
+		"name":      func(n *yaml.Node) { cfg.Name = d.Str(n) },
 		"log":       func(n *yaml.Node) { d.log(n, &cfg.Log) },
 		"serve":     func(n *yaml.Node) { d.serve(n, &cfg.Serve) },
 		"upstreams": func(n *yaml.Node) { cfg.Upstreams = d.upstreams(n) },
 		"plugins":   func(n *yaml.Node) { cfg.Plugins = d.plugins(n) },
 		"apps": func(n *yaml.Node) {
-			for _, item := range d.seq(n) {
+			for _, item := range d.Seq(n) {
 				var a appConfig
-				d.mapping(item, "an app", map[string]func(*yaml.Node){
-					"name":    func(n *yaml.Node) { a.Name = d.str(n) },
+				d.Mapping(item, "an app", map[string]func(*yaml.Node){
+					"name":    func(n *yaml.Node) { a.Name = d.Str(n) },
 					"plugins": func(n *yaml.Node) { a.Plugins = d.plugins(n) },
 				})
 				if a.Name == "" {
-					d.errorf(item, "an app needs a name")
+					d.Errorf(item, "an app needs a name")
 				} else if slices.ContainsFunc(cfg.Apps, func(o appConfig) bool { return o.Name == a.Name }) {
-					d.errorf(item, "two apps are named %q", a.Name)
+					d.Errorf(item, "two apps are named %q", a.Name)
 				}
 				cfg.Apps = append(cfg.Apps, a)
 			}
 		},
 	})
 	d.check(root, cfg)
-	// In the order of the file, as an editor lists them.
-	slices.SortStableFunc(d.errs, func(a, b *configError) int {
-		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
-	})
-	var errs []error
-	for _, e := range d.errs {
-		errs = append(errs, e)
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -253,7 +200,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 // app the file does not define, a configuration without upstreams.
 func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	if len(cfg.Upstreams) == 0 {
-		d.errorf(root, "no upstream: add at least one under upstreams")
+		d.Errorf(root, "no upstream: add at least one under upstreams")
 	}
 	var apps []string
 	for _, a := range cfg.Apps {
@@ -261,154 +208,40 @@ func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	}
 	for _, u := range cfg.Upstreams {
 		if u.App != "" && !slices.Contains(apps, u.App) {
-			d.errorf(u.appNode, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+			d.Errorf(u.appNode, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
 		}
 	}
-}
-
-// mapping calls fields[key] for each key of n, a mapping: an unknown key
-// or one given twice is an error, with a hint for a near miss.
-func (d *decoder) mapping(n *yaml.Node, what string, fields map[string]func(*yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-			return
-		}
-		d.errorf(n, "%s must be a mapping of keys to values", what)
-		return
-	}
-	seen := map[string]bool{}
-	names := slices.Sorted(maps.Keys(fields))
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		set, ok := fields[k.Value]
-		switch {
-		case !ok:
-			d.errorf(k, "unknown key %q in %s%s (known: %s)", k.Value, what, didYouMean(k.Value, names), strings.Join(names, ", "))
-		case seen[k.Value]:
-			d.errorf(k, "key %q is given twice", k.Value)
-		default:
-			seen[k.Value] = true
-			set(v)
-		}
-	}
-}
-
-func (d *decoder) scalar(n *yaml.Node, want string) bool {
-	if n.Kind != yaml.ScalarNode {
-		d.errorf(n, "want %s, got a %s", want, kindName(n))
-		return false
-	}
-	return true
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.AliasNode:
-		return "alias"
-	}
-	return "value"
-}
-
-func (d *decoder) str(n *yaml.Node) string {
-	if !d.scalar(n, "a string") {
-		return ""
-	}
-	return n.Value
-}
-
-func (d *decoder) boolean(n *yaml.Node) bool {
-	if !d.scalar(n, "true or false") {
-		return false
-	}
-	b, err := strconv.ParseBool(n.Value)
-	if err != nil {
-		d.errorf(n, "want true or false, got %q", n.Value)
-	}
-	return b
-}
-
-func (d *decoder) integer(n *yaml.Node) int {
-	if !d.scalar(n, "an integer") {
-		return 0
-	}
-	i, err := strconv.Atoi(n.Value)
-	if err != nil || i < 0 {
-		d.errorf(n, "want a non-negative integer, got %q", n.Value)
-	}
-	return i
-}
-
-func (d *decoder) duration(n *yaml.Node) time.Duration {
-	if !d.scalar(n, "a duration such as 30s") {
-		return 0
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil || v < 0 {
-		d.errorf(n, "want a duration such as 30s or 1m, got %q", n.Value)
-	}
-	return v
-}
-
-func (d *decoder) seq(n *yaml.Node) []*yaml.Node {
-	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, "want a list, got a %s", kindName(n))
-		return nil
-	}
-	return n.Content
-}
-
-func (d *decoder) strs(n *yaml.Node) []string {
-	var out []string
-	for _, item := range d.seq(n) {
-		out = append(out, d.str(item))
-	}
-	return out
-}
-
-// env reads the value of the environment variable n names: how secrets
-// (token_env) stay out of the file.
-func (d *decoder) env(n *yaml.Node) string {
-	name := d.str(n)
-	v := d.getenv(name)
-	if name != "" && v == "" {
-		d.errorf(n, "environment variable %s is not set", name)
-	}
-	return v
 }
 
 func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
-	d.mapping(n, "serve", map[string]func(*yaml.Node){
-		"stdio":     func(n *yaml.Node) { s.Stdio = d.boolean(n) },
-		"http":      func(n *yaml.Node) { s.HTTP = d.str(n) },
-		"stateless": func(n *yaml.Node) { s.Stateless = d.boolean(n) },
+	d.Mapping(n, "serve", map[string]func(*yaml.Node){
+		"stdio":     func(n *yaml.Node) { s.Stdio = d.Bool(n) },
+		"http":      func(n *yaml.Node) { s.HTTP = d.Str(n) },
+		"stateless": func(n *yaml.Node) { s.Stateless = d.Bool(n) },
 		"health": func(n *yaml.Node) {
-			if s.Health = d.str(n); s.Health != "" {
+			if s.Health = d.Str(n); s.Health != "" {
 				if err := checkHealthPath(s.Health); err != nil {
-					d.errorf(n, "%v", err)
+					d.Errorf(n, "%v", err)
 				}
 			}
 		},
-		"drain":           func(n *yaml.Node) { s.Drain = d.duration(n) },
-		"session_timeout": func(n *yaml.Node) { s.SessionTimeout = d.duration(n) },
+		"drain":           func(n *yaml.Node) { s.Drain = d.Duration(n) },
+		"session_timeout": func(n *yaml.Node) { s.SessionTimeout = d.Duration(n) },
 		"health_addr": func(n *yaml.Node) {
-			if s.HealthAddr = d.str(n); s.HealthAddr != "" {
+			if s.HealthAddr = d.Str(n); s.HealthAddr != "" {
 				if err := checkAddr(s.HealthAddr); err != nil {
-					d.errorf(n, "%v", err)
+					d.Errorf(n, "%v", err)
 				}
 			}
 		},
 	})
 	switch {
 	case s.Stdio && s.HTTP != "":
-		d.errorf(n, "serve stdio or http, not both")
+		d.Errorf(n, "serve stdio or http, not both")
 	case s.Stdio && s.Stateless:
-		d.errorf(n, "stateless is for http: over stdio there are no HTTP sessions to do without")
+		d.Errorf(n, "stateless is for http: over stdio there are no HTTP sessions to do without")
 	case s.Stdio && s.Drain > 0:
-		d.errorf(n, "drain is for http: over stdio there is nothing to drain")
+		d.Errorf(n, "drain is for http: over stdio there is nothing to drain")
 	}
 }
 
@@ -445,63 +278,63 @@ func checkServe(s serveConfig) error {
 
 func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 	var out []upstreamConfig
-	for _, item := range d.seq(n) {
+	for _, item := range d.Seq(n) {
 		var u upstreamConfig
 		// token is the key (token or token_env) that gave the token;
 		// authHeader the Authorization key under headers.
 		var token, authHeader, command, dir *yaml.Node
 		setToken := func(n *yaml.Node, v string) {
 			if token != nil {
-				d.errorf(keyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, keyOf(item, n).Value)
+				d.Errorf(yamlconf.KeyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, yamlconf.KeyOf(item, n).Value)
 				return
 			}
-			u.Token, token = v, keyOf(item, n)
+			u.Token, token = v, yamlconf.KeyOf(item, n)
 		}
-		d.mapping(item, "an upstream", map[string]func(*yaml.Node){
-			"name":             func(n *yaml.Node) { u.Name = d.str(n) },
-			"command":          func(n *yaml.Node) { u.Command, command = d.strs(n), n },
+		d.Mapping(item, "an upstream", map[string]func(*yaml.Node){
+			"name":             func(n *yaml.Node) { u.Name = d.Str(n) },
+			"command":          func(n *yaml.Node) { u.Command, command = d.Strs(n), n },
 			"env":              func(n *yaml.Node) { u.Env = d.environ(n) },
 			"inherit_env":      func(n *yaml.Node) { u.InheritEnv = d.envNames(n) },
-			"dir":              func(n *yaml.Node) { u.Dir, dir = d.str(n), n },
+			"dir":              func(n *yaml.Node) { u.Dir, dir = d.Str(n), n },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
-			"token":            func(n *yaml.Node) { setToken(n, d.str(n)) },
-			"token_env":        func(n *yaml.Node) { setToken(n, d.env(n)) },
+			"token":            func(n *yaml.Node) { setToken(n, d.Str(n)) },
+			"token_env":        func(n *yaml.Node) { setToken(n, d.Env(n)) },
 			"oauth":            func(n *yaml.Node) { u.OAuth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
-			"prefix":           func(n *yaml.Node) { u.Prefix = d.str(n) },
-			"shared":           func(n *yaml.Node) { u.Shared = d.boolean(n) },
+			"prefix":           func(n *yaml.Node) { u.Prefix = d.Str(n) },
+			"shared":           func(n *yaml.Node) { u.Shared = d.Bool(n) },
 			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.protocolVersion(n) },
-			"timeout":          func(n *yaml.Node) { u.Timeout = d.duration(n) },
-			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.duration(n) },
-			"max_sessions":     func(n *yaml.Node) { u.MaxSessions = d.integer(n) },
-			"app":              func(n *yaml.Node) { u.App, u.appNode = d.str(n), n },
+			"timeout":          func(n *yaml.Node) { u.Timeout = d.Duration(n) },
+			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.Duration(n) },
+			"max_sessions":     func(n *yaml.Node) { u.MaxSessions = d.Int(n) },
+			"app":              func(n *yaml.Node) { u.App, u.appNode = d.Str(n), n },
 		})
 		switch {
 		case u.Name == "":
-			d.errorf(item, "an upstream needs a name")
+			d.Errorf(item, "an upstream needs a name")
 		case slices.ContainsFunc(out, func(o upstreamConfig) bool { return o.Name == u.Name }):
-			d.errorf(item, "two upstreams are named %q", u.Name)
+			d.Errorf(item, "two upstreams are named %q", u.Name)
 		case len(u.Command) == 0 && u.URL == "":
-			d.errorf(item, "upstream %q needs a command or a url", u.Name)
+			d.Errorf(item, "upstream %q needs a command or a url", u.Name)
 		case len(u.Command) > 0 && u.URL != "":
-			d.errorf(item, "upstream %q has a command and a url: give one", u.Name)
+			d.Errorf(item, "upstream %q has a command and a url: give one", u.Name)
 		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
-			d.errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
+			d.Errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
 		case len(u.Command) > 0 && u.OAuth != nil:
-			d.errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
+			d.Errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
 		case token != nil && u.OAuth != nil:
-			d.errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
+			d.Errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
 		case authHeader != nil && token != nil:
-			d.errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
+			d.Errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
 		case authHeader != nil && u.OAuth != nil:
-			d.errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
+			d.Errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
 		case u.OAuth != nil:
 			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
 		}
 		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
-			u.Dir = filepath.Join(filepath.Dir(d.file), u.Dir)
+			u.Dir = filepath.Join(filepath.Dir(d.File), u.Dir)
 		}
-		if d.host {
+		if d.Host {
 			d.checkProgram(fmt.Sprintf("upstream %q", u.Name), u.Command, u.Dir, command, dir)
 		}
 		out = append(out, u)
@@ -515,7 +348,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 func (d *decoder) checkProgram(who string, command []string, dir string, commandNode, dirNode *yaml.Node) {
 	if dirNode != nil && dir != "" {
 		if err := checkDir(dir); err != nil {
-			d.errorf(dirNode, "%s: %v", who, err)
+			d.Errorf(dirNode, "%s: %v", who, err)
 			if len(command) > 0 && strings.Contains(command[0], "/") {
 				return // the program cannot be found in it either
 			}
@@ -523,7 +356,7 @@ func (d *decoder) checkProgram(who string, command []string, dir string, command
 	}
 	if commandNode != nil && len(commandNode.Content) > 0 && commandNode.Content[0].Kind == yaml.ScalarNode {
 		if err := lookProgram(command[0], dir); err != nil {
-			d.errorf(commandNode.Content[0], "%s: %v", who, err)
+			d.Errorf(commandNode.Content[0], "%s: %v", who, err)
 		}
 	}
 }
@@ -568,39 +401,13 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// checkAppendable checks, without creating or writing anything, that
-// the file at path can be opened for appending: it is writable if it
-// exists, and otherwise its directory is.
-func checkAppendable(path string) error {
-	info, err := os.Stat(path)
-	switch {
-	case err == nil && info.IsDir():
-		return fmt.Errorf("%s is a directory", path)
-	case err == nil:
-		if unix.Access(path, unix.W_OK) != nil {
-			return fmt.Errorf("%s is not writable", path)
-		}
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	dir := filepath.Dir(path)
-	if err := checkDir(dir); err != nil {
-		return err
-	}
-	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
-		return fmt.Errorf("directory %s is not writable: %s cannot be created", dir, filepath.Base(path))
-	}
-	return nil
-}
-
 // environ reads an upstream's added environment: KEY=value entries.
 func (d *decoder) environ(n *yaml.Node) []string {
 	var out []string
-	for _, item := range d.seq(n) {
-		e := d.str(item)
+	for _, item := range d.Seq(n) {
+		e := d.Str(item)
 		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && item.Kind == yaml.ScalarNode {
-			d.errorf(item, "want an environment entry such as KEY=value, got %q", e)
+			d.Errorf(item, "want an environment entry such as KEY=value, got %q", e)
 		}
 		out = append(out, e)
 	}
@@ -611,10 +418,10 @@ func (d *decoder) environ(n *yaml.Node) []string {
 // a command inherits beyond the default ones.
 func (d *decoder) envNames(n *yaml.Node) []string {
 	var out []string
-	for _, item := range d.seq(n) {
-		k := d.str(item)
+	for _, item := range d.Seq(n) {
+		k := d.Str(item)
 		if (k == "" || strings.ContainsAny(k, "=\x00")) && item.Kind == yaml.ScalarNode {
-			d.errorf(item, "want the name of an environment variable such as LANG, got %q", k)
+			d.Errorf(item, "want the name of an environment variable such as LANG, got %q", k)
 		}
 		out = append(out, k)
 	}
@@ -623,9 +430,9 @@ func (d *decoder) envNames(n *yaml.Node) []string {
 
 // protocolVersion reads an MCP protocol version the gateway can speak.
 func (d *decoder) protocolVersion(n *yaml.Node) string {
-	v := d.str(n)
+	v := d.Str(n)
 	if known := mcp.SupportedProtocolVersions(); n.Kind == yaml.ScalarNode && !slices.Contains(known, v) {
-		d.errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, didYouMean(v, known), strings.Join(known, ", "))
+		d.Errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, didYouMean(v, known), strings.Join(known, ", "))
 	}
 	return v
 }
@@ -636,15 +443,15 @@ func (d *decoder) protocolVersion(n *yaml.Node) string {
 func (d *decoder) oauth(n *yaml.Node) *oauthConfig {
 	o := &oauthConfig{}
 	given := map[string]bool{}
-	d.mapping(n, "oauth", map[string]func(*yaml.Node){
+	d.Mapping(n, "oauth", map[string]func(*yaml.Node){
 		"token_url": func(n *yaml.Node) { o.TokenURL, given["token_url"] = d.url(n), true },
-		"client_id": func(n *yaml.Node) { o.ClientID, given["client_id"] = d.str(n), true },
+		"client_id": func(n *yaml.Node) { o.ClientID, given["client_id"] = d.Str(n), true },
 		"client_secret": func(n *yaml.Node) {
 			given["client_secret_env"] = true // reported here, not as missing
-			d.errorf(n, "a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env")
+			d.Errorf(n, "a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env")
 		},
-		"client_secret_env": func(n *yaml.Node) { o.ClientSecret, given["client_secret_env"] = d.env(n), true },
-		"scopes":            func(n *yaml.Node) { o.Scopes = d.strs(n) },
+		"client_secret_env": func(n *yaml.Node) { o.ClientSecret, given["client_secret_env"] = d.Env(n), true },
+		"scopes":            func(n *yaml.Node) { o.Scopes = d.Strs(n) },
 		"resource":          func(n *yaml.Node) { o.Resource = d.url(n) },
 	})
 	var missing []string
@@ -654,7 +461,7 @@ func (d *decoder) oauth(n *yaml.Node) *oauthConfig {
 		}
 	}
 	if len(missing) > 0 && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
-		d.errorf(n, "oauth needs %s", strings.Join(missing, ", "))
+		d.Errorf(n, "oauth needs %s", strings.Join(missing, ", "))
 	}
 	return o
 }
@@ -685,9 +492,9 @@ func (c clientCredentials) Token() (*oauth2.Token, error) { return c.cfg.Token(c
 
 // url reads an http or https URL.
 func (d *decoder) url(n *yaml.Node) string {
-	s := d.str(n)
+	s := d.Str(n)
 	if u, err := url.Parse(s); s != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
-		d.errorf(n, "want an http or https URL, got %q", s)
+		d.Errorf(n, "want an http or https URL, got %q", s)
 	}
 	return s
 }
@@ -697,7 +504,7 @@ func (d *decoder) url(n *yaml.Node) string {
 func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 	h := http.Header{}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "headers must be a mapping of header names to values")
+		d.Errorf(n, "headers must be a mapping of header names to values")
 		return h, nil
 	}
 	var auth *yaml.Node
@@ -706,75 +513,46 @@ func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 		if http.CanonicalHeaderKey(k.Value) == "Authorization" && auth == nil {
 			auth = k
 		}
-		h.Add(k.Value, d.str(n.Content[i+1]))
+		h.Add(k.Value, d.Str(n.Content[i+1]))
 	}
 	return h, auth
 }
 
-// keyOf returns the key of value v in mapping m (v itself if it is not
-// one of m's values): where an error about a key belongs.
-func keyOf(m, v *yaml.Node) *yaml.Node {
-	for i := 1; i < len(m.Content); i += 2 {
-		if m.Content[i] == v {
-			return m.Content[i-1]
-		}
-	}
-	return v
-}
-
 func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
 	var p pluginsConfig
-	d.mapping(n, "plugins", map[string]func(*yaml.Node){
-		"audit":     func(n *yaml.Node) { p.Audit = d.audit(n) },
+	fields := map[string]func(*yaml.Node){
 		"auth":      func(n *yaml.Node) { p.Auth = d.auth(n) },
 		"ratelimit": func(n *yaml.Node) { p.RateLimit = d.ratelimit(n) },
-		"cache":     func(n *yaml.Node) { p.Cache = d.cache(n) },
 		"intercept": func(n *yaml.Node) { p.Intercept = d.intercept(n) },
-		"noop":      func(n *yaml.Node) { p.Noop = d.boolean(n) },
-	})
+		"noop":      func(n *yaml.Node) { p.Noop = d.Bool(n) },
+	}
+	for _, spec := range d.specs {
+		fields[spec.Name()] = func(n *yaml.Node) {
+			v := reflect.New(spec.Config())
+			if d.Section(n, spec.Name(), v.Interface()) {
+				p.Listed = append(p.Listed, listedPlugin{spec, v.Elem().Interface()})
+			}
+		}
+	}
+	d.Mapping(n, "plugins", fields)
 	return p
-}
-
-func (d *decoder) audit(n *yaml.Node) *auditConfig {
-	a := &auditConfig{}
-	d.mapping(n, "audit", map[string]func(*yaml.Node){
-		"file": func(n *yaml.Node) {
-			if a.File = d.str(n); d.host && a.File != "" && a.File != "stderr" {
-				if err := checkAppendable(a.File); err != nil {
-					d.errorf(n, "audit file: %v", err)
-				}
-			}
-		},
-		"redact": func(n *yaml.Node) { a.Redact = d.strs(n) },
-		"flows": func(n *yaml.Node) {
-			for _, item := range d.seq(n) {
-				id, err := flows.Parse(d.str(item))
-				if err != nil {
-					d.errorf(item, "%v", err)
-					continue
-				}
-				a.Flows = append(a.Flows, id)
-			}
-		},
-	})
-	return a
 }
 
 func (d *decoder) auth(n *yaml.Node) *authConfig {
 	a := &authConfig{}
-	d.mapping(n, "auth", map[string]func(*yaml.Node){
+	d.Mapping(n, "auth", map[string]func(*yaml.Node){
 		"tokens": func(n *yaml.Node) {
-			for _, item := range d.seq(n) {
+			for _, item := range d.Seq(n) {
 				var t tokenConfig
 				given := false
-				d.mapping(item, "a token", map[string]func(*yaml.Node){
-					"token":     func(n *yaml.Node) { t.Token, given = d.str(n), true },
-					"token_env": func(n *yaml.Node) { t.Token, given = d.env(n), true },
-					"user":      func(n *yaml.Node) { t.User = d.str(n) },
-					"scopes":    func(n *yaml.Node) { t.Scopes = d.strs(n) },
+				d.Mapping(item, "a token", map[string]func(*yaml.Node){
+					"token":     func(n *yaml.Node) { t.Token, given = d.Str(n), true },
+					"token_env": func(n *yaml.Node) { t.Token, given = d.Env(n), true },
+					"user":      func(n *yaml.Node) { t.User = d.Str(n) },
+					"scopes":    func(n *yaml.Node) { t.Scopes = d.Strs(n) },
 				})
 				if !given {
-					d.errorf(item, "a token needs token or token_env")
+					d.Errorf(item, "a token needs token or token_env")
 				}
 				a.Tokens = append(a.Tokens, t)
 			}
@@ -782,19 +560,19 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 		"tool_scopes": func(n *yaml.Node) {
 			a.ToolScopes = map[string][]string{}
 			if n.Kind != yaml.MappingNode {
-				d.errorf(n, "tool_scopes must map tool names to lists of scopes")
+				d.Errorf(n, "tool_scopes must map tool names to lists of scopes")
 				return
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				a.ToolScopes[n.Content[i].Value] = d.strs(n.Content[i+1])
+				a.ToolScopes[n.Content[i].Value] = d.Strs(n.Content[i+1])
 			}
 		},
-		"allow_anonymous": func(n *yaml.Node) { a.AllowAnonymous = d.boolean(n) },
-		"conceal":         func(n *yaml.Node) { a.Conceal = d.boolean(n) },
+		"allow_anonymous": func(n *yaml.Node) { a.AllowAnonymous = d.Bool(n) },
+		"conceal":         func(n *yaml.Node) { a.Conceal = d.Bool(n) },
 		"resource_metadata_url": func(n *yaml.Node) {
-			if a.ResourceMetadataURL = d.str(n); a.ResourceMetadataURL != "" {
+			if a.ResourceMetadataURL = d.Str(n); a.ResourceMetadataURL != "" {
 				if u, err := url.Parse(a.ResourceMetadataURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					d.errorf(n, "want an absolute http or https URL, got %q", a.ResourceMetadataURL)
+					d.Errorf(n, "want an absolute http or https URL, got %q", a.ResourceMetadataURL)
 				}
 			}
 		},
@@ -804,15 +582,15 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 
 func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 	r := &ratelimitConfig{}
-	errs := len(d.errs)
-	d.mapping(n, "ratelimit", map[string]func(*yaml.Node){
+	errs := d.Errs()
+	d.Mapping(n, "ratelimit", map[string]func(*yaml.Node){
 		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
 		"per_principal": func(n *yaml.Node) { r.PerPrincipal = d.limit(n) },
 		"per_tool":      func(n *yaml.Node) { r.PerTool = d.limit(n) },
 		"tools": func(n *yaml.Node) {
 			r.Tools = map[string]ratelimit.Limit{}
 			if n.Kind != yaml.MappingNode {
-				d.errorf(n, "tools must map tool names to limits such as 10/s")
+				d.Errorf(n, "tools must map tool names to limits such as 10/s")
 				return
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
@@ -822,35 +600,25 @@ func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
 	})
 	// A key that is misspelt or has a bad value is reported as such, not
 	// as missing.
-	if len(d.errs) == errs && !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
-		d.errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
+	if d.Errs() == errs && !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
+		d.Errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
 	}
 	return r
 }
 
 // limit reads "N/unit" (unit s, m or h): N calls per unit, in a burst of N.
 func (d *decoder) limit(n *yaml.Node) ratelimit.Limit {
-	if !d.scalar(n, "a limit such as 10/s") {
+	if !d.Scalar(n, "a limit such as 10/s") {
 		return ratelimit.Limit{}
 	}
 	num, unit, ok := strings.Cut(n.Value, "/")
 	count, err := strconv.Atoi(num)
 	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
 	if !ok || err != nil || count < 1 || per == 0 {
-		d.errorf(n, "want a limit such as 10/s, 100/m or 1000/h, got %q", n.Value)
+		d.Errorf(n, "want a limit such as 10/s, 100/m or 1000/h, got %q", n.Value)
 		return ratelimit.Limit{}
 	}
 	return ratelimit.Per(count, per)
-}
-
-func (d *decoder) cache(n *yaml.Node) *cacheConfig {
-	c := &cacheConfig{}
-	d.mapping(n, "cache", map[string]func(*yaml.Node){
-		"ttl":                      func(n *yaml.Node) { c.TTL = d.duration(n) },
-		"max_entries":              func(n *yaml.Node) { c.MaxEntries = d.integer(n) },
-		"shared_across_principals": func(n *yaml.Node) { c.SharedAcrossPrincipals = d.boolean(n) },
-	})
-	return c
 }
 
 // readGatewayConfig reads and parses the configuration file at path, and
@@ -860,7 +628,7 @@ func readGatewayConfig(path string) (*gatewayConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&decoder{file: path, getenv: os.Getenv, host: true}).decode(data)
+	return (&decoder{Decoder: &yamlconf.Decoder{File: path, Getenv: os.Getenv, Host: true}, specs: gatewayPlugins()}).decode(data)
 }
 
 // defaultSessionTimeout is serve.session_timeout when the file and the
@@ -870,21 +638,21 @@ const defaultSessionTimeout = 30 * time.Minute
 // log reads how the command logs: format text or json, level debug, info,
 // warn or error.
 func (d *decoder) log(n *yaml.Node, l *logConfig) {
-	d.mapping(n, "log", map[string]func(*yaml.Node){
+	d.Mapping(n, "log", map[string]func(*yaml.Node){
 		"format": func(n *yaml.Node) {
-			switch f := d.str(n); f {
+			switch f := d.Str(n); f {
 			case "text":
 				l.JSON = false
 			case "json":
 				l.JSON = true
 			default:
-				d.errorf(n, "want text or json, got %q%s", f, didYouMean(f, []string{"json", "text"}))
+				d.Errorf(n, "want text or json, got %q%s", f, didYouMean(f, []string{"json", "text"}))
 			}
 		},
 		"level": func(n *yaml.Node) {
-			lv, err := parseLevel(d.str(n))
+			lv, err := parseLevel(d.Str(n))
 			if err != nil {
-				d.errorf(n, "%v", err)
+				d.Errorf(n, "%v", err)
 				return
 			}
 			l.Level, l.LevelSet = lv, true

@@ -10,6 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/hookflow/hookflow/internal/yamlconf"
+
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
@@ -40,20 +42,20 @@ func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
 		at     *yaml.Node
 	}
 	var policyServers []named
-	errs := len(d.errs)
-	d.mapping(n, "intercept", map[string]func(*yaml.Node){
+	errs := d.Errs()
+	d.Mapping(n, "intercept", map[string]func(*yaml.Node){
 		"servers": func(n *yaml.Node) { c.Servers, servers = d.interceptServers(n), n },
 		"policy": func(n *yaml.Node) {
 			type key struct{ server, interceptor string }
 			seen := map[key]bool{}
-			for _, item := range d.seq(n) {
+			for _, item := range d.Seq(n) {
 				p, at := d.interceptPolicy(item)
 				if p.Interceptor == "" {
 					c.Policy = append(c.Policy, p)
 					continue
 				}
 				if k := (key{p.Server, p.Interceptor}); seen[k] {
-					d.errorf(at, "two policies name interceptor %q", at.Value)
+					d.Errorf(at, "two policies name interceptor %q", at.Value)
 				} else {
 					seen[k] = true
 				}
@@ -63,14 +65,14 @@ func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
 				c.Policy = append(c.Policy, p)
 			}
 		},
-		"timeout":         func(n *yaml.Node) { c.Timeout = d.duration(n) },
-		"connect_timeout": func(n *yaml.Node) { c.ConnectTimeout = d.duration(n) },
-		"retry_after":     func(n *yaml.Node) { c.RetryAfter = d.duration(n) },
-		"explain":         func(n *yaml.Node) { c.Explain = d.boolean(n) },
+		"timeout":         func(n *yaml.Node) { c.Timeout = d.Duration(n) },
+		"connect_timeout": func(n *yaml.Node) { c.ConnectTimeout = d.Duration(n) },
+		"retry_after":     func(n *yaml.Node) { c.RetryAfter = d.Duration(n) },
+		"explain":         func(n *yaml.Node) { c.Explain = d.Bool(n) },
 	})
 	// A misspelt key is reported as such, not as missing.
-	if servers == nil && len(d.errs) == errs && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
-		d.errorf(n, "intercept needs at least one interceptor host under servers")
+	if servers == nil && d.Errs() == errs && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
+		d.Errorf(n, "intercept needs at least one interceptor host under servers")
 	}
 	var names []string
 	for _, s := range c.Servers {
@@ -78,7 +80,7 @@ func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
 	}
 	for _, p := range policyServers {
 		if !slices.Contains(names, p.server) {
-			d.errorf(p.at, "policy for %q: no interceptor host is named %q%s", p.at.Value, p.server, didYouMean(p.server, names))
+			d.Errorf(p.at, "policy for %q: no interceptor host is named %q%s", p.at.Value, p.server, didYouMean(p.server, names))
 		}
 	}
 	return c
@@ -87,9 +89,9 @@ func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
 // interceptServers reads the interceptor hosts: each a streamable HTTP url
 // (with its bearer token) or a command.
 func (d *decoder) interceptServers(n *yaml.Node) []intercept.Server {
-	items := d.seq(n)
+	items := d.Seq(n)
 	if n.Kind == yaml.SequenceNode && len(items) == 0 {
-		d.errorf(n, "intercept needs at least one interceptor host under servers")
+		d.Errorf(n, "intercept needs at least one interceptor host under servers")
 	}
 	var out []intercept.Server
 	for _, item := range items {
@@ -97,41 +99,41 @@ func (d *decoder) interceptServers(n *yaml.Node) []intercept.Server {
 		var token, command, dir *yaml.Node
 		setToken := func(n *yaml.Node, v string) {
 			if token != nil {
-				d.errorf(keyOf(item, n), "%s and %s both give the host's bearer token: keep one", token.Value, keyOf(item, n).Value)
+				d.Errorf(yamlconf.KeyOf(item, n), "%s and %s both give the host's bearer token: keep one", token.Value, yamlconf.KeyOf(item, n).Value)
 				return
 			}
-			s.Token, token = v, keyOf(item, n)
+			s.Token, token = v, yamlconf.KeyOf(item, n)
 		}
-		d.mapping(item, "an interceptor host", map[string]func(*yaml.Node){
-			"name":        func(n *yaml.Node) { s.Name = d.str(n) },
+		d.Mapping(item, "an interceptor host", map[string]func(*yaml.Node){
+			"name":        func(n *yaml.Node) { s.Name = d.Str(n) },
 			"url":         func(n *yaml.Node) { s.URL = d.url(n) },
-			"token":       func(n *yaml.Node) { setToken(n, d.str(n)) },
-			"token_env":   func(n *yaml.Node) { setToken(n, d.env(n)) },
-			"command":     func(n *yaml.Node) { s.Command, command = d.strs(n), n },
+			"token":       func(n *yaml.Node) { setToken(n, d.Str(n)) },
+			"token_env":   func(n *yaml.Node) { setToken(n, d.Env(n)) },
+			"command":     func(n *yaml.Node) { s.Command, command = d.Strs(n), n },
 			"env":         func(n *yaml.Node) { s.Env = d.environ(n) },
 			"inherit_env": func(n *yaml.Node) { s.InheritEnv = d.envNames(n) },
-			"dir":         func(n *yaml.Node) { s.Dir, dir = d.str(n), n },
+			"dir":         func(n *yaml.Node) { s.Dir, dir = d.Str(n), n },
 		})
 		switch {
 		case s.Name == "":
-			d.errorf(item, "an interceptor host needs a name")
+			d.Errorf(item, "an interceptor host needs a name")
 		case strings.Contains(s.Name, ":"):
-			d.errorf(item, "interceptor host %q: a name cannot hold \":\", which separates it from an interceptor's name (guard:no-destructive-commands)", s.Name)
+			d.Errorf(item, "interceptor host %q: a name cannot hold \":\", which separates it from an interceptor's name (guard:no-destructive-commands)", s.Name)
 		case slices.ContainsFunc(out, func(o intercept.Server) bool { return o.Name == s.Name }):
-			d.errorf(item, "two interceptor hosts are named %q", s.Name)
+			d.Errorf(item, "two interceptor hosts are named %q", s.Name)
 		case len(s.Command) == 0 && s.URL == "":
-			d.errorf(item, "interceptor host %q needs a command or a url", s.Name)
+			d.Errorf(item, "interceptor host %q needs a command or a url", s.Name)
 		case len(s.Command) > 0 && s.URL != "":
-			d.errorf(item, "interceptor host %q has a command and a url: give one", s.Name)
+			d.Errorf(item, "interceptor host %q has a command and a url: give one", s.Name)
 		case len(s.Command) > 0 && token != nil:
-			d.errorf(item, "interceptor host %q: %s is for url hosts", s.Name, token.Value)
+			d.Errorf(item, "interceptor host %q: %s is for url hosts", s.Name, token.Value)
 		case command != nil && len(s.Command) > 0 && s.Command[0] == "":
-			d.errorf(command, "interceptor host %q: the program is empty", s.Name)
+			d.Errorf(command, "interceptor host %q: the program is empty", s.Name)
 		}
 		if s.Dir != "" && !filepath.IsAbs(s.Dir) {
-			s.Dir = filepath.Join(filepath.Dir(d.file), s.Dir)
+			s.Dir = filepath.Join(filepath.Dir(d.File), s.Dir)
 		}
-		if d.host && (len(s.Command) == 0 || s.Command[0] != "") {
+		if d.Host && (len(s.Command) == 0 || s.Command[0] != "") {
 			d.checkProgram(fmt.Sprintf("interceptor host %q", s.Name), s.Command, s.Dir, command, dir)
 		}
 		out = append(out, s)
@@ -144,11 +146,11 @@ func (d *decoder) interceptServers(n *yaml.Node) []intercept.Server {
 func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node) {
 	var p intercept.Policy
 	var named *yaml.Node
-	errs := len(d.errs)
-	d.mapping(item, "a policy", map[string]func(*yaml.Node){
+	errs := d.Errs()
+	d.Mapping(item, "a policy", map[string]func(*yaml.Node){
 		"interceptor": func(n *yaml.Node) {
 			named = n
-			name := d.str(n)
+			name := d.Str(n)
 			server, ic, ok := strings.Cut(name, ":")
 			if ok {
 				p.Server, p.Interceptor = server, ic
@@ -156,43 +158,43 @@ func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node
 				p.Interceptor = name
 			}
 			if n.Kind == yaml.ScalarNode && (p.Interceptor == "" || ok && p.Server == "") {
-				d.errorf(n, "want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got %q", name)
+				d.Errorf(n, "want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got %q", name)
 				p.Interceptor = ""
 			}
 		},
-		"disabled":      func(n *yaml.Node) { p.Disabled = d.boolean(n) },
-		"fail_open":     func(n *yaml.Node) { b := d.boolean(n); p.FailOpen = &b },
+		"disabled":      func(n *yaml.Node) { p.Disabled = d.Bool(n) },
+		"fail_open":     func(n *yaml.Node) { b := d.Bool(n); p.FailOpen = &b },
 		"mode":          func(n *yaml.Node) { p.Mode = d.policyMode(n) },
 		"priority_hint": func(n *yaml.Node) { p.PriorityHint = d.priorityHint(n) },
-		"timeout":       func(n *yaml.Node) { p.Timeout = d.duration(n) },
+		"timeout":       func(n *yaml.Node) { p.Timeout = d.Duration(n) },
 		"hooks": func(n *yaml.Node) {
 			p.Hooks = []wire.Hook{}
-			for _, h := range d.seq(n) {
+			for _, h := range d.Seq(n) {
 				p.Hooks = append(p.Hooks, d.interceptHook(h))
 			}
 			if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
-				d.errorf(n, "hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true")
+				d.Errorf(n, "hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true")
 			}
 		},
 		"config": func(n *yaml.Node) {
 			if n.Kind != yaml.MappingNode {
-				d.errorf(n, "config must be a mapping of keys to values")
+				d.Errorf(n, "config must be a mapping of keys to values")
 				return
 			}
 			var m map[string]any
 			if err := n.Decode(&m); err != nil {
-				d.errorf(n, "config: %v", err)
+				d.Errorf(n, "config: %v", err)
 				return
 			}
 			if _, err := json.Marshal(m); err != nil {
-				d.errorf(n, "config must be JSON: %v", err)
+				d.Errorf(n, "config must be JSON: %v", err)
 				return
 			}
 			p.Config = m
 		},
 	})
-	if named == nil && len(d.errs) == errs && (item.Kind == yaml.MappingNode || item.Tag == "!!null") {
-		d.errorf(item, "a policy needs an interceptor, such as guard:no-destructive-commands")
+	if named == nil && d.Errs() == errs && (item.Kind == yaml.MappingNode || item.Tag == "!!null") {
+		d.Errorf(item, "a policy needs an interceptor, such as guard:no-destructive-commands")
 	}
 	return p, named
 }
@@ -203,7 +205,7 @@ func (d *decoder) interceptPolicy(item *yaml.Node) (intercept.Policy, *yaml.Node
 // may still declare it; a policy is the deployment's own, written now, so
 // it uses the SEP's names.
 func (d *decoder) policyMode(n *yaml.Node) wire.Mode {
-	s := d.str(n)
+	s := d.Str(n)
 	if n.Kind != yaml.ScalarNode {
 		return ""
 	}
@@ -215,7 +217,7 @@ func (d *decoder) policyMode(n *yaml.Node) wire.Mode {
 	if s == "enforce" {
 		hint = ` ("enforce" is the older drafts' name of active)`
 	}
-	d.errorf(n, "want mode active or audit, got %q%s", s, hint)
+	d.Errorf(n, "want mode active or audit, got %q%s", s, hint)
 	return ""
 }
 
@@ -223,18 +225,18 @@ func (d *decoder) policyMode(n *yaml.Node) wire.Mode {
 // or {request: n, response: m}.
 func (d *decoder) priorityHint(n *yaml.Node) *wire.PriorityHint {
 	hint := func(n *yaml.Node) int32 {
-		if !d.scalar(n, "an integer") {
+		if !d.Scalar(n, "an integer") {
 			return 0
 		}
 		v, err := strconv.ParseInt(n.Value, 10, 32)
 		if err != nil {
-			d.errorf(n, "want an integer, got %q", n.Value)
+			d.Errorf(n, "want an integer, got %q", n.Value)
 		}
 		return int32(v)
 	}
 	if n.Kind == yaml.MappingNode {
 		var req, resp int32
-		d.mapping(n, "priority_hint", map[string]func(*yaml.Node){
+		d.Mapping(n, "priority_hint", map[string]func(*yaml.Node){
 			"request":  func(n *yaml.Node) { req = hint(n) },
 			"response": func(n *yaml.Node) { resp = hint(n) },
 		})
@@ -248,21 +250,21 @@ func (d *decoder) priorityHint(n *yaml.Node) *wire.PriorityHint {
 func (d *decoder) interceptHook(n *yaml.Node) wire.Hook {
 	var h wire.Hook
 	given := false
-	d.mapping(n, "a hook", map[string]func(*yaml.Node){
-		"events": func(n *yaml.Node) { h.Events = d.strs(n) },
+	d.Mapping(n, "a hook", map[string]func(*yaml.Node){
+		"events": func(n *yaml.Node) { h.Events = d.Strs(n) },
 		"phase": func(n *yaml.Node) {
 			given = true
-			if s := d.str(n); n.Kind == yaml.ScalarNode {
+			if s := d.Str(n); n.Kind == yaml.ScalarNode {
 				ph, err := wire.ParsePhase(s)
 				if err != nil {
-					d.errorf(n, "%v", err)
+					d.Errorf(n, "%v", err)
 				}
 				h.Phase = ph
 			}
 		},
 	})
 	if (!given || len(h.Events) == 0) && n.Kind == yaml.MappingNode {
-		d.errorf(n, "a hook needs events and a phase, such as {events: [tools/call], phase: request}")
+		d.Errorf(n, "a hook needs events and a phase, such as {events: [tools/call], phase: request}")
 	}
 	return h
 }

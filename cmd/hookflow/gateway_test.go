@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/cache"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
@@ -217,23 +220,6 @@ func TestGatewayConfigErrors(t *testing.T) {
 	}
 }
 
-// TestConfigErrorPosition checks the form of a configuration error: at
-// file:line:col, or at file:line when the column is unknown rather than at
-// a made-up column.
-func TestConfigErrorPosition(t *testing.T) {
-	for _, tc := range []struct {
-		err  configError
-		want string
-	}{
-		{configError{file: "g.yaml", line: 3, col: 7, msg: "m"}, "g.yaml:3:7: m"},
-		{configError{file: "g.yaml", line: 3, msg: "m"}, "g.yaml:3: m"},
-	} {
-		if got := tc.err.Error(); got != tc.want {
-			t.Errorf("%+v.Error() = %q, want %q", tc.err, got, tc.want)
-		}
-	}
-}
-
 // TestGatewayConfigNoCascade checks that a mistake is reported once, not
 // also as the absence of what it failed to give.
 func TestGatewayConfigNoCascade(t *testing.T) {
@@ -304,7 +290,14 @@ plugins:
 		t.Errorf("ratelimit = %+v", got)
 	}
 	p := cfg.Plugins
-	if p.Audit.File != "stderr" || p.Auth.Tokens[0].User != "ada" || p.Cache.TTL != time.Minute || !p.Noop ||
+	listed := map[string]any{}
+	for _, l := range p.Listed {
+		listed[l.spec.Name()] = l.cfg
+	}
+	if a, c := listed["audit"].(audit.Config), listed["cache"].(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
+		t.Errorf("listed plugins = %+v", listed)
+	}
+	if p.Auth.Tokens[0].User != "ada" || !p.Noop ||
 		p.Auth.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
 		t.Errorf("plugins = %+v", p)
 	}
@@ -643,7 +636,7 @@ plugins:
 		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
 		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
 		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,
-			[]string{"hookflow gateway: plugin \"audit\" (hookflow-gateway/plugin:audit): Config.Redact: \"user.\" has an empty field name\n"}},
+			[]string{`:4:` + strconv.Itoa(len("  audit: {file: "+existing+", redact: [")+1) + `: audit redact[0]: "user." has an empty field name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := write("g.yaml", tc.yaml)

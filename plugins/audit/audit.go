@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,43 +26,104 @@ import (
 type Config struct {
 	// Name is the plugin's name (default "audit"); set it to attach two
 	// audit plugins to one server or app.
-	Name string
+	Name string `yaml:"name"`
 	// Handler receives every event as a slog record, message "audit" at
 	// level Info, with the attributes of [Event].
-	Handler slog.Handler
-	// File writes every event as one JSON line to a file rotated by size.
-	File File
+	Handler slog.Handler `yaml:"-"`
+	// File writes every event as one JSON line to a file rotated by size
+	// (off by default); a configuration file gives its path alone
+	// (relative to the working directory), "stderr", or its fields.
+	// Without File or Handler, events go to the server's logger.
+	File File `yaml:"file"`
 	// Redact lists the argument fields whose values are replaced by
 	// [Redacted]: a name ("password") matches that field at any depth, a
 	// dotted path ("card.number", "items.*.token") matches from the top, "*"
 	// matching any name; arrays are transparent. Names compare
 	// case-insensitively. It is a flows.Redactor's field list, so other
 	// readers of run data given the same list hide the same fields.
-	Redact []string
+	Redact []string `yaml:"redact"`
 	// QueueSize is how many events may wait for the sinks (default 1024).
 	// When the queue is full, events are dropped and counted.
-	QueueSize int
-	// MaxArgsBytes caps [Event.Args] (default DefaultMaxArgsBytes): longer
-	// arguments are recorded, after redaction, as a JSON string holding
-	// their first bytes, and the event's Truncated lists "args".
-	MaxArgsBytes int
+	QueueSize int `yaml:"queue_size"`
+	// MaxArgsBytes caps [Event.Args] (default DefaultMaxArgsBytes, 8 KiB):
+	// longer arguments are recorded, after redaction, as a JSON string
+	// holding their first bytes, and the event's Truncated lists "args".
+	MaxArgsBytes int `yaml:"max_args_bytes"`
 	// MaxTextBytes caps [Event.Error] and [Event.URI] (default
-	// DefaultMaxTextBytes): a longer text is cut, ends with "…", and the
-	// event's Truncated lists the field.
-	MaxTextBytes int
-	// Flows are the flows to audit; nil audits every flow.
-	Flows []flows.ID
+	// DefaultMaxTextBytes, 1 KiB): a longer text is cut, ends with "…",
+	// and the event's Truncated lists the field.
+	MaxTextBytes int `yaml:"max_text_bytes"`
+	// Flows are the flows to audit, by ID ("tools:call-tool"); none audits
+	// every flow.
+	Flows []flows.ID `yaml:"flows"`
 }
 
-// File configures the JSON-lines file sink. It is off when Path is empty.
+// File configures the JSON-lines file sink. It is off when Path is empty
+// and Stderr unset.
 type File struct {
 	// Path is the file's path. It is created with mode 0600, and appended to.
-	Path string
+	Path string `yaml:"path"`
+	// Stderr writes the JSON lines to the process's standard error instead
+	// of Path, unrotated; a configuration file says "stderr".
+	Stderr bool `yaml:"-"`
 	// MaxBytes is the size a file may reach before it is rotated (default
 	// 10 MiB): Path is renamed Path.1, Path.1 becomes Path.2, and so on.
-	MaxBytes int64
+	MaxBytes int64 `yaml:"max_bytes"`
 	// MaxBackups is how many rotated files are kept (default 3).
-	MaxBackups int
+	MaxBackups int `yaml:"max_backups"`
+}
+
+// UnmarshalText reads the short form of a File: "stderr", or a path.
+func (f *File) UnmarshalText(text []byte) error {
+	if string(text) == "stderr" {
+		*f = File{Stderr: true}
+		return nil
+	}
+	*f = File{Path: string(text)}
+	return nil
+}
+
+// Validate checks the configuration, and that the file it names can be
+// appended to, without creating or writing it. Each error is a
+// *flows.Error whose Field is the field's path in a configuration file's
+// spelling ("file.max_bytes").
+func (c Config) Validate() error {
+	var errs []error
+	invalid := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, n := range []struct {
+		field string
+		v     int64
+	}{
+		{"queue_size", int64(c.QueueSize)}, {"max_args_bytes", int64(c.MaxArgsBytes)}, {"max_text_bytes", int64(c.MaxTextBytes)},
+		{"file.max_bytes", c.File.MaxBytes}, {"file.max_backups", int64(c.File.MaxBackups)},
+	} {
+		if n.v < 0 {
+			invalid(n.field, "must not be negative, got %d", n.v)
+		}
+	}
+	switch f := c.File; {
+	case f.Stderr && f.Path != "":
+		invalid("file", "gives both a path and stderr: give one")
+	case f.Path == "" && (f.MaxBytes != 0 || f.MaxBackups != 0):
+		invalid("file.path", "required when max_bytes or max_backups is set")
+	case f.Path != "":
+		if err := checkAppendable(f.Path); err != nil {
+			invalid("file", "%v", err)
+		}
+	}
+	for i, r := range c.Redact {
+		if _, err := flows.NewRedactor([]string{r}); err != nil {
+			invalid(fmt.Sprintf("redact[%d]", i), "%s", flows.Reason(err))
+		}
+	}
+	for i, f := range c.Flows {
+		if _, err := flows.Parse(string(f)); err != nil {
+			invalid(fmt.Sprintf("flows[%d]", i), "%s", flows.Reason(err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // The defaults of [Config] and [File].
@@ -194,32 +256,17 @@ func (p *Plugin) start(pc *framework.PluginContext) error {
 // sinks. Errors name the field.
 func (p *Plugin) open(pc *framework.PluginContext) error {
 	c := p.cfg
-	if c.QueueSize < 0 {
-		return fmt.Errorf("Config.QueueSize: must not be negative, got %d", c.QueueSize)
+	if err := c.Validate(); err != nil {
+		return err
 	}
 	if c.QueueSize == 0 {
 		c.QueueSize = DefaultQueueSize
 	}
-	if c.MaxArgsBytes < 0 {
-		return fmt.Errorf("Config.MaxArgsBytes: must not be negative, got %d", c.MaxArgsBytes)
-	}
 	if c.MaxArgsBytes == 0 {
 		c.MaxArgsBytes = DefaultMaxArgsBytes
 	}
-	if c.MaxTextBytes < 0 {
-		return fmt.Errorf("Config.MaxTextBytes: must not be negative, got %d", c.MaxTextBytes)
-	}
 	if c.MaxTextBytes == 0 {
 		c.MaxTextBytes = DefaultMaxTextBytes
-	}
-	if c.File.MaxBytes < 0 {
-		return fmt.Errorf("Config.File.MaxBytes: must not be negative, got %d", c.File.MaxBytes)
-	}
-	if c.File.MaxBackups < 0 {
-		return fmt.Errorf("Config.File.MaxBackups: must not be negative, got %d", c.File.MaxBackups)
-	}
-	if c.File.Path == "" && (c.File.MaxBytes != 0 || c.File.MaxBackups != 0) {
-		return errors.New("Config.File.Path: required when File.MaxBytes or File.MaxBackups is set")
 	}
 	if c.File.MaxBytes == 0 {
 		c.File.MaxBytes = DefaultMaxBytes
@@ -232,24 +279,24 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 			p.audited[f.ID.Index()] = true
 		}
 	}
-	for i, f := range c.Flows {
-		if _, err := flows.Parse(string(f)); err != nil {
-			return fmt.Errorf("Config.Flows[%d]: %w", i, err)
-		}
+	for _, f := range c.Flows {
 		p.audited[f.Index()] = true
 	}
 	r, err := flows.NewRedactor(c.Redact)
 	if err != nil {
-		return fmt.Errorf("Config.Redact: %s", flows.Reason(err))
+		return err
 	}
 	p.redact = r
 	if c.Handler != nil {
 		p.sinks = append(p.sinks, handlerSink{c.Handler})
 	}
+	if c.File.Stderr {
+		p.sinks = append(p.sinks, handlerSink{slog.NewJSONHandler(os.Stderr, nil)})
+	}
 	if c.File.Path != "" {
 		f, err := openRotatingFile(c.File.Path, c.File.MaxBytes, c.File.MaxBackups)
 		if err != nil {
-			return fmt.Errorf("Config.File.Path: %w", err)
+			return &flows.Error{Code: flows.CodeInvalid, Field: "file.path", Err: err}
 		}
 		p.sinks = append(p.sinks, fileSink{f})
 	}

@@ -365,13 +365,13 @@ func TestBadConfig(t *testing.T) {
 		cfg  audit.Config
 		want string
 	}{
-		{audit.Config{QueueSize: -1}, "Config.QueueSize: must not be negative"},
-		{audit.Config{File: audit.File{Path: "x", MaxBytes: -1}}, "Config.File.MaxBytes"},
-		{audit.Config{File: audit.File{Path: "x", MaxBackups: -2}}, "Config.File.MaxBackups"},
-		{audit.Config{File: audit.File{MaxBytes: 10}}, "Config.File.Path: required"},
-		{audit.Config{File: audit.File{Path: "/nonexistent-dir/audit.jsonl"}}, "Config.File.Path: open"},
-		{audit.Config{Redact: []string{"ok", "a..b"}}, `Config.Redact: "a..b" has an empty field name`},
-		{audit.Config{Flows: []flows.ID{"tools:call-tol"}}, `Config.Flows[0]: unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`},
+		{audit.Config{QueueSize: -1}, "queue_size: must not be negative"},
+		{audit.Config{File: audit.File{Path: "x", MaxBytes: -1}}, "file.max_bytes: must not be negative"},
+		{audit.Config{File: audit.File{Path: "x", MaxBackups: -2}}, "file.max_backups: must not be negative"},
+		{audit.Config{File: audit.File{MaxBytes: 10}}, "file.path: required"},
+		{audit.Config{File: audit.File{Path: "/nonexistent-dir/audit.jsonl"}}, "file: directory /nonexistent-dir does not exist"},
+		{audit.Config{Redact: []string{"ok", "a..b"}}, `redact[1]: "a..b" has an empty field name`},
+		{audit.Config{Flows: []flows.ID{"tools:call-tol"}}, `flows[0]: unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -137,8 +137,8 @@ func TestBadLimits(t *testing.T) {
 		cfg  audit.Config
 		want string
 	}{
-		{audit.Config{MaxArgsBytes: -1}, "Config.MaxArgsBytes: must not be negative"},
-		{audit.Config{MaxTextBytes: -5}, "Config.MaxTextBytes: must not be negative"},
+		{audit.Config{MaxArgsBytes: -1}, "max_args_bytes: must not be negative"},
+		{audit.Config{MaxTextBytes: -5}, "max_text_bytes: must not be negative"},
 	} {
 		p := audit.New(tt.cfg)
 		err := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{p}}).Start()

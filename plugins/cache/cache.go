@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -26,23 +27,42 @@ import (
 // up to 1024 results in memory, per principal.
 type Config struct {
 	// Name is the plugin's name (default "cache").
-	Name string
+	Name string `yaml:"name"`
 	// TTL is how long a result is served from the cache (default 1 minute).
-	TTL time.Duration
+	TTL time.Duration `yaml:"ttl"`
 	// MaxEntries bounds the default in-memory backend (default 1024,
 	// least recently used evicted first). It must be 0 when Backend is set.
-	MaxEntries int
+	MaxEntries int `yaml:"max_entries"`
 	// Backend stores the results; nil uses [NewMemory] with MaxEntries and
 	// Now.
-	Backend Backend
+	Backend Backend `yaml:"-"`
 	// SharedAcrossPrincipals lets callers with different principals (the
-	// verified token's user ID) share results. By default the principal is
-	// part of the key, so a read-only tool whose answer depends on the
-	// caller ("my files") never serves one user's result to another.
-	// Unauthenticated calls all have the empty principal.
-	SharedAcrossPrincipals bool
+	// verified token's user ID) share results (off by default). By default
+	// the principal is part of the key, so a read-only tool whose answer
+	// depends on the caller ("my files") never serves one user's result to
+	// another. Unauthenticated calls all have the empty principal.
+	SharedAcrossPrincipals bool `yaml:"shared_across_principals"`
 	// Now is the clock of the default backend; nil uses time.Now.
-	Now func() time.Time
+	Now func() time.Time `yaml:"-"`
+}
+
+// Validate checks the configuration. Each error is a *flows.Error whose
+// Field is the field's path in a configuration file's spelling ("ttl").
+func (c Config) Validate() error {
+	var errs []error
+	invalid := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.TTL < 0 {
+		invalid("ttl", "must not be negative, got %v", c.TTL)
+	}
+	switch {
+	case c.MaxEntries < 0:
+		invalid("max_entries", "must not be negative, got %d", c.MaxEntries)
+	case c.MaxEntries != 0 && c.Backend != nil:
+		invalid("max_entries", "bounds the default backend only; bound Config.Backend itself")
+	}
+	return errors.Join(errs...)
 }
 
 // The defaults of [Config].
@@ -141,13 +161,8 @@ func (p *Plugin) check() error {
 
 func (p *Plugin) validate() error {
 	c := p.cfg
-	switch {
-	case c.TTL < 0:
-		return fmt.Errorf("Config.TTL: must not be negative, got %v", c.TTL)
-	case c.MaxEntries < 0:
-		return fmt.Errorf("Config.MaxEntries: must not be negative, got %d", c.MaxEntries)
-	case c.MaxEntries != 0 && c.Backend != nil:
-		return fmt.Errorf("Config.MaxEntries: bounds the default backend only; bound Config.Backend itself")
+	if err := c.Validate(); err != nil {
+		return err
 	}
 	if c.TTL == 0 {
 		c.TTL = DefaultTTL

@@ -404,9 +404,9 @@ func TestBadConfig(t *testing.T) {
 		cfg  cache.Config
 		want string
 	}{
-		{cache.Config{TTL: -time.Second}, "Config.TTL: must not be negative"},
-		{cache.Config{MaxEntries: -1}, "Config.MaxEntries: must not be negative"},
-		{cache.Config{MaxEntries: 10, Backend: cache.NewMemory(nil)}, "Config.MaxEntries: bounds the default backend only"},
+		{cache.Config{TTL: -time.Second}, "ttl: must not be negative"},
+		{cache.Config{MaxEntries: -1}, "max_entries: must not be negative"},
+		{cache.Config{MaxEntries: 10, Backend: cache.NewMemory(nil)}, "max_entries: bounds the default backend only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

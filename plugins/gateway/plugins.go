@@ -1,0 +1,58 @@
+package gateway
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+)
+
+// PluginSpec is a plugin a gateway configuration file can turn on: its
+// key under plugins, the type of its configuration (the section under
+// that key decodes into it) and its constructor. Make one with [Plugin];
+// the hookflow command lists the first-party plugins' specs explicitly.
+type PluginSpec struct {
+	name   string
+	config reflect.Type
+	build  func(cfg any) framework.Plugin
+}
+
+// Plugin returns the spec of the plugin whose configuration file key is
+// name, configured by a C and built by New.
+//
+// The section under name decodes into a zero C: each key into the field
+// whose yaml tag names it (an unknown key is an error, with a "did you
+// mean"), a time.Duration from "5s", a scalar into a type that implements
+// encoding.TextUnmarshaler through it. Then C's Validate runs, and each
+// error it reports is shown at the line and column of the field its
+// *flows.Error's Field names ("tokens[0].user"). The plugin's package
+// imports no YAML: its tags and Validate are its whole part.
+func Plugin[C interface{ Validate() error }, P framework.Plugin](name string, New func(C) P) PluginSpec {
+	return PluginSpec{
+		name:   name,
+		config: reflect.TypeFor[C](),
+		build:  func(cfg any) framework.Plugin { return New(cfg.(C)) },
+	}
+}
+
+// Name returns the plugin's key in a configuration file.
+func (s PluginSpec) Name() string { return s.name }
+
+// Config returns the type of the plugin's configuration.
+func (s PluginSpec) Config() reflect.Type { return s.config }
+
+// New validates cfg, a value of the type Config returns, and builds the
+// plugin.
+func (s PluginSpec) New(cfg any) (framework.Plugin, error) {
+	if s.build == nil {
+		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: "gateway: a PluginSpec not made by Plugin"}
+	}
+	if reflect.TypeOf(cfg) != s.config {
+		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("gateway: plugin %q is configured by a %v, got a %T", s.name, s.config, cfg)}
+	}
+	if err := cfg.(interface{ Validate() error }).Validate(); err != nil {
+		return nil, err
+	}
+	return s.build(cfg), nil
+}
