@@ -121,9 +121,9 @@ func (e *Error) Error() string {
 }
 
 // appendCause appends err's text to b. An *Error cause is not prefixed
-// again (no second "hookflow: invalid: "), and joined causes are separated
-// by "; ", so that an error wrapping a configuration's field errors reads
-// as one line.
+// again (no second "hookflow: invalid: "), and joined *Error causes are
+// separated by "; ", so that an error wrapping a configuration's field
+// errors reads as one line; other causes read as they are.
 func appendCause(b []byte, err error) []byte {
 	switch c := err.(type) {
 	case *Error:
@@ -133,7 +133,13 @@ func appendCause(b []byte, err error) []byte {
 		}
 		return append(b, s...)
 	case interface{ Unwrap() []error }:
-		for i, inner := range c.Unwrap() {
+		causes := c.Unwrap()
+		for _, inner := range causes {
+			if _, ok := inner.(*Error); !ok {
+				return append(b, err.Error()...)
+			}
+		}
+		for i, inner := range causes {
 			if i > 0 {
 				b = append(b, "; "...)
 			}
