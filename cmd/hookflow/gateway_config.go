@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,59 +20,22 @@ import (
 	"strings"
 	"time"
 
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hookflow/hookflow/internal/yamlconf"
+	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
 // gatewayConfig is a gateway configuration file, decoded.
-type gatewayConfig struct {
-	// Name is the name the server gives clients.
-	Name      string
-	Serve     serveConfig
-	Upstreams []upstreamConfig
-	// Plugins are the server's plugins; Apps those of each app.
-	Plugins pluginsConfig
-	Apps    []appConfig
-	Log     logConfig
-}
+type gatewayConfig = gateway.Config
 
-type serveConfig struct {
-	Stdio     bool
-	HTTP      string
-	Stateless bool
-	// Health is the path prefix of the health endpoints (Health+"/live"
-	// and Health+"/ready"), served on the MCP listener or, when
-	// HealthAddr is set, on a listener of their own; both "" is off.
-	Health     string
-	HealthAddr string
-	// Drain is how long the gateway goes on serving HTTP after SIGTERM or
-	// an interrupt, with readiness failing, before it shuts down: the time
-	// a load balancer needs to stop sending it requests. 0 shuts down at
-	// once.
-	Drain time.Duration
-	// SessionTimeout closes a stateful HTTP client session, and with it
-	// its upstream sessions (a stdio upstream's process), after that long
-	// without a request from its client: a client that vanished without
-	// ending its session would otherwise hold them forever. 0 never
-	// closes one.
-	SessionTimeout time.Duration
-}
-
-type upstreamConfig struct {
-	gateway.Upstream
-	// App is the app the upstream is mounted into; "" the server.
-	App string
-	// OAuth, when set, is where the upstream's TokenSource gets tokens.
-	OAuth *oauthConfig
-	// appNode is where App is set, for errors about it.
-	appNode *yaml.Node
-}
+type serveConfig = gateway.ServeConfig
 
 // oauthConfig is an upstream's OAuth client: client credentials at
 // TokenURL, for Resource (RFC 8707; the upstream's URL by default).
@@ -83,32 +47,6 @@ type oauthConfig struct {
 	Resource     string
 }
 
-type appConfig struct {
-	Name    string
-	Plugins pluginsConfig
-}
-
-// pluginsConfig holds the plugins' settings; nil is off.
-type pluginsConfig struct {
-	Auth      *authConfig
-	RateLimit *ratelimitConfig
-	// Intercept runs remote interceptors.
-	Intercept *interceptConfig
-	// Noop registers a hook that does nothing at every stage of every
-	// flow: what the conformance run and the benchmark use to show the
-	// cost and the transparency of hooks everywhere.
-	Noop bool
-	// Listed are the plugins of gatewayPlugins the file configures, in
-	// the order of the file, their configurations decoded and valid.
-	Listed []listedPlugin
-}
-
-// listedPlugin is a plugin of gatewayPlugins and its configuration.
-type listedPlugin struct {
-	spec gateway.PluginSpec
-	cfg  any
-}
-
 type authConfig struct {
 	Tokens         []tokenConfig
 	ToolScopes     map[string][]string
@@ -117,16 +55,6 @@ type authConfig struct {
 	// ResourceMetadataURL is where the server's OAuth protected resource
 	// metadata is served, named in 401 answers.
 	ResourceMetadataURL string
-}
-
-// logConfig is how the command logs.
-type logConfig struct {
-	// JSON writes JSON lines instead of text.
-	JSON bool
-	// Level is the least level logged; LevelSet reports that the file or
-	// a flag set it.
-	Level    slog.Level
-	LevelSet bool
 }
 
 type tokenConfig struct {
@@ -140,6 +68,42 @@ type ratelimitConfig struct {
 	Tools                             map[string]ratelimit.Limit
 }
 
+// Validate reports nothing: decoding the section checked it.
+func (authConfig) Validate() error { return nil }
+
+// Validate reports nothing: decoding the section checked it.
+func (ratelimitConfig) Validate() error { return nil }
+
+// authSpec and ratelimitSpec are the auth and ratelimit plugins',
+// configured by their sections as the command decodes them until their
+// Configs carry yaml tags.
+func authSpec() gateway.PluginSpec { return gateway.Plugin("auth", authPlugin) }
+
+func ratelimitSpec() gateway.PluginSpec {
+	return gateway.Plugin("ratelimit", func(c ratelimitConfig) *ratelimit.Plugin {
+		return ratelimit.New(ratelimit.Config{PerSession: c.PerSession, PerPrincipal: c.PerPrincipal, PerTool: c.PerTool, Tools: c.Tools})
+	})
+}
+
+// authPlugin builds the auth plugin: a verifier of the configured static
+// tokens.
+func authPlugin(c authConfig) *auth.Plugin {
+	cfg := auth.Config{ToolScopes: c.ToolScopes, Conceal: c.Conceal, ResourceMetadataURL: c.ResourceMetadataURL}
+	if c.AllowAnonymous {
+		cfg.Unauthenticated = auth.AllowAll
+	}
+	tokens := slices.Clone(c.Tokens)
+	cfg.Verifier = func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		for _, t := range tokens {
+			if subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) == 1 {
+				return &sdkauth.TokenInfo{UserID: t.User, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+			}
+		}
+		return nil, sdkauth.ErrInvalidToken
+	}
+	return auth.New(cfg)
+}
+
 // decoder decodes a YAML document into a gatewayConfig, collecting every
 // error with its position.
 type decoder struct {
@@ -147,6 +111,8 @@ type decoder struct {
 	// plugins are the plugins the file may configure, besides the ones
 	// decoded here.
 	specs []gateway.PluginSpec
+	// appAt is where each upstream's app is set, for errors about it.
+	appAt []*yaml.Node
 }
 
 // parseGatewayConfig decodes data, the contents of file, and checks it.
@@ -162,7 +128,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlconf.SyntaxError(file, err)
 	}
-	cfg := &gatewayConfig{Name: "hookflow-gateway", Serve: serveConfig{SessionTimeout: defaultSessionTimeout}}
+	cfg := &gatewayConfig{Name: gateway.DefaultName, Serve: serveConfig{SessionTimeout: gateway.DefaultSessionTimeout}}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
 	}
@@ -175,14 +141,14 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 		"plugins":   func(n *yaml.Node) { cfg.Plugins = d.plugins(n) },
 		"apps": func(n *yaml.Node) {
 			for _, item := range d.Seq(n) {
-				var a appConfig
+				var a gateway.AppConfig
 				d.Mapping(item, "an app", map[string]func(*yaml.Node){
 					"name":    func(n *yaml.Node) { a.Name = d.Str(n) },
 					"plugins": func(n *yaml.Node) { a.Plugins = d.plugins(n) },
 				})
 				if a.Name == "" {
 					d.Errorf(item, "an app needs a name")
-				} else if slices.ContainsFunc(cfg.Apps, func(o appConfig) bool { return o.Name == a.Name }) {
+				} else if slices.ContainsFunc(cfg.Apps, func(o gateway.AppConfig) bool { return o.Name == a.Name }) {
 					d.Errorf(item, "two apps are named %q", a.Name)
 				}
 				cfg.Apps = append(cfg.Apps, a)
@@ -206,9 +172,9 @@ func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	for _, a := range cfg.Apps {
 		apps = append(apps, a.Name)
 	}
-	for _, u := range cfg.Upstreams {
+	for i, u := range cfg.Upstreams {
 		if u.App != "" && !slices.Contains(apps, u.App) {
-			d.Errorf(u.appNode, "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+			d.Errorf(d.appAt[i], "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
 		}
 	}
 }
@@ -276,13 +242,14 @@ func checkServe(s serveConfig) error {
 	return nil
 }
 
-func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
-	var out []upstreamConfig
+func (d *decoder) upstreams(n *yaml.Node) []gateway.UpstreamConfig {
+	var out []gateway.UpstreamConfig
 	for _, item := range d.Seq(n) {
-		var u upstreamConfig
+		var u gateway.UpstreamConfig
+		var oauth *oauthConfig
 		// token is the key (token or token_env) that gave the token;
 		// authHeader the Authorization key under headers.
-		var token, authHeader, command, dir *yaml.Node
+		var token, authHeader, command, dir, app *yaml.Node
 		setToken := func(n *yaml.Node, v string) {
 			if token != nil {
 				d.Errorf(yamlconf.KeyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, yamlconf.KeyOf(item, n).Value)
@@ -299,7 +266,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { setToken(n, d.Str(n)) },
 			"token_env":        func(n *yaml.Node) { setToken(n, d.Env(n)) },
-			"oauth":            func(n *yaml.Node) { u.OAuth = d.oauth(n) },
+			"oauth":            func(n *yaml.Node) { oauth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.Str(n) },
 			"shared":           func(n *yaml.Node) { u.Shared = d.Bool(n) },
@@ -307,12 +274,12 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.Duration(n) },
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.Duration(n) },
 			"max_sessions":     func(n *yaml.Node) { u.MaxSessions = d.Int(n) },
-			"app":              func(n *yaml.Node) { u.App, u.appNode = d.Str(n), n },
+			"app":              func(n *yaml.Node) { u.App, app = d.Str(n), n },
 		})
 		switch {
 		case u.Name == "":
 			d.Errorf(item, "an upstream needs a name")
-		case slices.ContainsFunc(out, func(o upstreamConfig) bool { return o.Name == u.Name }):
+		case slices.ContainsFunc(out, func(o gateway.UpstreamConfig) bool { return o.Name == u.Name }):
 			d.Errorf(item, "two upstreams are named %q", u.Name)
 		case len(u.Command) == 0 && u.URL == "":
 			d.Errorf(item, "upstream %q needs a command or a url", u.Name)
@@ -320,16 +287,16 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			d.Errorf(item, "upstream %q has a command and a url: give one", u.Name)
 		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
 			d.Errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
-		case len(u.Command) > 0 && u.OAuth != nil:
+		case len(u.Command) > 0 && oauth != nil:
 			d.Errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
-		case token != nil && u.OAuth != nil:
+		case token != nil && oauth != nil:
 			d.Errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
 		case authHeader != nil && token != nil:
 			d.Errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
-		case authHeader != nil && u.OAuth != nil:
+		case authHeader != nil && oauth != nil:
 			d.Errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
-		case u.OAuth != nil:
-			u.TokenSource = u.OAuth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
+		case oauth != nil:
+			u.TokenSource = oauth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
 		}
 		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
 			u.Dir = filepath.Join(filepath.Dir(d.File), u.Dir)
@@ -338,6 +305,7 @@ func (d *decoder) upstreams(n *yaml.Node) []upstreamConfig {
 			d.checkProgram(fmt.Sprintf("upstream %q", u.Name), u.Command, u.Dir, command, dir)
 		}
 		out = append(out, u)
+		d.appAt = append(d.appAt, app)
 	}
 	return out
 }
@@ -518,19 +486,22 @@ func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 	return h, auth
 }
 
-func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
-	var p pluginsConfig
+func (d *decoder) plugins(n *yaml.Node) gateway.PluginsConfig {
+	var p gateway.PluginsConfig
+	add := func(spec gateway.PluginSpec, cfg any) {
+		p.List = append(p.List, gateway.PluginConfig{Spec: spec, Config: cfg})
+	}
 	fields := map[string]func(*yaml.Node){
-		"auth":      func(n *yaml.Node) { p.Auth = d.auth(n) },
-		"ratelimit": func(n *yaml.Node) { p.RateLimit = d.ratelimit(n) },
-		"intercept": func(n *yaml.Node) { p.Intercept = d.intercept(n) },
+		"auth":      func(n *yaml.Node) { add(authSpec(), d.auth(n)) },
+		"ratelimit": func(n *yaml.Node) { add(ratelimitSpec(), d.ratelimit(n)) },
+		"intercept": func(n *yaml.Node) { add(interceptSpec(), d.intercept(n)) },
 		"noop":      func(n *yaml.Node) { p.Noop = d.Bool(n) },
 	}
 	for _, spec := range d.specs {
 		fields[spec.Name()] = func(n *yaml.Node) {
 			v := reflect.New(spec.Config())
 			if d.Section(n, spec.Name(), v.Interface()) {
-				p.Listed = append(p.Listed, listedPlugin{spec, v.Elem().Interface()})
+				add(spec, v.Elem().Interface())
 			}
 		}
 	}
@@ -538,8 +509,8 @@ func (d *decoder) plugins(n *yaml.Node) pluginsConfig {
 	return p
 }
 
-func (d *decoder) auth(n *yaml.Node) *authConfig {
-	a := &authConfig{}
+func (d *decoder) auth(n *yaml.Node) authConfig {
+	a := authConfig{}
 	d.Mapping(n, "auth", map[string]func(*yaml.Node){
 		"tokens": func(n *yaml.Node) {
 			for _, item := range d.Seq(n) {
@@ -580,8 +551,8 @@ func (d *decoder) auth(n *yaml.Node) *authConfig {
 	return a
 }
 
-func (d *decoder) ratelimit(n *yaml.Node) *ratelimitConfig {
-	r := &ratelimitConfig{}
+func (d *decoder) ratelimit(n *yaml.Node) ratelimitConfig {
+	r := ratelimitConfig{}
 	errs := d.Errs()
 	d.Mapping(n, "ratelimit", map[string]func(*yaml.Node){
 		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
@@ -631,20 +602,14 @@ func readGatewayConfig(path string) (*gatewayConfig, error) {
 	return (&decoder{Decoder: &yamlconf.Decoder{File: path, Getenv: os.Getenv, Host: true}, specs: gatewayPlugins()}).decode(data)
 }
 
-// defaultSessionTimeout is serve.session_timeout when the file and the
-// flags leave it out.
-const defaultSessionTimeout = 30 * time.Minute
-
 // log reads how the command logs: format text or json, level debug, info,
 // warn or error.
-func (d *decoder) log(n *yaml.Node, l *logConfig) {
+func (d *decoder) log(n *yaml.Node, l *gateway.LogConfig) {
 	d.Mapping(n, "log", map[string]func(*yaml.Node){
 		"format": func(n *yaml.Node) {
 			switch f := d.Str(n); f {
-			case "text":
-				l.JSON = false
-			case "json":
-				l.JSON = true
+			case "text", "json":
+				l.Format = f
 			default:
 				d.Errorf(n, "want text or json, got %q%s", f, didYouMean(f, []string{"json", "text"}))
 			}
@@ -655,7 +620,7 @@ func (d *decoder) log(n *yaml.Node, l *logConfig) {
 				d.Errorf(n, "%v", err)
 				return
 			}
-			l.Level, l.LevelSet = lv, true
+			l.Level = &lv
 		},
 	})
 }

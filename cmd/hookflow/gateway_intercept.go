@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/hookflow/hookflow/internal/yamlconf"
+	"github.com/hookflow/hookflow/plugins/gateway"
 
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
@@ -22,18 +23,21 @@ type interceptConfig struct {
 	intercept.Config
 }
 
-// pluginConfig returns the plugin's configuration.
-func (c *interceptConfig) pluginConfig() intercept.Config {
-	cfg := c.Config
-	return cfg
+// Validate reports nothing: decoding the section checked it.
+func (interceptConfig) Validate() error { return nil }
+
+// interceptSpec is the intercept plugin's, configured by the section as
+// the command decodes it until intercept.Config carries yaml tags.
+func interceptSpec() gateway.PluginSpec {
+	return gateway.Plugin("intercept", func(c interceptConfig) *intercept.Plugin { return intercept.New(c.Config) })
 }
 
 // intercept reads the intercept plugin's settings, checking what the
 // plugin checks when it is attached, but at file:line:col; what needs the
 // hosts (a policy naming an interceptor no host lists) is checked when the
 // gateway starts.
-func (d *decoder) intercept(n *yaml.Node) *interceptConfig {
-	c := &interceptConfig{}
+func (d *decoder) intercept(n *yaml.Node) interceptConfig {
+	c := interceptConfig{}
 	var servers *yaml.Node
 	// policyServers are the server names policies give, where they give
 	// them.

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
 // TestGatewayListedPlugins checks each plugin of gatewayPlugins through a
@@ -35,8 +37,8 @@ func TestGatewayListedPlugins(t *testing.T) {
 				if err != nil {
 					t.Fatalf("error: %v", err)
 				}
-				if len(cfg.Plugins.Listed) != 1 || cfg.Plugins.Listed[0].spec.Name() != tc.plugin {
-					t.Errorf("listed = %+v, want %s", cfg.Plugins.Listed, tc.plugin)
+				if len(cfg.Plugins.List) != 1 || cfg.Plugins.List[0].Spec.Name() != tc.plugin {
+					t.Errorf("listed = %+v, want %s", cfg.Plugins.List, tc.plugin)
 				}
 				return
 			}
@@ -45,4 +47,15 @@ func TestGatewayListedPlugins(t *testing.T) {
 			}
 		})
 	}
+}
+
+// section returns the configuration of the plugin p lists under name, or
+// nil.
+func section(p gateway.PluginsConfig, name string) any {
+	for _, pc := range p.List {
+		if pc.Spec.Name() == name {
+			return pc.Config
+		}
+	}
+	return nil
 }

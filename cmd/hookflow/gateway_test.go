@@ -23,6 +23,7 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/cache"
+	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
@@ -286,22 +287,18 @@ plugins:
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 {
 		t.Errorf("decoded %+v", cfg)
 	}
-	if got := cfg.Apps[0].Plugins.RateLimit; got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
+	if got := section(cfg.Apps[0].Plugins, "ratelimit").(ratelimitConfig); got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
 		t.Errorf("ratelimit = %+v", got)
 	}
 	p := cfg.Plugins
-	listed := map[string]any{}
-	for _, l := range p.Listed {
-		listed[l.spec.Name()] = l.cfg
+	if a, c := section(p, "audit").(audit.Config), section(p, "cache").(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
+		t.Errorf("listed plugins = %+v", p.List)
 	}
-	if a, c := listed["audit"].(audit.Config), listed["cache"].(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
-		t.Errorf("listed plugins = %+v", listed)
-	}
-	if p.Auth.Tokens[0].User != "ada" || !p.Noop ||
-		p.Auth.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
+	if a := section(p, "auth").(authConfig); a.Tokens[0].User != "ada" || !p.Noop ||
+		a.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
 		t.Errorf("plugins = %+v", p)
 	}
-	if !cfg.Log.JSON || !cfg.Log.LevelSet || cfg.Log.Level != slog.LevelWarn {
+	if cfg.Log.Format != "json" || cfg.Log.Level == nil || *cfg.Log.Level != slog.LevelWarn {
 		t.Errorf("log = %+v", cfg.Log)
 	}
 }
@@ -309,19 +306,20 @@ plugins:
 // TestNewGatewayLogger checks the log's format and which level wins: -v,
 // then the configuration's, then warn under -explain, else info.
 func TestNewGatewayLogger(t *testing.T) {
+	errorLevel := slog.LevelError
 	for _, tc := range []struct {
 		name             string
-		l                logConfig
+		l                gateway.LogConfig
 		verbose, explain bool
 		want             slog.Level
 	}{
-		{"default", logConfig{}, false, false, slog.LevelInfo},
-		{"explain", logConfig{}, false, true, slog.LevelWarn},
-		{"configured", logConfig{Level: slog.LevelError, LevelSet: true}, false, true, slog.LevelError},
-		{"verbose wins", logConfig{Level: slog.LevelError, LevelSet: true}, true, false, slog.LevelDebug},
+		{"default", gateway.LogConfig{}, false, false, slog.LevelInfo},
+		{"explain", gateway.LogConfig{}, false, true, slog.LevelWarn},
+		{"configured", gateway.LogConfig{Level: &errorLevel}, false, true, slog.LevelError},
+		{"verbose wins", gateway.LogConfig{Level: &errorLevel}, true, false, slog.LevelDebug},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newGatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
+			l := gatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
 			for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
 				if got, want := l.Enabled(context.Background(), lv), lv >= tc.want; got != want {
 					t.Errorf("Enabled(%v) = %v, want %v", lv, got, want)
@@ -330,7 +328,7 @@ func TestNewGatewayLogger(t *testing.T) {
 		})
 	}
 	var buf bytes.Buffer
-	newGatewayLogger(&buf, logConfig{JSON: true}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
+	gatewayLogger(&buf, gateway.LogConfig{Format: "json"}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
 	var rec map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["msg"] != "hookflow gateway: serving" || rec["addr"] != "127.0.0.1:1" {
 		t.Errorf("JSON log line %q: %v %v", buf.String(), rec, err)
@@ -389,14 +387,14 @@ apps:
 		Timeout: 2 * time.Second, ConnectTimeout: 3 * time.Second, RetryAfter: 4 * time.Second, Explain: true,
 	}
 	*want.Policy[2].FailOpen = true
-	if got := cfg.Plugins.Intercept.Config; !reflect.DeepEqual(got, want) {
+	if got := section(cfg.Plugins, "intercept").(interceptConfig).Config; !reflect.DeepEqual(got, want) {
 		t.Errorf("intercept = %+v\nwant        %+v", got, want)
 	}
-	if got := cfg.Apps[0].Plugins.Intercept.Servers; !reflect.DeepEqual(got, []intercept.Server{{Name: "local", URL: "http://127.0.0.1:9/mcp", Token: "t0"}}) {
+	if got := section(cfg.Apps[0].Plugins, "intercept").(interceptConfig).Servers; !reflect.DeepEqual(got, []intercept.Server{{Name: "local", URL: "http://127.0.0.1:9/mcp", Token: "t0"}}) {
 		t.Errorf("the app's intercept servers = %+v", got)
 	}
 	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
-	built := cfg.Plugins.Intercept.pluginConfig()
+	built := section(cfg.Plugins, "intercept").(interceptConfig).Config
 	if env := built.Servers[1].Env; !slices.Equal(env, []string{"MODE=strict"}) {
 		t.Errorf("the host's added environment = %q, want MODE=strict alone: the gateway's is not the host's", env)
 	}
@@ -447,8 +445,8 @@ func TestGatewayConfigOAuth(t *testing.T) {
 		{"gw2", "s-secret", "client_credentials", "", "https://search.example"},
 	}
 	for i, u := range cfg.Upstreams {
-		if u.OAuth == nil || u.TokenSource == nil || u.Token != "" {
-			t.Fatalf("upstream %s: oauth %+v, token source %v", u.Name, u.OAuth, u.TokenSource)
+		if u.TokenSource == nil || u.Token != "" {
+			t.Fatalf("upstream %s: token %q, token source %v", u.Name, u.Token, u.TokenSource)
 		}
 		tok, err := u.TokenSource.Token()
 		if err != nil || tok.AccessToken != "tok" {
