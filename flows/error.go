@@ -3,6 +3,7 @@ package flows
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hookflow/hookflow/stages"
 )
@@ -114,9 +115,39 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b = append(b, ": "...)
-		b = append(b, e.Err.Error()...)
+		b = appendCause(b, e.Err)
 	}
 	return string(b)
+}
+
+// appendCause appends err's text to b. An *Error cause is not prefixed
+// again (no second "hookflow: invalid: "), and joined *Error causes are
+// separated by "; ", so that an error wrapping a configuration's field
+// errors reads as one line; other causes read as they are.
+func appendCause(b []byte, err error) []byte {
+	switch c := err.(type) {
+	case *Error:
+		s := strings.TrimPrefix(c.Error(), "hookflow: ")
+		if c.Flow == "" && c.Hook == "" && c.Step == "" {
+			s = strings.TrimPrefix(s, c.Code.String()+": ")
+		}
+		return append(b, s...)
+	case interface{ Unwrap() []error }:
+		causes := c.Unwrap()
+		for _, inner := range causes {
+			if _, ok := inner.(*Error); !ok {
+				return append(b, err.Error()...)
+			}
+		}
+		for i, inner := range causes {
+			if i > 0 {
+				b = append(b, "; "...)
+			}
+			b = appendCause(b, inner)
+		}
+		return b
+	}
+	return append(b, err.Error()...)
 }
 
 func (e *Error) verb() string {

@@ -192,3 +192,15 @@ func TestErrorField(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+func TestErrorWrappingFieldErrors(t *testing.T) {
+	fields := errors.Join(
+		&flows.Error{Code: flows.CodeInvalid, Field: "async_timeout", Msg: "must not be negative, got -1ns"},
+		&flows.Error{Code: flows.CodeInvalid, Field: "chain[0].name", Msg: "required"},
+	)
+	err := &flows.Error{Code: flows.CodeInvalid, Msg: `plugin "middleware" (s/plugin:middleware)`, Err: fields}
+	want := `hookflow: invalid: plugin "middleware" (s/plugin:middleware): async_timeout: must not be negative, got -1ns; chain[0].name: required`
+	if got := err.Error(); got != want {
+		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
+	}
+}

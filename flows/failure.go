@@ -60,6 +60,28 @@ func ParseFailurePolicy(s string) (FailurePolicy, error) {
 	return 0, &Error{Code: CodeInvalid, Msg: msg}
 }
 
+// MarshalText returns "closed" or "open", so that a configuration file
+// or a JSON document spells a policy as [FailurePolicy.String] does; an
+// invalid policy is a CodeInvalid error.
+func (p FailurePolicy) MarshalText() ([]byte, error) {
+	if !p.Valid() {
+		return nil, &Error{Code: CodeInvalid, Msg: fmt.Sprintf("no failure policy has the value %d: want closed or open", uint8(p))}
+	}
+	return []byte(policyNames[p]), nil
+}
+
+// UnmarshalText sets p to the policy text names, as [ParseFailurePolicy]
+// reads it: a configuration file's "on_backend_error: open" decodes
+// through it.
+func (p *FailurePolicy) UnmarshalText(text []byte) error {
+	v, err := ParseFailurePolicy(string(text))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
 // HookTimeoutError is the cause of a hook call that ran past its
 // [Hook.Timeout]: the hook's Go context is cancelled with it, and the
 // CodeTimeout *Error of the run (or, for a fail-open hook, of

@@ -13,7 +13,16 @@ import (
 	"github.com/hookflow/hookflow/flows"
 )
 
-type sessionCounter struct{ n int }
+// sessionCounter is a session's test value. Its padding keeps it out of
+// the runtime's tiny allocator (objects under 16 bytes without pointers
+// share a block, and a weak pointer to one stays valid while any object of
+// its block lives), so that TestSessionStateFreedWithSession sees each
+// value freed on its own. The race detector turns the tiny allocator off,
+// which hid this.
+type sessionCounter struct {
+	n int
+	_ [16]byte
+}
 
 // counting returns a SessionState of *sessionCounter and the number of
 // values it has made.

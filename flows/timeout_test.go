@@ -2,6 +2,8 @@ package flows_test
 
 import (
 	"context"
+	"encoding"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -271,5 +273,38 @@ func TestParseFailurePolicy(t *testing.T) {
 		if err != nil || got != tt.want || got.String() != tt.in {
 			t.Errorf("Parse(%q) = %v, %v", tt.in, got, err)
 		}
+	}
+}
+
+// TestFailurePolicyText is the policy's spelling in configuration files
+// and JSON: the words String gives, read back by UnmarshalText, and
+// nothing else.
+func TestFailurePolicyText(t *testing.T) {
+	for _, p := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
+		text, err := p.MarshalText()
+		if err != nil || string(text) != p.String() {
+			t.Errorf("%v.MarshalText() = %q, %v; want %q", p, text, err, p.String())
+		}
+		var back flows.FailurePolicy
+		if p == flows.FailClosed {
+			back = flows.FailOpen // so that a no-op UnmarshalText fails
+		}
+		if err := back.UnmarshalText(text); err != nil || back != p {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, p)
+		}
+	}
+	var _ encoding.TextUnmarshaler = new(flows.FailurePolicy)
+	var _ encoding.TextMarshaler = flows.FailOpen
+	p := flows.FailOpen
+	err := p.UnmarshalText([]byte("closd"))
+	if want := `hookflow: invalid: unknown failure policy "closd": want closed or open (did you mean "closed"?)`; err == nil || err.Error() != want || p != flows.FailOpen {
+		t.Errorf("UnmarshalText(closd) = %v (policy %v); want %q and the policy unchanged", err, p, want)
+	}
+	if text, err := flows.FailurePolicy(7).MarshalText(); flows.CodeOf(err) != flows.CodeInvalid {
+		t.Errorf("FailurePolicy(7).MarshalText() = %q, %v; want a CodeInvalid error", text, err)
+	}
+	b, err := json.Marshal(struct{ P flows.FailurePolicy }{flows.FailOpen})
+	if err != nil || string(b) != `{"P":"open"}` {
+		t.Errorf("json.Marshal = %s, %v; want {\"P\":\"open\"}", b, err)
 	}
 }

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -57,67 +55,6 @@ func (p Policy) String() string {
 	return "Policy(" + strconv.Itoa(int(p)) + ")"
 }
 
-// Config configures the auth plugin. The zero value checks scopes over
-// every transport (denying scoped tools to requests without a token) but
-// cannot serve HTTP: [Plugin.Handler] needs a Verifier.
-type Config struct {
-	// Verifier checks a bearer token and describes it (scopes, user ID,
-	// expiration); it is the SDK's auth.TokenVerifier. It should return an
-	// error wrapping auth.ErrInvalidToken for a bad token. Required by
-	// [Plugin.Handler] and [Plugin.Middleware]; unused over stdio.
-	Verifier sdkauth.TokenVerifier
-	// ResourceMetadataURL is the URL of the server's OAuth 2.0 protected
-	// resource metadata (RFC 9728), sent in WWW-Authenticate challenges so
-	// that clients can find the authorization server.
-	ResourceMetadataURL string
-	// Scopes are required of every HTTP request (checked by the SDK's
-	// middleware before any MCP message is read; 403 when one is missing).
-	Scopes []string
-	// ScopesSupported are the scopes_supported of the server's protected
-	// resource metadata: those a client asks for at first. A 401
-	// challenge names them, after Scopes, in its scope parameter, since
-	// MCP clients ask for the scopes a 401 names and read scopes_supported
-	// only when it names none. The oauth package's AuthConfig sets them.
-	ScopesSupported []string
-	// AllowMissingExpiration accepts tokens whose TokenInfo has no
-	// Expiration (the SDK refuses them by default).
-	AllowMissingExpiration bool
-	// ClockSkew is the tolerance applied to a token's expiration.
-	ClockSkew time.Duration
-
-	// ToolScopes maps tool names to the scopes a caller needs to see and
-	// call them, in addition to the tool's own scopes (framework.Tool.Scopes,
-	// which hookgen fills from the `scopes=` key of //mcp:tool).
-	ToolScopes map[string][]string
-	// Unauthenticated is the policy for requests without a token; the
-	// default is DenyScoped.
-	Unauthenticated Policy
-	// Conceal makes a tool the caller may not call look as if it did not
-	// exist: it is left out of tools/list, and calls to it fail with the
-	// protocol error "unknown tool" (-32602) instead of naming the missing
-	// scopes; HTTP gets no 403 challenge for it. The default lists every
-	// tool and explains a denial, which helps the model and the user but
-	// reveals the tool's name and scopes.
-	Conceal bool
-	// ScopeChallenge answers a tools/call over HTTP whose token lacks the
-	// tool's scopes with HTTP 403 and a WWW-Authenticate insufficient_scope
-	// challenge, before the MCP server sees it, instead of the in-band
-	// isError result the model reads (see the package doc, "Refusing a
-	// call"). Off by default.
-	ScopeChallenge bool
-	// Audit receives every call the scope challenge refuses: those never
-	// reach the MCP server, so no flow runs and no audit hook sees them.
-	// The audit plugin (plugins/audit) is an Auditor: set Audit to it.
-	// [Plugin.Handler] warns when ScopeChallenge is on without it.
-	Audit Auditor
-	// Priority of the plugin's hooks; 0 means priority.Auth: before rate
-	// limits, caches and the tool's own hooks.
-	Priority int
-	// Logger receives the plugin's logs (denials at debug level, verifier
-	// failures); nil uses the server's logger. Tokens are never logged.
-	Logger *slog.Logger
-}
-
 // Auditor records a request refused before any flow ran for it. Its
 // method must not block: the refused client waits for it.
 type Auditor interface {
@@ -134,6 +71,9 @@ const DefaultSessionTimeout = framework.DefaultSessionTimeout
 // framework.Server.Use (or App.Use, to guard that app's tools only), and
 // serve HTTP through [Plugin.Handler].
 type Plugin struct {
+	// given is the configuration New was given, which Validate checks;
+	// cfg is what the plugin runs with (the verifier of Tokens built).
+	given    Config
 	cfg      Config
 	priority int
 	// att is set by Attach; it is read lock-free by every request.
@@ -153,14 +93,28 @@ type attachment struct {
 	idPrefix string
 }
 
-// New returns the auth plugin configured by cfg. cfg is validated when the
-// plugin is attached (at the server's Start), so that a bad setting stops
-// the server with a message naming the plugin and the field.
+// New returns the auth plugin configured by cfg. cfg is validated (see
+// [Config.Validate]) when the plugin is attached (at the server's Start),
+// so that a bad setting stops the server with a message naming the plugin
+// and the field. With Config.Tokens and no Config.Verifier, New builds the
+// verifier of those tokens, reading the token_env variables now; with
+// Config.AllowAnonymous, Unauthenticated is AllowAll.
 func New(cfg Config) *Plugin {
 	cfg.ToolScopes = cloneScopes(cfg.ToolScopes)
 	cfg.Scopes = slices.Clone(cfg.Scopes)
 	cfg.ScopesSupported = slices.Clone(cfg.ScopesSupported)
-	p := &Plugin{cfg: cfg, priority: cfg.Priority}
+	cfg.Tokens = slices.Clone(cfg.Tokens)
+	for i := range cfg.Tokens {
+		cfg.Tokens[i].Scopes = slices.Clone(cfg.Tokens[i].Scopes)
+	}
+	given := cfg
+	if cfg.Verifier == nil && len(cfg.Tokens) > 0 {
+		cfg.Verifier = staticTokens(cfg.Tokens)
+	}
+	if cfg.AllowAnonymous {
+		cfg.Unauthenticated = AllowAll
+	}
+	p := &Plugin{given: given, cfg: cfg, priority: cfg.Priority}
 	if p.priority == 0 {
 		p.priority = priority.Auth
 	}
@@ -186,7 +140,7 @@ func (p *Plugin) Name() string { return Name }
 // lacks the tool's scopes, and a tools:list-tools afterExecute hook that
 // hides those tools.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	if err := p.cfg.validate(); err != nil {
+	if err := p.given.Validate(); err != nil {
 		return err
 	}
 	if p.att.Load() != nil {
@@ -210,74 +164,9 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	return nil
 }
 
-// validate checks the configuration; errors name the field.
-func (c *Config) validate() error {
-	var errs []error
-	for i, s := range c.Scopes {
-		if err := checkScope(s); err != nil {
-			errs = append(errs, fmt.Errorf("Scopes[%d]: %w", i, err))
-		}
-	}
-	for i, s := range c.ScopesSupported {
-		if err := checkScope(s); err != nil {
-			errs = append(errs, fmt.Errorf("ScopesSupported[%d]: %w", i, err))
-		}
-	}
-	if c.ResourceMetadataURL != "" {
-		u, err := url.Parse(c.ResourceMetadataURL)
-		switch {
-		case err != nil || !u.IsAbs() || u.Host == "":
-			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %q is not an absolute URL", c.ResourceMetadataURL))
-		case strings.ContainsFunc(c.ResourceMetadataURL, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '"' || r == '\\' }):
-			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %q has a space, '\"', '\\', control or non-ASCII character, which a WWW-Authenticate challenge cannot carry: percent-encode it", c.ResourceMetadataURL))
-		}
-	}
-	if c.ClockSkew < 0 {
-		errs = append(errs, fmt.Errorf("ClockSkew: must not be negative (got %v)", c.ClockSkew))
-	}
-	for _, name := range slices.Sorted(mapsKeys(c.ToolScopes)) {
-		if name == "" {
-			errs = append(errs, errors.New("ToolScopes: empty tool name"))
-			continue
-		}
-		for i, s := range c.ToolScopes[name] {
-			if err := checkScope(s); err != nil {
-				errs = append(errs, fmt.Errorf("ToolScopes[%q][%d]: %w", name, i, err))
-			}
-		}
-	}
-	if c.Unauthenticated != DenyScoped && c.Unauthenticated != AllowAll {
-		errs = append(errs, fmt.Errorf("Unauthenticated: unknown policy %d (want auth.DenyScoped or auth.AllowAll)", int(c.Unauthenticated)))
-	}
-	return errors.Join(errs...)
-}
-
-func mapsKeys(m map[string][]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-// checkScope accepts an OAuth scope token (RFC 6749 §3.3): printable ASCII
-// without spaces, '"' or '\'. hookgen applies the same rule to `scopes=`.
-func checkScope(s string) error {
-	if s == "" {
-		return errors.New("empty scope")
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
-			return fmt.Errorf("scope %q: want printable ASCII without spaces, '\"' or '\\'", s)
-		}
-	}
-	return nil
-}
-
 // Check reports configuration problems that can only be seen once the
-// server has started: ToolScopes naming a tool the server does not have.
+// server has started: ToolScopes naming a tool the server does not have,
+// as [Config.Validate] reports its errors (Field "tool_scopes.<name>").
 // [Plugin.Handler] calls it; stdio servers may call it after Start.
 func (p *Plugin) Check() error {
 	a := p.att.Load()
@@ -287,7 +176,7 @@ func (p *Plugin) Check() error {
 	var errs []error
 	for _, name := range slices.Sorted(mapsKeys(p.cfg.ToolScopes)) {
 		if _, ok := a.srv.Tool(name); !ok {
-			errs = append(errs, fmt.Errorf("auth: ToolScopes[%q]: the server has no tool %q", name, name))
+			errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: "tool_scopes." + name, Msg: fmt.Sprintf("the server has no tool %q", name)})
 		}
 	}
 	return errors.Join(errs...)

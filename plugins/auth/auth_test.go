@@ -261,17 +261,17 @@ func TestBadConfig(t *testing.T) {
 		cfg  auth.Config
 		want []string
 	}{
-		{"scope with space", auth.Config{Scopes: []string{"a b"}}, []string{`Scopes[0]: scope "a b"`}},
-		{"empty scope", auth.Config{ToolScopes: map[string][]string{"deploy": {""}}}, []string{`ToolScopes["deploy"][0]: empty scope`}},
-		{"empty tool name", auth.Config{ToolScopes: map[string][]string{"": {"x"}}}, []string{"ToolScopes: empty tool name"}},
-		{"quote in scope", auth.Config{ToolScopes: map[string][]string{"deploy": {"ok", `a"b`}}}, []string{`ToolScopes["deploy"][1]`}},
-		{"relative metadata URL", auth.Config{ResourceMetadataURL: "/.well-known/x"}, []string{"ResourceMetadataURL"}},
-		{"quote in metadata URL", auth.Config{ResourceMetadataURL: `https://mcp.example.com/a"b`}, []string{"ResourceMetadataURL", "percent-encode"}},
-		{"backslash in metadata URL", auth.Config{ResourceMetadataURL: `https://mcp.example.com/a\b`}, []string{"ResourceMetadataURL", "percent-encode"}},
-		{"bad supported scope", auth.Config{ScopesSupported: []string{"ok", "a b"}}, []string{`ScopesSupported[1]: scope "a b"`}},
-		{"negative skew", auth.Config{ClockSkew: -1}, []string{"ClockSkew: must not be negative"}},
-		{"unknown policy", auth.Config{Unauthenticated: 7}, []string{"Unauthenticated: unknown policy 7"}},
-		{"two errors", auth.Config{ClockSkew: -1, Unauthenticated: 7}, []string{"ClockSkew", "Unauthenticated"}},
+		{"scope with space", auth.Config{Scopes: []string{"a b"}}, []string{`scopes[0]: scope "a b"`}},
+		{"empty scope", auth.Config{ToolScopes: map[string][]string{"deploy": {""}}}, []string{`tool_scopes.deploy[0]: a scope is empty`}},
+		{"empty tool name", auth.Config{ToolScopes: map[string][]string{"": {"x"}}}, []string{"tool_scopes: a tool name is empty"}},
+		{"quote in scope", auth.Config{ToolScopes: map[string][]string{"deploy": {"ok", `a"b`}}}, []string{`tool_scopes.deploy[1]`}},
+		{"relative metadata URL", auth.Config{ResourceMetadataURL: "/.well-known/x"}, []string{"resource_metadata_url: want an absolute http or https URL"}},
+		{"quote in metadata URL", auth.Config{ResourceMetadataURL: `https://mcp.example.com/a"b`}, []string{"resource_metadata_url", "percent-encode"}},
+		{"backslash in metadata URL", auth.Config{ResourceMetadataURL: `https://mcp.example.com/a\b`}, []string{"resource_metadata_url", "percent-encode"}},
+		{"bad supported scope", auth.Config{ScopesSupported: []string{"ok", "a b"}}, []string{`scopes_supported[1]: scope "a b"`}},
+		{"negative skew", auth.Config{ClockSkew: -1}, []string{"clock_skew: must not be negative"}},
+		{"unknown policy", auth.Config{Unauthenticated: 7}, []string{"Config.Unauthenticated: unknown policy 7"}},
+		{"two errors", auth.Config{ClockSkew: -1, Unauthenticated: 7}, []string{"clock_skew", "Unauthenticated"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := framework.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
@@ -304,7 +304,7 @@ func TestHandlerChecks(t *testing.T) {
 		cfg := baseConfig()
 		cfg.ToolScopes["deplyo"] = []string{"x"}
 		srv, p := newServer(t, cfg, nil)
-		if _, err := p.Handler(srv, nil); err == nil || !strings.Contains(err.Error(), `ToolScopes["deplyo"]: the server has no tool "deplyo"`) {
+		if _, err := p.Handler(srv, nil); err == nil || !strings.Contains(err.Error(), `tool_scopes.deplyo: the server has no tool "deplyo"`) {
 			t.Errorf("err = %v", err)
 		}
 	})

@@ -108,4 +108,21 @@
 // Attach the plugin to the server (srv.Use) to guard every tool, or to an
 // App (app.Use) to guard that app's tools only; either way its list hook
 // hides only the tools it guards.
+//
+// # Configuration files
+//
+// [Config] is also the plugin's section of a configuration file, such as
+// the gateway's; its fields' doc comments are the reference. A file
+// cannot hold a Go verifier: it lists static tokens ([Token]), each given
+// by value or, to keep it out of the file, by environment variable:
+//
+//	auth:
+//	  tokens:
+//	    - {token_env: DEPLOY_TOKEN, user: ci, scopes: [deploy:write]}
+//	  tool_scopes: {deploy: [deploy:write]}
+//	  allow_anonymous: false
+//
+// [Config.Validate] reports each mistake at its path in the file
+// ("tokens[0].token_env"). A resource server of an authorization server
+// (package oauth) is set up in Go.
 package auth

@@ -102,9 +102,9 @@ func (p *Plugin) warn() {
 // count against its bound on bodies in flight, as Handler does.
 func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	if p.cfg.Verifier == nil {
-		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server)")
+		return nil, errors.New("auth: Verifier: required to serve HTTP (a func checking bearer tokens, e.g. against your authorization server, or tokens)")
 	}
-	if err := p.cfg.validate(); err != nil {
+	if err := p.given.Validate(); err != nil {
 		return nil, errors.Join(errors.New("auth: bad configuration"), err)
 	}
 	require := sdkauth.RequireBearerToken(p.verify, &sdkauth.RequireBearerTokenOptions{

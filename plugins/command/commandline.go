@@ -165,10 +165,16 @@ func checkNotShared(path string, fi fs.FileInfo) error {
 // resolveInterpreters maps each allowed interpreter name to its absolute
 // path, looked up on PATH once; a name that is not installed maps to "".
 // An interpreter that others than its owner may write is refused.
+// isProgramName reports whether n may name an interpreter: a program
+// name without a path, a shell metacharacter or white space.
+func isProgramName(n string) bool {
+	return n != "" && !strings.ContainsAny(n, "/"+metachars+" \t$")
+}
+
 func resolveInterpreters(names []string) (map[string]string, error) {
 	out := make(map[string]string, len(names))
 	for _, n := range names {
-		if n == "" || strings.ContainsAny(n, "/"+metachars+" \t$") {
+		if !isProgramName(n) {
 			return nil, fmt.Errorf("Interpreters: %q is not a program name", n)
 		}
 		out[n] = ""

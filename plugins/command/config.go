@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/priority"
 )
 
 // The defaults of [Config].
@@ -35,101 +38,151 @@ var DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "T
 // Config configures the command-hook plugin. Hooks come from a settings
 // file ([Config.SettingsFile]), a Go value ([Config.Settings]), or both
 // (the file's first).
+//
+// Config is also the plugin's section of a configuration file, under the
+// yaml names of its fields. A file names the agent's settings file
+// (settings_file); the hooks themselves stay in the agents' own JSON
+// format there, whose errors carry that file's positions. Settings,
+// Logger and Audit are Go-only. A file holds no secret: pass one to hooks
+// from the server's environment with env_allow.
 type Config struct {
-	// Name is the plugin's name (default "command"); set it to attach two
-	// command plugins to one server or app.
-	Name string
+	// Name is the plugin's name, unique where it is attached and part of
+	// its hooks' IDs: no '/' and no white space. Default "command"; set it
+	// to attach two command plugins to one server or app.
+	Name string `yaml:"name"`
 	// SettingsFile is a JSON settings file with a "hooks" object in the
-	// agents' format, e.g. a project's .claude/settings.json.
-	SettingsFile string
-	// Settings are hooks given as a Go value, in the same format.
-	Settings Settings
+	// agents' format, e.g. a project's .claude/settings.json, a
+	// .codex/hooks.json or a .gemini/settings.json. No default: a
+	// configuration needs it or Settings.
+	SettingsFile string `yaml:"settings_file"`
+	// Settings are hooks given as a Go value, in the same format. Go-only:
+	// a configuration file names a settings file instead.
+	Settings Settings `yaml:"-"`
 	// Dir is the project directory: the hooks' working directory, the
 	// value of $CLAUDE_PROJECT_DIR in commands and environments, and where
 	// relative script paths start. The default is the settings file's
 	// directory, or its parent when that is an agent's own directory
 	// (.claude, .codex, .gemini), as the agents have it; without a file,
 	// the server's working directory.
-	Dir string
+	Dir string `yaml:"dir"`
 	// TrustStore is the trust store's file (default [DefaultTrustStore]).
 	// A hook runs only if its script is in it.
-	TrustStore string
+	TrustStore string `yaml:"trust_store"`
 	// Untrusted says what Start does with hooks the trust store does not
-	// vouch for: [RefuseUntrusted] (default) or [SkipUntrusted].
-	Untrusted UntrustedPolicy
+	// vouch for: "refuse" ([RefuseUntrusted], the default) or "skip"
+	// ([SkipUntrusted]).
+	Untrusted UntrustedPolicy `yaml:"untrusted"`
 	// Interpreters are the programs a command may name without a path,
-	// each followed by its script (default [DefaultInterpreters]). They are
-	// looked up on the server's PATH once, at Start.
-	Interpreters []string
+	// each followed by its script (default [DefaultInterpreters]: bash,
+	// sh, python3, node; an empty list allows none). Each is a program
+	// name, looked up on the server's PATH once, at Start.
+	Interpreters []string `yaml:"interpreters"`
 	// EnvAllow names the variables of the server's environment passed to
-	// hooks (default [DefaultEnv]); Env and each hook's env add to them.
-	EnvAllow []string
-	// Env sets variables for every hook.
-	Env map[string]string
-	// Timeout bounds a hook that sets none (default [DefaultTimeout]).
-	Timeout time.Duration
+	// hooks (default [DefaultEnv]: PATH, HOME, LANG, LC_ALL, LC_CTYPE, TZ,
+	// TMPDIR); Env and each hook's env add to them. This is how a hook
+	// gets a secret: from the server's environment, never from a file.
+	EnvAllow []string `yaml:"env_allow"`
+	// Env sets variables for every hook (default none).
+	Env map[string]string `yaml:"env"`
+	// Timeout bounds a hook that sets none, a duration such as "10s"
+	// (default [DefaultTimeout], 30s).
+	Timeout time.Duration `yaml:"timeout"`
 	// KillGrace is how long a stopped hook has between SIGTERM and
-	// SIGKILL (default [DefaultKillGrace]).
-	KillGrace time.Duration
-	// MaxOutputBytes caps each hook's stdout and stderr, each (default
-	// [DefaultMaxOutputBytes]); more is a failure.
-	MaxOutputBytes int
+	// SIGKILL, a duration (default [DefaultKillGrace], 2s).
+	KillGrace time.Duration `yaml:"kill_grace"`
+	// MaxOutputBytes caps each hook's stdout and stderr, each, in bytes
+	// (default [DefaultMaxOutputBytes], 1 MiB); more is a failure.
+	MaxOutputBytes int `yaml:"max_output_bytes"`
 	// MaxConcurrent caps the processes of one hook that run at once, for
-	// hooks that set no cap (default [DefaultMaxConcurrent]).
-	MaxConcurrent int
+	// hooks that set no cap (default [DefaultMaxConcurrent], 8).
+	MaxConcurrent int `yaml:"max_concurrent"`
 	// ServerName is the name the agents know this server by (the key of
-	// their mcpServers setting); hooks read it as "server".
-	ServerName string
+	// their mcpServers setting); hooks read it as "server". Default "".
+	ServerName string `yaml:"server_name"`
 	// AgentToolNames makes tools appear to matchers and hooks as the
 	// agents name MCP tools, mcp__<ServerName>__<tool>, so that matchers
-	// and scripts written for an agent work unchanged.
-	AgentToolNames bool
-	// Priority is the priority of the plugin's hooks (default 0: after
-	// auth and rate limits, before the cache).
-	Priority int
+	// and scripts written for an agent work unchanged. Default false;
+	// needs ServerName.
+	AgentToolNames bool `yaml:"agent_tool_names"`
+	// Priority is the priority of the plugin's hooks, in [priority.Min,
+	// priority.Max] (default 0: after auth and rate limits, before the
+	// cache).
+	Priority int `yaml:"priority"`
 	// Logger receives failures, skipped hooks and hooks' system messages;
-	// nil uses the server's logger.
-	Logger *slog.Logger
+	// nil uses the server's logger. Go-only.
+	Logger *slog.Logger `yaml:"-"`
 	// Audit, when set, receives one record per failure of a hook, message
-	// "command hook failure", with the attributes of [Failure].
-	Audit slog.Handler
+	// "command hook failure", with the attributes of [Failure]. Go-only.
+	Audit slog.Handler `yaml:"-"`
 }
 
-func (c *Config) validate() error {
+// Validate checks c without reading a file or starting anything: hooks to
+// load, usable names, non-negative limits, a known policy, valid
+// environment names and values. It returns nil or the errors.Join of
+// *flows.Error values of code flows.CodeInvalid whose Field is the
+// setting's path ("timeout", "env.API_KEY", "interpreters[1]"). The
+// hooks themselves are checked at Attach, as *ConfigError values that
+// locate them in their settings file. Attach calls it.
+func (c Config) Validate() error {
 	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.Name != "" && strings.ContainsFunc(c.Name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }) {
+		bad("name", "%q must not hold '/' or white space: the name is part of the plugin's hook IDs", c.Name)
+	}
 	if c.SettingsFile == "" && len(c.Settings) == 0 {
-		errs = append(errs, errors.New("no hooks: set SettingsFile or Settings"))
+		bad("settings_file", "no hooks: name the agent's settings file (or set Settings in Go)")
 	}
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"Timeout", c.Timeout}, {"KillGrace", c.KillGrace}} {
+	}{{"timeout", c.Timeout}, {"kill_grace", c.KillGrace}} {
 		if f.v < 0 {
-			errs = append(errs, fmt.Errorf("%s: must not be negative, got %v", f.name, f.v))
+			bad(f.name, "must not be negative, got %v", f.v)
 		}
 	}
 	if c.MaxOutputBytes < 0 {
-		errs = append(errs, fmt.Errorf("MaxOutputBytes: must not be negative, got %d", c.MaxOutputBytes))
+		bad("max_output_bytes", "must not be negative, got %d", c.MaxOutputBytes)
 	}
 	if c.MaxConcurrent < 0 {
-		errs = append(errs, fmt.Errorf("MaxConcurrent: must not be negative, got %d", c.MaxConcurrent))
+		bad("max_concurrent", "must not be negative, got %d", c.MaxConcurrent)
 	}
 	if c.Untrusted != RefuseUntrusted && c.Untrusted != SkipUntrusted {
-		errs = append(errs, fmt.Errorf("Untrusted: unknown policy %d (want RefuseUntrusted or SkipUntrusted)", c.Untrusted))
+		bad("untrusted", "unknown policy %s (want refuse or skip)", c.Untrusted)
 	}
 	if c.AgentToolNames && c.ServerName == "" {
-		errs = append(errs, errors.New("AgentToolNames: needs ServerName (tools are named mcp__<ServerName>__<tool>)"))
+		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
 	}
-	for k, v := range c.Env {
-		if err := checkEnv(k, v); err != nil {
-			errs = append(errs, fmt.Errorf("Env: %v", err))
+	if err := priority.Check(c.Priority); err != nil {
+		bad("priority", "%v", err)
+	}
+	for i, n := range c.Interpreters {
+		if !isProgramName(n) {
+			bad(fmt.Sprintf("interpreters[%d]", i), "%q is not a program name: write a name the server's PATH finds, without a path", n)
+		}
+	}
+	for i, k := range c.EnvAllow {
+		if !isEnvName(k) {
+			bad(fmt.Sprintf("env_allow[%d]", i), "%q is not a variable name", k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		switch {
+		case !isEnvName(k):
+			bad("env."+k, "%q is not a variable name", k)
+		case strings.ContainsRune(c.Env[k], 0):
+			bad("env."+k, "the value holds a NUL byte")
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// isEnvName reports whether k can name an environment variable.
+func isEnvName(k string) bool { return k != "" && !strings.ContainsAny(k, "=\x00") }
+
 func checkEnv(k, v string) error {
-	if k == "" || strings.ContainsAny(k, "=\x00") {
+	if !isEnvName(k) {
 		return fmt.Errorf("%q is not a variable name", k)
 	}
 	if strings.ContainsRune(v, 0) {

@@ -113,10 +113,10 @@ func TestConfigErrors(t *testing.T) {
 		cfg  command.Config
 		want string
 	}{
-		{command.Config{}, "no hooks: set SettingsFile or Settings"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Timeout: -1}, "Timeout: must not be negative"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, AgentToolNames: true}, "AgentToolNames: needs ServerName"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `Env: "A=B" is not a variable name`},
+		{command.Config{}, "settings_file: no hooks: name the agent's settings file (or set Settings in Go)"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Timeout: -1}, "timeout: must not be negative"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, AgentToolNames: true}, "agent_tool_names: needs server_name"},
+		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `env.A=B: "A=B" is not a variable name`},
 	}
 	for _, tt := range tests {
 		err := startErr(t, tt.cfg)

@@ -40,6 +40,10 @@ type Plugin struct {
 	secret [32]byte
 }
 
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
 // New returns the plugin configured by cfg. The configuration is read and
 // checked, and every script hashed and looked up in the trust store, at
 // Attach.
@@ -67,7 +71,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		return errors.New("this Plugin value is already attached: build one per server or app with New")
 	}
 	p.attached = true
-	if err := p.cfg.validate(); err != nil {
+	if err := p.cfg.Validate(); err != nil {
 		return err
 	}
 	cfg := p.cfg.withDefaults()

@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/hookflow/hookflow/internal/suggest"
 )
 
 // Protocol is how a hook reads its input and writes its answer.
@@ -63,4 +65,38 @@ func (u UntrustedPolicy) String() string {
 		return "skip"
 	}
 	return "UntrustedPolicy(" + strconv.Itoa(int(u)) + ")"
+}
+
+// ParseUntrustedPolicy reads a policy as configuration files write it:
+// "refuse" or "skip"; "" is RefuseUntrusted. A near miss names the likely
+// policy.
+func ParseUntrustedPolicy(s string) (UntrustedPolicy, error) {
+	switch s {
+	case "", "refuse":
+		return RefuseUntrusted, nil
+	case "skip":
+		return SkipUntrusted, nil
+	}
+	if near, ok := suggest.Closest(s, []string{"refuse", "skip"}); ok {
+		return 0, fmt.Errorf("unknown policy %q (did you mean %q?)", s, near)
+	}
+	return 0, fmt.Errorf("unknown policy %q (want refuse or skip)", s)
+}
+
+// MarshalText writes "refuse" or "skip".
+func (u UntrustedPolicy) MarshalText() ([]byte, error) {
+	if u != RefuseUntrusted && u != SkipUntrusted {
+		return nil, fmt.Errorf("command: %s has no name", u)
+	}
+	return []byte(u.String()), nil
+}
+
+// UnmarshalText reads a policy with [ParseUntrustedPolicy].
+func (u *UntrustedPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseUntrustedPolicy(string(b))
+	if err != nil {
+		return err
+	}
+	*u = v
+	return nil
 }

@@ -16,16 +16,18 @@ import (
 // ContextTool. Context and the string values of ContextToolArgs may hold
 // template variables ([Expand]).
 type Declaration struct {
-	Event   Event    `json:"event"`
-	Matcher *Matcher `json:"matcher,omitempty"`
+	Event   Event    `json:"event" yaml:"event"`
+	Matcher *Matcher `json:"matcher,omitempty" yaml:"matcher"`
 	// Context is the static text to inject.
-	Context string `json:"context,omitempty"`
+	Context string `json:"context,omitempty" yaml:"context"`
 	// ContextTool names a tool of the declaring server whose result text
 	// is injected instead of a static string.
-	ContextTool string `json:"context_tool,omitempty"`
-	// ContextToolArgs are ContextTool's arguments: a JSON object.
-	ContextToolArgs json.RawMessage `json:"context_tool_args,omitempty"`
-	Priority        Priority        `json:"priority"`
+	ContextTool string `json:"context_tool,omitempty" yaml:"context_tool"`
+	// ContextToolArgs are ContextTool's arguments: a JSON object. In a
+	// configuration file it is written as a mapping, which the loader
+	// stores as its JSON.
+	ContextToolArgs json.RawMessage `json:"context_tool_args,omitempty" yaml:"context_tool_args"`
+	Priority        Priority        `json:"priority" yaml:"priority"`
 }
 
 // Matcher narrows when a declaration of a tool event fires. Every field set
@@ -34,39 +36,53 @@ type Declaration struct {
 type Matcher struct {
 	// ToolName is the tool's name or a glob over it: '*' matches any run
 	// of characters, '?' any one character.
-	ToolName string `json:"tool_name,omitempty"`
+	ToolName string `json:"tool_name,omitempty" yaml:"tool_name"`
 	// InputContains is a substring of the serialized tool input.
-	InputContains string `json:"input_contains,omitempty"`
+	InputContains string `json:"input_contains,omitempty" yaml:"input_contains"`
 	// ToolServer is the name of the MCP server that provides the tool.
-	ToolServer string `json:"tool_server,omitempty"`
+	ToolServer string `json:"tool_server,omitempty" yaml:"tool_server"`
 }
 
 // IsZero reports whether m is nil or sets no field.
 func (m *Matcher) IsZero() bool { return m == nil || *m == Matcher{} }
 
 // Validate reports the first thing wrong with d, naming the field as it is
-// written on the wire.
+// written on the wire ("event: missing or invalid …").
 func (d *Declaration) Validate() error {
+	field, msg := d.check()
+	switch {
+	case msg == "":
+		return nil
+	case field == "":
+		return errors.New(msg)
+	}
+	return errors.New(field + ": " + msg)
+}
+
+// check returns the first thing wrong with d: the field as it is written
+// on the wire ("" for the declaration as a whole) and what is wrong with
+// it; "" and "" for a valid declaration.
+func (d *Declaration) check() (field, msg string) {
 	switch {
 	case !d.Event.Valid():
-		return fmt.Errorf("event: missing or invalid (events: %s)", strings.Join(EventNames(), ", "))
+		return "event", fmt.Sprintf("missing or invalid (events: %s)", strings.Join(EventNames(), ", "))
 	case !d.Priority.Valid():
-		return fmt.Errorf("priority: missing or invalid (priorities: %s)", strings.Join(PriorityNames(), ", "))
+		return "priority", fmt.Sprintf("missing or invalid (priorities: %s)", strings.Join(PriorityNames(), ", "))
 	case d.Context != "" && d.ContextTool != "":
-		return errors.New("context and context_tool are mutually exclusive: set one")
+		return "", "context and context_tool are mutually exclusive: set one"
 	case d.Context == "" && d.ContextTool == "":
-		return errors.New("context or context_tool is required")
+		return "", "context or context_tool is required"
 	case len(d.ContextToolArgs) > 0 && d.ContextTool == "":
-		return errors.New("context_tool_args requires context_tool")
+		return "context_tool_args", "requires context_tool"
 	case !d.Matcher.IsZero() && !d.Event.IsTool():
-		return fmt.Errorf("matcher applies to pre_tool_use and post_tool_use only, not %s", d.Event)
+		return "matcher", fmt.Sprintf("applies to pre_tool_use and post_tool_use only, not %s", d.Event)
 	}
 	if len(d.ContextToolArgs) > 0 {
 		if err := checkObject(d.ContextToolArgs); err != nil {
-			return fmt.Errorf("context_tool_args: %w", err)
+			return "context_tool_args", err.Error()
 		}
 	}
-	return nil
+	return "", ""
 }
 
 // CheckArgs reports whether raw is a JSON object, as context_tool_args must

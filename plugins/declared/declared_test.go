@@ -74,7 +74,7 @@ func TestValidate(t *testing.T) {
 		{"no priority", func(d *declared.Declaration) { d.Priority = 0 }, "priority: missing or invalid"},
 		{"both", func(d *declared.Declaration) { d.ContextTool = "recall" }, "context and context_tool are mutually exclusive"},
 		{"neither", func(d *declared.Declaration) { d.Context = "" }, "context or context_tool is required"},
-		{"args without tool", func(d *declared.Declaration) { d.ContextToolArgs = json.RawMessage(`{}`) }, "context_tool_args requires context_tool"},
+		{"args without tool", func(d *declared.Declaration) { d.ContextToolArgs = json.RawMessage(`{}`) }, "context_tool_args: requires context_tool"},
 		{"args not an object", func(d *declared.Declaration) {
 			d.Context, d.ContextTool, d.ContextToolArgs = "", "recall", json.RawMessage(`[1]`)
 		}, "context_tool_args: want a JSON object"},
@@ -82,7 +82,7 @@ func TestValidate(t *testing.T) {
 			d.Context, d.ContextTool, d.ContextToolArgs = "", "recall", json.RawMessage(`{nope`)
 		}, "context_tool_args: want a JSON object: invalid character"},
 		{"matcher on a session event", func(d *declared.Declaration) { d.Matcher = &declared.Matcher{ToolName: "x"} },
-			"matcher applies to pre_tool_use and post_tool_use only, not session_start"},
+			"matcher: applies to pre_tool_use and post_tool_use only, not session_start"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,9 +2,12 @@ package declared
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,20 +17,55 @@ import (
 )
 
 // Config configures the plugin. The zero value declares nothing.
+//
+// Config is also the plugin's section of a configuration file: a file can
+// declare hooks itself (for the tools of the servers a gateway mounts,
+// say), in the wire format's names. Declarations made in Go code (hookgen's
+// DeclaredHooks) are passed as Declarations.
 type Config struct {
-	// Name is the plugin's name (default "declared").
-	Name string
+	// Name is the plugin's name, unique where it is attached and part of
+	// its hooks' IDs: no '/' and no white space. Default "declared".
+	Name string `yaml:"name"`
 	// Declarations are the hooks the server declares, in the order clients
-	// see them. hookgen's generated DeclaredHooks function returns those
-	// of a package's //mcp:declare directives.
-	Declarations []Declaration
+	// see them, each as SEP-2282 writes it (event, matcher, context or
+	// context_tool and context_tool_args, priority). Default none.
+	// hookgen's generated DeclaredHooks function returns those of a
+	// package's //mcp:declare directives.
+	Declarations []Declaration `yaml:"declarations"`
 	// Unnegotiated sends every declaration to a client whose capabilities
-	// have no experimental.hooks. SEP-2282 omits the capability for such a
-	// client, which is the default; set this for hosts that read
-	// experimental.hooks without declaring support. A client whose
-	// experimental.hooks is malformed (no supported_events list) is sent
-	// nothing either way.
-	Unnegotiated bool
+	// have no experimental.hooks (default false). SEP-2282 omits the
+	// capability for such a client, which is the default; set this for
+	// hosts that read experimental.hooks without declaring support. A
+	// client whose experimental.hooks is malformed (no supported_events
+	// list) is sent nothing either way.
+	Unnegotiated bool `yaml:"unnegotiated"`
+}
+
+// Validate checks c without a server: a usable name and valid
+// declarations ([Declaration.Validate]). It returns nil or the
+// errors.Join of *flows.Error values of code flows.CodeInvalid whose
+// Field is the setting's path ("declarations[1].event";
+// "declarations[1]" for a problem of the declaration as a whole). That
+// every context_tool names a tool of the server is checked when the server
+// has started. Attach calls it.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Name != "" && strings.ContainsFunc(c.Name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: "name",
+			Msg: fmt.Sprintf("%q must not hold '/' or white space: the name is part of the plugin's hook IDs", c.Name)})
+	}
+	for i := range c.Declarations {
+		field, msg := c.Declarations[i].check()
+		if msg == "" {
+			continue
+		}
+		at := fmt.Sprintf("declarations[%d]", i)
+		if field != "" {
+			at += "." + field
+		}
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: at, Msg: msg})
+	}
+	return errors.Join(errs...)
 }
 
 // AdvertisePriority is the priority of the plugin's session:initialize
@@ -44,8 +82,13 @@ type Plugin struct {
 	decls []Declaration
 }
 
-// New returns the plugin; its configuration is checked at Attach and, for
-// context_tool names, when the server has started.
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
+// New returns the plugin; its configuration is checked at Attach
+// ([Config.Validate]) and, for context_tool names, when the server has
+// started.
 func New(cfg Config) *Plugin {
 	return &Plugin{cfg: cfg, decls: clone(cfg.Declarations)}
 }
@@ -60,21 +103,21 @@ func (p *Plugin) Declarations() []Declaration { return clone(p.decls) }
 // and, for when the server has started, the check that every context_tool
 // names one of its tools.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	for i := range p.decls {
-		if err := p.decls[i].Validate(); err != nil {
-			return fmt.Errorf("Config.Declarations[%d]: %w", i, err)
-		}
+	if err := (Config{Name: p.cfg.Name, Declarations: p.decls}).Validate(); err != nil {
+		return err
 	}
 	pc.AfterStart(func() error {
+		var errs []error
 		for i, d := range p.decls {
 			if d.ContextTool == "" {
 				continue
 			}
 			if _, ok := pc.Server.Tool(d.ContextTool); !ok {
-				return fmt.Errorf("Config.Declarations[%d]: context_tool %q: the server has no such tool", i, d.ContextTool)
+				errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: fmt.Sprintf("declarations[%d].context_tool", i),
+					Msg: fmt.Sprintf("%q names no tool of the server", d.ContextTool)})
 			}
 		}
-		return nil
+		return errors.Join(errs...)
 	})
 	return pc.Hook(flows.On(stages.AfterExecute, p.advertise).Named("advertise").At(AdvertisePriority))
 }

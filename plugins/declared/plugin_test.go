@@ -335,9 +335,9 @@ func TestConfigErrors(t *testing.T) {
 		err  string
 	}{
 		{"invalid", declared.Declaration{Event: declared.SessionStart, Priority: declared.Suggestion},
-			`plugin "declared" (memory/plugin:declared): Config.Declarations[1]: context or context_tool is required`},
+			`plugin "declared" (memory/plugin:declared): declarations[1]: context or context_tool is required`},
 		{"unknown tool", declared.Declaration{Event: declared.SessionStart, ContextTool: "recal", Priority: declared.Suggestion},
-			`plugin "declared" (memory/plugin:declared): Config.Declarations[1]: context_tool "recal": the server has no such tool`},
+			`plugin "declared" (memory/plugin:declared): declarations[1].context_tool: "recal" names no tool of the server`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

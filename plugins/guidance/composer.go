@@ -36,10 +36,12 @@ func Preamble(l Level) string {
 // value is ready to use: preambles on, DefaultSeparator.
 type Composer struct {
 	// Separator goes between sections and between the hooks of a
-	// section; "" means DefaultSeparator.
-	Separator string
-	// NoPreambles leaves out the sentence under each section's heading.
-	NoPreambles bool
+	// section; "" means DefaultSeparator (a "---" line between blank
+	// lines).
+	Separator string `yaml:"separator"`
+	// NoPreambles leaves out the sentence under each section's heading
+	// (default false).
+	NoPreambles bool `yaml:"no_preambles"`
 }
 
 // Composed is a composed text and its transparency record: what was

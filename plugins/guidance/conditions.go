@@ -3,7 +3,6 @@ package guidance
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,13 +14,13 @@ import (
 // hold; the zero value always holds.
 type Conditions struct {
 	// Storage: one of these storage backends is active ([Env.Storage]).
-	Storage []string `json:"requiresStorage,omitempty"`
+	Storage []string `json:"requiresStorage,omitempty" yaml:"storage"`
 	// Features: the client declared every one of these features.
-	Features []Feature `json:"requiresFeatures,omitempty"`
+	Features []Feature `json:"requiresFeatures,omitempty" yaml:"features"`
 	// Config: every key has this value in [Env.Settings]. Values are
 	// compared as JSON, so 3 and 3.0 are equal and a missing key equals
 	// nothing (not even null).
-	Config map[string]any `json:"requiresConfig,omitempty"`
+	Config map[string]any `json:"requiresConfig,omitempty" yaml:"config"`
 }
 
 // IsZero reports whether c sets no condition.
@@ -29,28 +28,30 @@ func (c Conditions) IsZero() bool {
 	return len(c.Storage) == 0 && len(c.Features) == 0 && len(c.Config) == 0
 }
 
-func (c Conditions) validate() error {
-	var errs []error
+// problems returns what is wrong with c, as [Hook.problems] does.
+func (c Conditions) problems() []problem {
+	var out []problem
 	for i, s := range c.Storage {
 		if s == "" {
-			errs = append(errs, fmt.Errorf("Conditions.Storage[%d]: empty backend name", i))
+			out = append(out, problem{fmt.Sprintf("conditions.storage[%d]", i), fmt.Sprintf("Conditions.Storage[%d]", i), "empty backend name"})
 		}
 	}
 	for i, f := range c.Features {
 		if f < Sampling || f > Roots {
-			errs = append(errs, fmt.Errorf("Conditions.Features[%d]: %s is not a client feature (want Sampling, Elicitation or Roots)", i, f))
+			out = append(out, problem{fmt.Sprintf("conditions.features[%d]", i), fmt.Sprintf("Conditions.Features[%d]", i),
+				fmt.Sprintf("%s is not a client feature (want sampling, elicitation or roots)", f)})
 		}
 	}
 	for _, k := range sortedKeys(c.Config) {
 		if k == "" {
-			errs = append(errs, errors.New("Conditions.Config: empty key"))
+			out = append(out, problem{"conditions.config", "Conditions.Config", "empty key"})
 			continue
 		}
 		if _, err := json.Marshal(c.Config[k]); err != nil {
-			errs = append(errs, fmt.Errorf("Conditions.Config[%q]: %v", k, err))
+			out = append(out, problem{"conditions.config." + k, fmt.Sprintf("Conditions.Config[%q]", k), err.Error()})
 		}
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 // Env is what conditions are evaluated against: the storage backends that

@@ -102,6 +102,23 @@
 // registered only once progress or running hooks exist, so a server
 // without them sends its notifications without a run.
 //
+// # Configuration file
+//
+// [Config] is also the plugin's section of a configuration file (the
+// gateway's). Hooks are written with their yaml names, their content
+// inline or in markdown files of content_dir (a hook's file, default
+// <tag>.md, is a path inside that directory):
+//
+//	app: notes
+//	content_dir: guidance
+//	storage: [memory]
+//	hooks:
+//	  - {tag: init-required, type: session, lifecycle: start, level: MUST, priority: 100}
+//	  - {tag: save-note, type: action, lifecycle: end, level: SHOULD, on: "tool:save_note"}
+//	  - {tag: memory-tips, type: storage, lifecycle: start, level: MAY, conditions: {storage: [memory]}}
+//
+// [Config.Validate] names each problem by its path ("hooks[1].level").
+//
 // # Sessions
 //
 // What the plugin remembers per session (pending log messages, notices

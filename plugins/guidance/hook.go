@@ -23,45 +23,51 @@ const DefaultPriority = 50
 // conditions, requestId…), so definitions can be kept in files.
 type Hook struct {
 	// App prefixes the hook's ID; "" takes the registry's app.
-	App string `json:"app,omitempty"`
+	App string `json:"app,omitempty" yaml:"app"`
 	// Tag names the hook within its app, type and lifecycle. It is safe in
 	// file names: 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or
 	// digit. The default content file is Tag + ".md".
-	Tag       string    `json:"tag"`
-	Type      Type      `json:"type"`
-	Lifecycle Lifecycle `json:"lifecycle"`
+	Tag string `json:"tag" yaml:"tag"`
+	// Type is what the hook is about: session, action, storage or config.
+	Type Type `json:"type" yaml:"type"`
+	// Lifecycle is when it is delivered: start, running, progress, cancel
+	// or end.
+	Lifecycle Lifecycle `json:"lifecycle" yaml:"lifecycle"`
 	// Name is the hook's heading in the composed text; "" uses Tag.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" yaml:"name"`
 	// Description says what the hook provides, for people and tools that
 	// list hooks; it is not sent to the model.
-	Description string `json:"description,omitempty"`
-	// Level is the hook's RFC 2119 requirement level.
-	Level Level `json:"requirementLevel"`
+	Description string `json:"description,omitempty" yaml:"description"`
+	// Level is the hook's RFC 2119 requirement level: MUST, MUST NOT,
+	// SHOULD, SHOULD NOT or MAY (a hyphen may stand for the space).
+	Level Level `json:"requirementLevel" yaml:"level"`
 	// Priority orders hooks within a level, higher first; equal
 	// priorities keep registration order. 0 means DefaultPriority (50):
 	// write 1 or -1 to place a hook just around 0.
-	Priority int `json:"priority,omitempty"`
+	Priority int `json:"priority,omitempty" yaml:"priority"`
 	// Conditions say when the hook applies; the zero value always does.
-	Conditions Conditions `json:"conditions,omitzero"`
+	Conditions Conditions `json:"conditions,omitzero" yaml:"conditions"`
 	// On is the tool, prompt or resource whose requests the hook is
 	// delivered with (see the package doc). The zero value delivers an
 	// action hook with every tool call, and any other hook at the session.
-	On Target `json:"on,omitzero"`
+	// Its text form is "tool:NAME", "prompt:NAME" or "resource:URI".
+	On Target `json:"on,omitzero" yaml:"on"`
 
 	// Content is the hook's markdown, inline. When empty, the content is
 	// read from File in FS, or from the file File when FS is nil.
-	Content string `json:"content,omitempty"`
+	Content string `json:"content,omitempty" yaml:"content"`
 	// FS holds the content file, e.g. an embed.FS next to the Go file
-	// that declares the hook.
-	FS fs.FS `json:"-"`
+	// that declares the hook. Go-only: a configuration file sets the
+	// plugin's content_dir instead.
+	FS fs.FS `json:"-" yaml:"-"`
 	// File is the content file: a path in FS ("" means Tag + ".md"), or,
 	// with a nil FS, a path in the operating system's file system.
-	File string `json:"contentFile,omitempty"`
+	File string `json:"contentFile,omitempty" yaml:"file"`
 
 	// RequestID ties the hook to one request: it is delivered with that
 	// request only (see Plugin.AddForRequest), and dropped when the
-	// request ends. "" for hooks of every request.
-	RequestID string `json:"requestId,omitempty"`
+	// request ends. "" for hooks of every request. Go-only.
+	RequestID string `json:"requestId,omitempty" yaml:"-"`
 }
 
 // ID returns the hook's ID, "app:type:lifecycle:tag", e.g.
@@ -103,41 +109,69 @@ func (h *Hook) file() string {
 // type, lifecycle and level, valid conditions and target, and a content
 // source. Registries call it; its errors name the field.
 func (h *Hook) Validate() error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	probs := h.problems()
+	if len(probs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(probs))
+	for i, p := range probs {
+		if p.goField == "" {
+			errs[i] = errors.New(p.msg)
+		} else {
+			errs[i] = errors.New(p.goField + ": " + p.msg)
+		}
+	}
+	return fmt.Errorf("hook %s: %w", h.ID(), errors.Join(errs...))
+}
+
+// problem is one thing wrong with a hook or its conditions: the field as
+// a configuration file writes it (yaml) and as Go does, and what is
+// wrong; the fields are "" for the hook as a whole.
+type problem struct{ field, goField, msg string }
+
+// problems returns what is wrong with h, in field order.
+func (h *Hook) problems() []problem {
+	var out []problem
+	add := func(field, goField, format string, args ...any) {
+		out = append(out, problem{field, goField, fmt.Sprintf(format, args...)})
+	}
 	if err := CheckTag(h.Tag); err != nil {
-		add("Tag: %v", err)
+		add("tag", "Tag", "%v", err)
 	}
 	if h.App != "" {
 		if err := CheckTag(h.App); err != nil {
-			add("App: %v", err)
+			add("app", "App", "%v", err)
 		}
 	}
-	if h.Type < TypeSession || h.Type > TypeConfig {
-		add("Type: %s is not a type (want TypeSession, TypeAction, TypeStorage or TypeConfig)", h.Type)
+	switch {
+	case h.Type == 0:
+		add("type", "Type", "missing (want session, action, storage or config)")
+	case h.Type > TypeConfig:
+		add("type", "Type", "%s is not a type (want session, action, storage or config)", h.Type)
 	}
-	if h.Lifecycle < Start || h.Lifecycle > End {
-		add("Lifecycle: %s is not a lifecycle (want Start, Running, Progress, Cancel or End)", h.Lifecycle)
+	switch {
+	case h.Lifecycle == 0:
+		add("lifecycle", "Lifecycle", "missing (want start, running, progress, cancel or end)")
+	case h.Lifecycle > End:
+		add("lifecycle", "Lifecycle", "%s is not a lifecycle (want start, running, progress, cancel or end)", h.Lifecycle)
 	}
-	if h.Level < Must || h.Level > May {
-		add("Level: %s is not a requirement level (want Must, MustNot, Should, ShouldNot or May)", h.Level)
+	switch {
+	case h.Level == 0:
+		add("level", "Level", "missing (want MUST, MUST NOT, SHOULD, SHOULD NOT or MAY)")
+	case h.Level > May:
+		add("level", "Level", "%s is not a requirement level (want MUST, MUST NOT, SHOULD, SHOULD NOT or MAY)", h.Level)
 	}
-	if err := h.Conditions.validate(); err != nil {
-		errs = append(errs, err)
-	}
+	out = append(out, h.Conditions.problems()...)
 	if err := h.On.validate(); err != nil {
-		add("On: %v", err)
+		add("on", "On", "%v", err)
 	}
 	if h.Content == "" && h.FS == nil && h.File == "" {
-		add("no content: set Content, FS (holding %s) or File", h.file())
+		add("", "", "no content: set it inline (content) or in a file (file, or %s in the content directory)", h.file())
 	}
 	if h.FS != nil && !fs.ValidPath(h.file()) {
-		add("File: %q is not a valid path in an fs.FS (slash-separated, relative, no . or .. elements)", h.file())
+		add("file", "File", "%q is not a path inside the content directory (slash-separated, relative, no . or .. elements)", h.file())
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("hook %s: %w", h.ID(), errors.Join(errs...))
+	return out
 }
 
 // CheckTag reports whether s may be a tag or an app: 1 to 64 of A-Z a-z

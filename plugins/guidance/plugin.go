@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -29,38 +32,128 @@ const LoggerName = "guidance"
 // Config configures the guidance plugin. The zero value delivers nothing
 // until hooks are registered (Config.Hooks, or Plugin.Registry at any
 // time).
+//
+// Config is also the plugin's section of a configuration file: hooks are
+// written with their yaml names (tag, type, lifecycle, level, on,
+// conditions…), their content inline or in markdown files of
+// ContentDir. Logger is Go-only, as are a hook's FS and RequestID.
 type Config struct {
-	// App is the app of hooks registered without one; "" means
-	// DefaultApp.
-	App string
+	// App is the app of hooks registered without one, and the first part
+	// of their IDs: 1 to 64 of A-Z a-z 0-9 . _ -. Default DefaultApp
+	// ("hookflow").
+	App string `yaml:"app"`
 	// Hooks are registered when the plugin is made; an invalid or
 	// duplicate hook, or one that is never delivered (see the package
-	// doc), stops the server's Start with an error naming it.
-	Hooks []Hook
+	// doc), stops the server's Start with an error naming it. Default
+	// none.
+	Hooks []Hook `yaml:"hooks"`
+	// ContentDir is the directory of the hooks' content files: a hook of
+	// Hooks without FS reads its file (file, default <tag>.md) from it,
+	// a path relative to the directory that cannot leave it. Default "":
+	// such a hook reads File as a path of the server's file system.
+	ContentDir string `yaml:"content_dir"`
 	// Storage lists the active storage backends, for conditions'
-	// Storage.
-	Storage []string
-	// Settings are the configuration values conditions' Config compare
-	// with. The map is read, never written, after New.
-	Settings map[string]any
-	// Composer composes every delivery.
-	Composer Composer
+	// storage. Default none.
+	Storage []string `yaml:"storage"`
+	// Settings are the configuration values conditions' config compare
+	// with. The map is read, never written, after New. Default none.
+	Settings map[string]any `yaml:"settings"`
+	// Composer composes every delivery (separator, no_preambles).
+	Composer Composer `yaml:"composer"`
 	// Role is the role of the messages the plugin adds to prompts: the
 	// welcome prompt's and a prompt's action guidance. "" means
 	// "assistant", as MCP Toolkit's documentation says its hooks are
 	// sent; set "user" for clients that only take user messages.
-	Role mcp.Role
+	Role mcp.Role `yaml:"role"`
 	// WelcomePrompt names the prompt that returns the session's start
-	// guidance; "" means DefaultWelcomePrompt.
-	WelcomePrompt string
-	// NoWelcomePrompt adds no welcome prompt.
-	NoWelcomePrompt bool
+	// guidance; "" means DefaultWelcomePrompt ("welcome").
+	WelcomePrompt string `yaml:"welcome_prompt"`
+	// NoWelcomePrompt adds no welcome prompt (default false).
+	NoWelcomePrompt bool `yaml:"no_welcome_prompt"`
 	// NoInstructions leaves the initialize result's instructions as they
-	// are instead of appending the session's start guidance to them.
-	NoInstructions bool
+	// are instead of appending the session's start guidance to them
+	// (default false).
+	NoInstructions bool `yaml:"no_instructions"`
 	// Logger receives server-side logs (content that failed to load,
 	// hooks that are never delivered); nil uses the server's logger.
-	Logger *slog.Logger
+	// Go-only.
+	Logger *slog.Logger `yaml:"-"`
+}
+
+// Validate checks c without a server: a file-safe app, a known role,
+// named storage backends, an existing ContentDir, and hooks that are
+// valid ([Hook.Validate]), delivered somewhere, not tied to a request,
+// and given once. It returns nil or the errors.Join of *flows.Error
+// values of code flows.CodeInvalid whose Field is the setting's path
+// ("hooks[2].level", "hooks[0]" for a hook as a whole). That a hook's
+// target names a tool of the server is checked by [Plugin.Check]. New
+// and Attach call it.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	app := c.App
+	if app == "" {
+		app = DefaultApp
+	} else if err := CheckTag(app); err != nil {
+		bad("app", "%v", err)
+	}
+	if r := c.Role; r != "" && r != "assistant" && r != "user" {
+		bad("role", "%q is not an MCP role (want assistant or user)", r)
+	}
+	for i, s := range c.Storage {
+		if s == "" {
+			bad(fmt.Sprintf("storage[%d]", i), "empty backend name")
+		}
+	}
+	if c.ContentDir != "" {
+		if fi, err := os.Stat(c.ContentDir); err != nil {
+			bad("content_dir", "%v", err)
+		} else if !fi.IsDir() {
+			bad("content_dir", "%s is not a directory", c.ContentDir)
+		}
+	}
+	var dirFS fs.FS
+	if c.ContentDir != "" {
+		dirFS = os.DirFS(c.ContentDir)
+	}
+	seen := map[string]int{}
+	for i := range c.Hooks {
+		h := c.Hooks[i]
+		at := fmt.Sprintf("hooks[%d]", i)
+		if h.App == "" {
+			h.App = app
+		}
+		if h.FS == nil && dirFS != nil {
+			h.FS = dirFS
+		}
+		probs := h.problems()
+		for _, p := range probs {
+			field := at
+			if p.field != "" {
+				field += "." + p.field
+			}
+			bad(field, "%s", p.msg)
+		}
+		if len(probs) > 0 {
+			continue
+		}
+		if h.RequestID != "" {
+			bad(at, "a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest")
+			continue
+		}
+		if _, err := deliverable(&h); err != nil {
+			bad(at+".lifecycle", "%v", err)
+			continue
+		}
+		if j, dup := seen[h.ID()]; dup {
+			bad(at, "hook %s is given twice (first at hooks[%d]): change its tag, type or lifecycle", h.ID(), j)
+			continue
+		}
+		seen[h.ID()] = i
+	}
+	return errors.Join(errs...)
 }
 
 // Plugin is the guidance plugin. Build it with [New]; attach it to one
@@ -87,10 +180,23 @@ type Plugin struct {
 	run flows.Key[*request]
 }
 
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
 // New returns the guidance plugin configured by cfg and registers
-// cfg.Hooks; their errors, and those of cfg, are reported when the plugin
-// is attached.
+// cfg.Hooks (with ContentDir as the FS of those without one); the errors
+// of cfg ([Config.Validate]) are reported when the plugin is attached.
 func New(cfg Config) *Plugin {
+	if cfg.ContentDir != "" {
+		dir := os.DirFS(cfg.ContentDir)
+		cfg.Hooks = slices.Clone(cfg.Hooks)
+		for i := range cfg.Hooks {
+			if cfg.Hooks[i].FS == nil {
+				cfg.Hooks[i].FS = dir
+			}
+		}
+	}
 	p := &Plugin{cfg: cfg, run: flows.NewKey[*request]("guidance.request"),
 		sessions: flows.NewSessionState("guidance.session", newSession)}
 	if p.cfg.Role == "" {
@@ -105,7 +211,11 @@ func New(cfg Config) *Plugin {
 		reg, _ = NewRegistry("")
 	}
 	p.reg = reg
-	if p.newErr == nil {
+	if err := cfg.Validate(); err != nil {
+		// Attach reports it; the registry would report the same hooks
+		// again, in Go's names.
+		p.newErr = err
+	} else if p.newErr == nil {
 		p.newErr = reg.Register(cfg.Hooks...)
 	}
 	p.logger.Store(slog.New(slog.DiscardHandler))
@@ -207,34 +317,7 @@ func (p *Plugin) ensureFlows(hooks []Hook) error {
 }
 
 // validate checks the configuration and the hooks New registered.
-func (p *Plugin) validate() error {
-	var errs []error
-	if p.newErr != nil {
-		errs = append(errs, p.newErr)
-	}
-	if r := p.cfg.Role; r != "assistant" && r != "user" {
-		errs = append(errs, fmt.Errorf("Role: %q is not an MCP role (want \"assistant\" or \"user\")", r))
-	}
-	for i, s := range p.cfg.Storage {
-		if s == "" {
-			errs = append(errs, fmt.Errorf("Storage[%d]: empty backend name", i))
-		}
-	}
-	for i := range p.cfg.Hooks {
-		h := p.cfg.Hooks[i]
-		if h.App == "" {
-			h.App = p.reg.App()
-		}
-		if h.RequestID != "" {
-			errs = append(errs, fmt.Errorf("Hooks[%d]: hook %s: RequestID: a hook tied to a request is added while the request runs, with Plugin.AddForRequest", i, h.ID()))
-			continue
-		}
-		if _, err := deliverable(&h); err != nil {
-			errs = append(errs, fmt.Errorf("Hooks[%d]: %w", i, err))
-		}
-	}
-	return errors.Join(errs...)
-}
+func (p *Plugin) validate() error { return p.newErr }
 
 // points returns the compiled delivery points of the registry's current
 // hooks.

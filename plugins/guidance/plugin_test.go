@@ -41,18 +41,18 @@ func TestAttachErrors(t *testing.T) {
 			inline("bye", guidance.TypeSession, guidance.End, guidance.May, "x"),
 			{Tag: "p", Type: guidance.TypeAction, Lifecycle: guidance.Progress, Level: guidance.May, Content: "x", On: guidance.Prompt("review")},
 		}}, []string{
-			`Hooks[0]: hook hookflow:session:end:bye: a session hook without a target (On) is delivered at the session's start only, so its lifecycle must be start`,
-			`Hooks[1]: hook hookflow:action:progress:p: a prompt's requests have no progress: its lifecycle must be start or end`,
+			`hooks[0].lifecycle: a session hook without a target (on) is delivered at the session's start only, so its lifecycle must be start`,
+			`hooks[1].lifecycle: a prompt's requests have no progress: its lifecycle must be start or end`,
 		}},
 		{"request", guidance.Config{Hooks: []guidance.Hook{{Tag: "r", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.May, Content: "x", RequestID: "42"}}},
-			[]string{"Hooks[0]: hook hookflow:action:end:r: RequestID: a hook tied to a request is added while the request runs, with Plugin.AddForRequest"}},
-		{"role", guidance.Config{Role: "system"}, []string{`Role: "system" is not an MCP role (want "assistant" or "user")`}},
-		{"app", guidance.Config{App: "my app"}, []string{`App: hookflow: invalid: guidance: app: "my app" has ' ': want A-Z a-z 0-9 . _ -`}},
-		{"storage", guidance.Config{Storage: []string{""}}, []string{`Storage[0]: empty backend name`}},
+			[]string{"hooks[0]: a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest"}},
+		{"role", guidance.Config{Role: "system"}, []string{`role: "system" is not an MCP role (want assistant or user)`}},
+		{"app", guidance.Config{App: "my app"}, []string{`app: "my app" has ' ': want A-Z a-z 0-9 . _ -`}},
+		{"storage", guidance.Config{Storage: []string{""}}, []string{`storage[0]: empty backend name`}},
 		{"duplicate", guidance.Config{Hooks: []guidance.Hook{
 			inline("a", guidance.TypeSession, guidance.Start, guidance.May, "x"),
 			inline("a", guidance.TypeSession, guidance.Start, guidance.Must, "y"),
-		}}, []string{"hook hookflow:session:start:a is already registered"}},
+		}}, []string{"hooks[1]: hook hookflow:session:start:a is given twice (first at hooks[0]): change its tag, type or lifecycle"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

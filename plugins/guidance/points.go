@@ -60,11 +60,11 @@ func deliverable(h *Hook) (flows.EntityKind, error) {
 	switch kind {
 	case flows.EntityNone:
 		if h.Lifecycle != Start {
-			return 0, fmt.Errorf("hook %s: a %s hook without a target (On) is delivered at the session's start only, so its lifecycle must be start", h.ID(), h.Type)
+			return 0, fmt.Errorf("a %s hook without a target (on) is delivered at the session's start only, so its lifecycle must be start", h.Type)
 		}
 	case flows.EntityPrompt, flows.EntityResource:
 		if h.Lifecycle != Start && h.Lifecycle != End {
-			return 0, fmt.Errorf("hook %s: a %s's requests have no %s: its lifecycle must be start or end", h.ID(), kind, h.Lifecycle)
+			return 0, fmt.Errorf("a %s's requests have no %s: its lifecycle must be start or end", kind, h.Lifecycle)
 		}
 	}
 	return kind, nil
@@ -90,7 +90,7 @@ func compile(s *snapshot, logger *slog.Logger) *tables {
 			}
 			kind, err := deliverable(h)
 			if err != nil {
-				logger.Warn("guidance: a hook is never delivered", "error", err.Error())
+				logger.Warn("guidance: a hook is never delivered", "hook", h.ID(), "error", err.Error())
 				continue
 			}
 			if kind == flows.EntityNone {

@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,43 +9,47 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
 
-// Config configures the intercept plugin. Servers is required.
+// Config configures the intercept plugin; it is also the plugin's section
+// of a configuration file (the yaml names below). Servers is required.
 type Config struct {
 	// Name is the plugin's name (default "intercept").
-	Name string
+	Name string `yaml:"name"`
 	// Servers are the interceptor hosts, in the order that breaks ties
-	// between mutators of equal priority hint and name.
-	Servers []Server
+	// between mutators of equal priority hint and name; at least one.
+	Servers []Server `yaml:"servers"`
 	// Policy overrides what the hosts' interceptors declare, per
-	// interceptor (the SEP's invoker policy).
-	Policy []Policy
-	// Timeout bounds every invocation whose policy sets none (default
-	// DefaultTimeout); the host is asked to stop at the same bound
-	// (timeoutMs). A negative value means no bound.
-	Timeout time.Duration
+	// interceptor (the SEP's invoker policy); none by default.
+	Policy []Policy `yaml:"policy"`
+	// Timeout bounds every invocation whose policy sets none, such as
+	// "5s" (default DefaultTimeout, 5s); the host is asked to stop at the
+	// same bound (timeoutMs). A negative value means no bound.
+	Timeout time.Duration `yaml:"timeout"`
 	// ConnectTimeout bounds connecting to a host and listing its
 	// interceptors, at start and when reconnecting (default
-	// DefaultConnectTimeout).
-	ConnectTimeout time.Duration
+	// DefaultConnectTimeout, 10s).
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
 	// RetryAfter is how long after a failed reconnect the plugin fails an
 	// unreachable host's invocations without trying again (default
-	// DefaultRetryAfter).
-	RetryAfter time.Duration
+	// DefaultRetryAfter, 1s).
+	RetryAfter time.Duration `yaml:"retry_after"`
 	// Explain puts the validators' messages in the reason a blocked client
-	// reads. By default the client reads only that an interceptor blocked
-	// the operation: the SEP advises against copying interceptors' findings
-	// across the trust boundary, and they are in the log and the audit
-	// decisions.
-	Explain bool
+	// reads. By default (false) the client reads only that an interceptor
+	// blocked the operation: the SEP advises against copying interceptors'
+	// findings across the trust boundary, and they are in the log and the
+	// audit decisions.
+	Explain bool `yaml:"explain"`
 	// Logger receives failures of interceptors and hosts; nil uses the
-	// server's logger.
-	Logger *slog.Logger
+	// server's logger. Go only.
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // The defaults of [Config].
@@ -58,30 +63,36 @@ const (
 // that speaks MCP on its standard input and output.
 type Server struct {
 	// Name identifies the host in hook IDs ("<name>:<interceptor>"),
-	// decisions and errors; required and unique.
-	Name string
-	// URL is the host's streamable HTTP endpoint.
-	URL string
-	// Token is the bearer token sent to URL.
-	Token string
+	// decisions and errors; required, unique, and without ":".
+	Name string `yaml:"name"`
+	// URL is the host's streamable HTTP endpoint (http or https); give
+	// URL or Command.
+	URL string `yaml:"url"`
+	// Token is the bearer token sent to URL; none by default.
+	Token string `yaml:"token"`
+	// TokenEnv names the environment variable holding Token, read when
+	// the plugin is built, so that the file holds no secret; give Token
+	// or TokenEnv.
+	TokenEnv string `yaml:"token_env"`
 	// HTTPClient sends the requests to URL; nil uses a client of the
 	// plugin's own (keep-alive, enough idle connections for concurrent
-	// validators).
-	HTTPClient *http.Client
+	// validators). Go only.
+	HTTPClient *http.Client `yaml:"-"`
 	// Command runs the host and talks to it over stdio: the program (a
 	// path, or a name looked up in PATH) and its arguments; no shell.
-	Command []string
+	Command []string `yaml:"command"`
 	// Env is added to the command's environment, which otherwise holds
 	// only the variables of the invoker's environment that [DefaultEnv]
 	// and InheritEnv name, when set there: a host does not see the
 	// invoker's secrets (its clients' tokens, other hosts'). Env's
 	// KEY=value entries win over an inherited variable of the same name.
-	// Dir is the command's working directory.
-	Env []string
-	Dir string
+	// Dir is the command's working directory (a configuration file's
+	// loader resolves a relative one against the file's directory).
+	Env []string `yaml:"env"`
+	Dir string   `yaml:"dir"`
 	// InheritEnv names further variables of the invoker's environment the
 	// command gets when they are set there, such as LANG or HTTPS_PROXY.
-	InheritEnv []string
+	InheritEnv []string `yaml:"inherit_env"`
 }
 
 // DefaultEnv returns the names of the variables of the invoker's
@@ -117,87 +128,193 @@ func (s Server) environ() []string {
 // their zero value keep the host's declaration.
 type Policy struct {
 	// Server and Interceptor name the interceptor; Server may be empty
-	// when no other host has an interceptor of that name.
-	Server, Interceptor string
-	// Disabled leaves the interceptor out.
-	Disabled bool
-	// Mode overrides the mode: wire.Active or wire.Audit.
-	Mode wire.Mode
-	// FailOpen overrides the failure routing.
-	FailOpen *bool
-	// PriorityHint overrides a mutator's order.
-	PriorityHint *wire.PriorityHint
-	// Timeout overrides Config.Timeout for this interceptor.
-	Timeout time.Duration
-	// Hooks narrows the events and phases the interceptor runs on; it may
-	// only remove what the host advertised.
-	Hooks []wire.Hook
-	// Config is sent with every invocation of the interceptor.
-	Config map[string]any
+	// when no other host has an interceptor of that name. Go only: a file
+	// gives both as ID.
+	Server, Interceptor string `yaml:"-"`
+	// ID names the interceptor as a file does, when Interceptor is empty:
+	// "host:interceptor" (such as guard:no-destructive-commands), or
+	// "interceptor" on any host.
+	ID string `yaml:"interceptor"`
+	// Disabled leaves the interceptor out; false by default.
+	Disabled bool `yaml:"disabled"`
+	// Mode overrides the mode: "active" (wire.Active) or "audit"
+	// (wire.Audit); by default the host's.
+	Mode wire.Mode `yaml:"mode"`
+	// FailOpen overrides the failure routing; by default the host's.
+	FailOpen *bool `yaml:"fail_open"`
+	// PriorityHint overrides a mutator's order: a number for both phases,
+	// or {request: n, response: m}; by default the host's.
+	PriorityHint *wire.PriorityHint `yaml:"priority_hint"`
+	// Timeout overrides Config.Timeout for this interceptor, such as
+	// "2s".
+	Timeout time.Duration `yaml:"timeout"`
+	// Hooks narrows the events and phases the interceptor runs on, such
+	// as [{events: [tools/call], phase: request}]; it may only remove
+	// what the host advertised, and a list that is set names at least
+	// one. By default (nil) the host's.
+	Hooks []wire.Hook `yaml:"hooks"`
+	// Config is sent with every invocation of the interceptor; it must
+	// be representable as JSON.
+	Config map[string]any `yaml:"config"`
 }
 
-// check reports what is wrong with the configuration, field by field.
-func (c *Config) check() error {
-	var errs []error
-	if len(c.Servers) == 0 {
-		errs = append(errs, errors.New("Config.Servers: at least one interceptor host is required"))
+// names returns the host and the interceptor p names: Server and
+// Interceptor, or, when Interceptor is empty, those of ID.
+func (p Policy) names() (server, interceptor string) {
+	if p.Interceptor != "" || p.ID == "" {
+		return p.Server, p.Interceptor
 	}
-	seen := map[string]bool{}
+	if s, ic, ok := strings.Cut(p.ID, ":"); ok {
+		return s, ic
+	}
+	return "", p.ID
+}
+
+// Validate reports what is wrong with the configuration: nil, or the
+// errors.Join of *flows.Error values of code flows.CodeInvalid whose
+// Field is the setting's path in a configuration file
+// ("servers[0].url", "policy[1].hooks[0].phase"; "" for the whole
+// section). It checks everything that needs no host, the token_env
+// variables included; what needs the hosts (a policy naming an
+// interceptor no host lists) is checked when the plugin is attached,
+// which calls Validate first.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(c.Servers) == 0 {
+		add("servers", "at least one interceptor host is required")
+	}
+	var names []string
 	for i, s := range c.Servers {
-		at := fmt.Sprintf("Config.Servers[%d]", i)
+		at := fmt.Sprintf("servers[%d]", i)
 		switch {
 		case s.Name == "":
-			errs = append(errs, fmt.Errorf("%s.Name: required", at))
-		case seen[s.Name]:
-			errs = append(errs, fmt.Errorf("%s.Name: %q names two servers", at, s.Name))
+			add(at+".name", "required")
+		case strings.Contains(s.Name, ":"):
+			add(at+".name", "%q holds \":\", which separates a host's name from an interceptor's (guard:no-destructive-commands)", s.Name)
+		case slices.Contains(names, s.Name):
+			add(at+".name", "%q names two hosts", s.Name)
 		}
-		seen[s.Name] = true
+		names = append(names, s.Name)
 		switch {
 		case s.URL == "" && len(s.Command) == 0:
-			errs = append(errs, fmt.Errorf("%s: set URL (streamable HTTP) or Command (stdio)", at))
+			add(at, "set url (streamable HTTP) or command (stdio)")
 		case s.URL != "" && len(s.Command) > 0:
-			errs = append(errs, fmt.Errorf("%s: set URL or Command, not both", at))
+			add(at, "set url or command, not both")
 		case s.URL != "":
 			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				errs = append(errs, fmt.Errorf("%s.URL: %q is not an http(s) URL", at, s.URL))
+				add(at+".url", "want an http or https URL, got %q", s.URL)
 			}
 		case s.Command[0] == "":
-			errs = append(errs, fmt.Errorf("%s.Command: the program is empty", at))
+			add(at+".command", "the program is empty")
 		}
-		for _, k := range s.InheritEnv {
-			if k == "" || strings.ContainsAny(k, "=\x00") {
-				errs = append(errs, fmt.Errorf("%s.InheritEnv: %q is not a variable name", at, k))
+		switch {
+		case s.Token != "" && s.TokenEnv != "":
+			add(at, "token and token_env both give the host's bearer token: keep one")
+		case (s.Token != "" || s.TokenEnv != "") && s.URL == "":
+			add(at, "a token is sent over HTTP only: set url, or leave the token out")
+		case s.TokenEnv != "" && os.Getenv(s.TokenEnv) == "":
+			add(at+".token_env", "environment variable %s is not set", s.TokenEnv)
+		}
+		for j, e := range s.Env {
+			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+				add(fmt.Sprintf("%s.env[%d]", at, j), "want an environment entry such as KEY=value, got %q", e)
 			}
 		}
-		if s.Token != "" && s.URL == "" {
-			errs = append(errs, fmt.Errorf("%s.Token: a token is sent over HTTP only; set URL", at))
+		for j, k := range s.InheritEnv {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				add(fmt.Sprintf("%s.inherit_env[%d]", at, j), "want the name of an environment variable such as LANG, got %q", k)
+			}
 		}
 	}
+	type named struct{ server, interceptor string }
+	seen := map[named]int{}
 	for i, p := range c.Policy {
-		at := fmt.Sprintf("Config.Policy[%d]", i)
-		if p.Interceptor == "" {
-			errs = append(errs, fmt.Errorf("%s.Interceptor: required", at))
+		at := fmt.Sprintf("policy[%d]", i)
+		server, ic := p.names()
+		switch {
+		case p.Interceptor != "" && p.ID != "":
+			add(at, "Interceptor and ID (interceptor) both name the interceptor: keep one")
+		case ic == "" && p.ID != "":
+			add(at+".interceptor", "want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got %q", p.ID)
+		case ic == "":
+			add(at+".interceptor", "required: the interceptor, such as guard:no-destructive-commands")
+		case p.Interceptor == "" && strings.Contains(p.ID, ":") && server == "":
+			add(at+".interceptor", "want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got %q", p.ID)
+		case server != "" && !slices.Contains(names, server):
+			msg := fmt.Sprintf("no interceptor host is named %q", server)
+			if near, ok := suggest.Closest(server, names); ok {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			add(at+".interceptor", "%s", msg)
+		default:
+			if j, ok := seen[named{server, ic}]; ok {
+				add(at+".interceptor", "policy[%d] names the same interceptor", j)
+			} else {
+				seen[named{server, ic}] = i
+			}
 		}
-		if p.Server != "" && !seen[p.Server] {
-			errs = append(errs, fmt.Errorf("%s.Server: no server is named %q", at, p.Server))
-		}
-		if p.Mode != "" && p.Mode != wire.Active && p.Mode != wire.Audit {
-			errs = append(errs, fmt.Errorf("%s.Mode: %q is not %q or %q", at, p.Mode, wire.Active, wire.Audit))
+		switch p.Mode {
+		case "", wire.Active, wire.Audit:
+		case "enforce":
+			add(at+".mode", "want active or audit, got \"enforce\" (the older drafts' name of active)")
+		default:
+			msg := fmt.Sprintf("want active or audit, got %q", string(p.Mode))
+			if near, ok := suggest.Closest(string(p.Mode), []string{string(wire.Active), string(wire.Audit)}); ok {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			add(at+".mode", "%s", msg)
 		}
 		if p.Timeout < 0 {
-			errs = append(errs, fmt.Errorf("%s.Timeout: must not be negative, got %v", at, p.Timeout))
+			add(at+".timeout", "must not be negative, got %v", p.Timeout)
+		}
+		if p.Hooks != nil && len(p.Hooks) == 0 {
+			add(at+".hooks", "narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true")
 		}
 		for j, h := range p.Hooks {
+			hat := fmt.Sprintf("%s.hooks[%d]", at, j)
+			if len(h.Events) == 0 {
+				add(hat+".events", "list at least one event, such as tools/call")
+			}
 			if _, err := wire.ParsePhase(string(h.Phase)); err != nil {
-				errs = append(errs, fmt.Errorf("%s.Hooks[%d].Phase: %w", at, j, err))
+				add(hat+".phase", "want request or response, got %q", string(h.Phase))
+			}
+		}
+		if p.Config != nil {
+			if _, err := json.Marshal(p.Config); err != nil {
+				add(at+".config", "must be representable as JSON: %v", err)
 			}
 		}
 	}
 	if c.ConnectTimeout < 0 {
-		errs = append(errs, fmt.Errorf("Config.ConnectTimeout: must not be negative, got %v", c.ConnectTimeout))
+		add("connect_timeout", "must not be negative, got %v", c.ConnectTimeout)
 	}
 	if c.RetryAfter < 0 {
-		errs = append(errs, fmt.Errorf("Config.RetryAfter: must not be negative, got %v", c.RetryAfter))
+		add("retry_after", "must not be negative, got %v", c.RetryAfter)
 	}
 	return errors.Join(errs...)
+}
+
+// resolved returns c with what a file gives by name made Go values: each
+// server's token of TokenEnv, each policy's Server and Interceptor of ID
+// (and a per-phase priority hint marked so).
+// Slices are copied, so that the caller's Config is not changed.
+func (c Config) resolved() Config {
+	c.Servers = slices.Clone(c.Servers)
+	for i, s := range c.Servers {
+		if s.Token == "" && s.TokenEnv != "" {
+			c.Servers[i].Token = os.Getenv(s.TokenEnv)
+		}
+	}
+	c.Policy = slices.Clone(c.Policy)
+	for i, p := range c.Policy {
+		c.Policy[i].Server, c.Policy[i].Interceptor = p.names()
+		if h := p.PriorityHint; h != nil && !h.PerPhase && h.Request != h.Response {
+			// A file's {request: n, response: m}, which sets the fields.
+			c.Policy[i].PriorityHint = wire.HintPerPhase(h.Request, h.Response)
+		}
+	}
+	return c
 }

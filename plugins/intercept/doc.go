@@ -147,6 +147,22 @@
 // may disable it, set its mode, failOpen, priority hint, timeout and
 // config, and narrow (never widen) its hooks.
 //
+// # Configuration files
+//
+// [Config] is also the plugin's section of a configuration file, such as
+// the gateway's; its fields' doc comments are the reference. A file names
+// a policy's interceptor as "host:interceptor" ([Policy.ID]) and a host's
+// token by environment variable ([Server.TokenEnv]):
+//
+//	intercept:
+//	  servers:
+//	    - {name: guard, url: https://guard.internal/mcp, token_env: GUARD_TOKEN}
+//	  policy:
+//	    - {interceptor: guard:no-destructive-commands, mode: audit, priority_hint: 10}
+//
+// [Config.Validate] reports each mistake at its path in the file
+// ("policy[0].mode").
+//
 // # Not done
 //
 // The list of interceptors is taken at start: a host's

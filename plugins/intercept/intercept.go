@@ -18,6 +18,10 @@ import (
 // with [New], attach it to the server or an app, and [Plugin.Close] it when
 // the server stops.
 type Plugin struct {
+	// given is the configuration New was given, which Validate checks;
+	// cfg is what the plugin runs with (tokens and names resolved,
+	// defaults filled in at Attach).
+	given Config
 	cfg   Config
 	state flows.Key[*runState]
 
@@ -29,11 +33,12 @@ type Plugin struct {
 	logger   *slog.Logger
 }
 
-// New returns the plugin configured by cfg; the configuration is checked,
-// and the hosts connected and listed, when the plugin is attached (at the
-// server's Start).
+// New returns the plugin configured by cfg; the configuration is checked
+// (see [Config.Validate]), and the hosts connected and listed, when the
+// plugin is attached (at the server's Start). New reads the token_env
+// variables, and splits each policy's ID into Server and Interceptor.
 func New(cfg Config) *Plugin {
-	return &Plugin{cfg: cfg, state: flows.NewKey[*runState]("intercept.run")}
+	return &Plugin{given: cfg, cfg: cfg.resolved(), state: flows.NewKey[*runState]("intercept.run")}
 }
 
 // Name returns Config.Name, or "intercept".
@@ -56,7 +61,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		return errors.New("the plugin is attached already: make one per server or app")
 	}
 	p.attached = true
-	if err := p.cfg.check(); err != nil {
+	if err := p.given.Validate(); err != nil {
 		return err
 	}
 	cfg := &p.cfg

@@ -107,12 +107,12 @@ func TestBadConfig(t *testing.T) {
 		cfg  middleware.Config
 		want string
 	}{
-		{middleware.Config{Chain: []middleware.Middleware{{}}}, "Config.Chain[0].Name: required"},
-		{middleware.Config{Chain: []middleware.Middleware{{Name: "a"}, {Name: "a"}}}, `Config.Chain[1].Name: "a" names two middlewares`},
-		{middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: "tools:call"}}}}}, `Config.Chain[0].Flows[0].Flow: unknown flow "tools:call"`},
+		{middleware.Config{Chain: []middleware.Middleware{{}}}, "chain[0].name: must not be empty"},
+		{middleware.Config{Chain: []middleware.Middleware{{Name: "a"}, {Name: "a"}}}, `chain[1].name: "a" names two middlewares`},
+		{middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: "tools:call"}}}}}, `chain[0].flows[0].flow: unknown flow "tools:call"`},
 		{middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: flows.ToolsCallTool, Result: noop}, {Flow: flows.ToolsCallTool}}}}},
-			`Config.Chain[0].Flows[1].Flow: middleware "a" handles tools:call-tool twice`},
-		{middleware.Config{AsyncTimeout: -1}, "Config.AsyncTimeout: must not be negative"},
+			`chain[0].flows[1].flow: middleware "a" handles tools:call-tool twice`},
+		{middleware.Config{AsyncTimeout: -1}, "async_timeout: must not be negative"},
 	}
 	for _, tt := range tests {
 		srv := framework.NewServer(&mcp.Implementation{Name: "s"}, nil)

@@ -7,27 +7,84 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/stages"
 )
 
 // Config configures a chain of middlewares.
+//
+// A middleware is Go code (its handlers are funcs), so the chain is
+// Go-only: a configuration file can set the scalar fields of a chain a Go
+// program builds (Name, Priority, AsyncTimeout), never the chain itself.
+// A file section without a chain in Go configures a plugin that does
+// nothing.
 type Config struct {
-	// Name is the plugin's name (default "middleware").
-	Name string
-	// Chain is the middlewares, head first.
-	Chain []Middleware
+	// Name is the plugin's name, unique where it is attached and part of
+	// its hooks' IDs: no '/' and no white space. Default "middleware".
+	Name string `yaml:"name"`
+	// Chain is the middlewares, head first. Go-only: handlers are funcs.
+	Chain []Middleware `yaml:"-"`
 	// Priority is where the chain runs in beforeExecute, afterExecute and
-	// onError (default 0, priority.Default): its request handlers after
-	// auth, rate limits and remote interceptors, its result handlers
-	// before the interceptors of the response.
-	Priority int
-	// AsyncTimeout bounds the background part of a ContinueAsync (default
-	// DefaultAsyncTimeout); it is cancelled when the bound passes.
-	AsyncTimeout time.Duration
+	// onError, a hook priority in [priority.Min, priority.Max] (default 0,
+	// priority.Default): its request handlers after auth, rate limits and
+	// remote interceptors, its result handlers before the interceptors of
+	// the response.
+	Priority int `yaml:"priority"`
+	// AsyncTimeout bounds the background part of a ContinueAsync, a
+	// duration such as "30s" (default DefaultAsyncTimeout, one minute);
+	// it is cancelled when the bound passes. Must not be negative.
+	AsyncTimeout time.Duration `yaml:"async_timeout"`
+}
+
+// Validate checks c without a server: a usable name, a priority in range,
+// a non-negative AsyncTimeout, and a chain whose middlewares have unique
+// names and handle known flows, each once. It returns nil or the
+// errors.Join of *flows.Error values of code flows.CodeInvalid whose
+// Field is the setting's path ("async_timeout", "chain[0].flows[1].flow").
+// Attach calls it.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.Name != "" && strings.ContainsFunc(c.Name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }) {
+		bad("name", "%q must not hold '/' or white space: the name is part of the plugin's hook IDs", c.Name)
+	}
+	if err := priority.Check(c.Priority); err != nil {
+		bad("priority", "%v", err)
+	}
+	if c.AsyncTimeout < 0 {
+		bad("async_timeout", "must not be negative, got %v", c.AsyncTimeout)
+	}
+	names := map[string]bool{}
+	for i, m := range c.Chain {
+		switch {
+		case m.Name == "":
+			bad(fmt.Sprintf("chain[%d].name", i), "must not be empty: a middleware's name names its hooks")
+		case names[m.Name]:
+			bad(fmt.Sprintf("chain[%d].name", i), "%q names two middlewares: names are unique within a chain", m.Name)
+		}
+		names[m.Name] = true
+		seen := map[flows.ID]bool{}
+		for j, h := range m.Flows {
+			at := fmt.Sprintf("chain[%d].flows[%d].flow", i, j)
+			if _, err := flows.Parse(string(h.Flow)); err != nil {
+				bad(at, "%v", err)
+				continue
+			}
+			if seen[h.Flow] {
+				bad(at, "middleware %q handles %s twice: give it one Handlers per flow", m.Name, h.Flow)
+			}
+			seen[h.Flow] = true
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // DefaultAsyncTimeout is the default of Config.AsyncTimeout.
@@ -56,7 +113,12 @@ type link struct {
 	h     Handlers
 }
 
-// New returns the plugin; the chain is checked at Attach.
+// Plugin is a framework.Plugin and implements none of its optional
+// interfaces: a method of the wrong shape fails to compile here.
+var _ framework.Plugin = (*Plugin)(nil)
+
+// New returns the plugin; the configuration is checked at Attach
+// ([Config.Validate]).
 func New(cfg Config) *Plugin { return &Plugin{cfg: cfg, state: flows.NewKey[*run]("middleware.run")} }
 
 // Name returns Config.Name, or "middleware".
@@ -71,44 +133,21 @@ func (p *Plugin) Name() string {
 // handles, one hook per middleware in beforeExecute (in chain order),
 // afterExecute and onError (in reverse order).
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	if p.cfg.AsyncTimeout < 0 {
-		return fmt.Errorf("Config.AsyncTimeout: must not be negative, got %v", p.cfg.AsyncTimeout)
+	if err := p.cfg.Validate(); err != nil {
+		return err
 	}
 	if p.cfg.AsyncTimeout == 0 {
 		p.cfg.AsyncTimeout = DefaultAsyncTimeout
 	}
 	p.owner, p.runner, p.logger = pc.Scope.Path(), pc.Server.Runner(), pc.Server.Logger()
-	var errs []error
-	names := map[string]bool{}
-	for i, m := range p.cfg.Chain {
-		switch {
-		case m.Name == "":
-			errs = append(errs, fmt.Errorf("Config.Chain[%d].Name: required", i))
-		case names[m.Name]:
-			errs = append(errs, fmt.Errorf("Config.Chain[%d].Name: %q names two middlewares", i, m.Name))
-		}
-		names[m.Name] = true
-		seen := map[flows.ID]bool{}
-		for j, h := range m.Flows {
-			at := fmt.Sprintf("Config.Chain[%d].Flows[%d]", i, j)
-			if _, err := flows.Parse(string(h.Flow)); err != nil {
-				errs = append(errs, fmt.Errorf("%s.Flow: %w", at, err))
-				continue
-			}
-			if seen[h.Flow] {
-				errs = append(errs, fmt.Errorf("%s.Flow: middleware %q handles %s twice", at, m.Name, h.Flow))
-				continue
-			}
-			seen[h.Flow] = true
+	for _, m := range p.cfg.Chain {
+		for _, h := range m.Flows {
 			if h.Request == nil && h.Result == nil && h.Error == nil {
 				continue
 			}
 			f := h.Flow.Index()
 			p.chains[f] = append(p.chains[f], &link{name: m.Name, index: len(p.chains[f]), h: h})
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
 	}
 	var hooks []flows.Hook
 	for f, chain := range p.chains {

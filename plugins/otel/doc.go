@@ -3,13 +3,29 @@
 // Attach the plugin to a server (or an app) and every run of the flows it
 // covers becomes a span, with a child span for every hook that runs and for
 // the flow's own steps (validate, execute, output), and feeds a few
-// metrics. It uses the OpenTelemetry API only: the tracer and meter
-// providers come from [Config] (the global ones by default), so the
-// exporter is the application's choice; package otelsetup builds providers
-// that export to stdout or over OTLP.
+// metrics. The tracer and meter providers come from [Config] (the global
+// ones by default), so the exporter is the application's choice; package
+// otelsetup builds providers that export to stdout or over OTLP.
 //
 //	p := otel.New(otel.Config{TracerProvider: tp, MeterProvider: mp, AuditDropped: aud.Dropped})
 //	err := srv.Use(p)
+//
+// # Configuration file
+//
+// [Config] is the plugin's section of a configuration file (the gateway's):
+// the flows traced and an exporter, whose providers the plugin builds at
+// Attach with otelsetup and flushes and stops at [Plugin.Close]:
+//
+//	flows: [tools:call-tool, resources:read-resource]
+//	exporter: otlp                  # or stdout, stderr
+//	endpoint: collector:4318
+//	headers_env: {Authorization: COLLECTOR_AUTH}
+//	service_name: gateway
+//	sample_ratio: 0.1
+//
+// Header values come from the environment variables the file names, so a
+// file holds no secret. The providers, the propagator and AuditDropped are
+// set in Go only.
 //
 // # Semantic conventions
 //

@@ -66,5 +66,20 @@
 // concurrent calls is decided at once rather than queued for a connection
 // past the Timeout (go-redis's default pool is 10 per CPU).
 //
+// # Configuration files
+//
+// [Config] is also the plugin's section of a configuration file, such as
+// the gateway's; its fields' doc comments are the reference:
+//
+//	ratelimit:
+//	  per_session: 10/s
+//	  tools: {deploy: 1/m, search: {rate: 0.5, burst: 10}}
+//	  on_backend_error: open
+//	  redis: {addr: redis.internal:6379, password_env: RATELIMIT_REDIS_PASSWORD}
+//
+// [Config.Validate] reports each mistake at its path in the file
+// ("tools.deploy.burst"). Passwords are named by environment variable,
+// never written in the file.
+//
 // Only tools are limited; resources, prompts and list requests are not.
 package ratelimit

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/priority"
@@ -29,14 +31,16 @@ const DefaultTimeout = 250 * time.Millisecond
 const LateReplyWait = time.Second
 
 // Limit is a token bucket: it holds at most Burst tokens, gains Rate tokens
-// per second, and each call takes one. The zero Limit is "no limit".
+// per second, and each call takes one. The zero Limit is "no limit". A
+// configuration file writes a Limit as "10/s" (see [Limit.UnmarshalText])
+// or as {rate: 0.5, burst: 10}.
 type Limit struct {
 	// Rate is how many tokens the bucket gains per second. 0 never refills:
 	// a fixed quota of Burst calls (per bucket lifetime, see MaxIdle).
-	Rate float64
+	Rate float64 `yaml:"rate"`
 	// Burst is the bucket's size: how many calls may follow each other
 	// without waiting. At least 1 for a Limit that is set.
-	Burst int
+	Burst int `yaml:"burst"`
 }
 
 // Per returns the Limit of n calls per period, with bursts of up to n:
@@ -50,20 +54,6 @@ func Per(n int, period time.Duration) Limit {
 
 // Enabled reports whether l limits anything (it is not the zero Limit).
 func (l Limit) Enabled() bool { return l.Rate != 0 || l.Burst != 0 }
-
-func (l Limit) validate(field string) error {
-	if !l.Enabled() {
-		return nil
-	}
-	var errs []error
-	if math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0) || l.Rate < 0 {
-		errs = append(errs, fmt.Errorf("%s.Rate: must be a finite number ≥ 0 (tokens per second), got %v", field, l.Rate))
-	}
-	if l.Burst < 1 {
-		errs = append(errs, fmt.Errorf("%s.Burst: must be at least 1 when the limit is set, got %d", field, l.Burst))
-	}
-	return errors.Join(errs...)
-}
 
 // Dimension is what a budget is counted per.
 type Dimension int
@@ -92,79 +82,6 @@ func (d Dimension) String() string {
 	return "Dimension(" + strconv.Itoa(int(d)) + ")"
 }
 
-// Config configures the rate-limit plugin. Each dimension's budget is off
-// while its Limit is zero; at least one must be set. A call is allowed
-// only when every budget that applies to it has a token, and then takes
-// one from each (atomically: a refused call spends nothing).
-type Config struct {
-	// PerSession is every session's budget.
-	PerSession Limit
-	// PerPrincipal is every authenticated user's budget, across sessions
-	// and server instances (with a shared backend).
-	PerPrincipal Limit
-	// PerTool is every tool's budget, shared by all callers.
-	PerTool Limit
-	// Tools overrides PerTool for the named tools; a zero Limit exempts
-	// the tool from the per-tool budget.
-	Tools map[string]Limit
-	// Backend stores the buckets; nil uses a new NewMemory(nil).
-	Backend Backend
-	// OnBackendError decides a call when the backend cannot decide (Redis
-	// unreachable or too slow): [flows.FailClosed], the zero value,
-	// refuses it with an [*UnavailableError]; [flows.FailOpen] lets it
-	// through unlimited.
-	OnBackendError flows.FailurePolicy
-	// Timeout bounds how long a call waits for the backend's decision; 0
-	// means DefaultTimeout. The plugin enforces it whatever the backend and
-	// its client do with context deadlines; past it the call is decided by
-	// OnBackendError, and a grant that arrives later is refunded when the
-	// backend is a [Refunder]. It is not applied to the in-memory backend,
-	// which never waits on I/O.
-	Timeout time.Duration
-	// Priority of the plugin's hook; 0 means priority.RateLimit: after auth,
-	// so a call the caller may not make spends no budget.
-	Priority int
-	// Logger receives backend failures (at most one line a second); nil
-	// uses the server's logger.
-	Logger *slog.Logger
-}
-
-func (c *Config) validate() error {
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	add(c.PerSession.validate("PerSession"))
-	add(c.PerPrincipal.validate("PerPrincipal"))
-	add(c.PerTool.validate("PerTool"))
-	any := c.PerSession.Enabled() || c.PerPrincipal.Enabled() || c.PerTool.Enabled()
-	names := make([]string, 0, len(c.Tools))
-	for name := range c.Tools {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if name == "" {
-			add(errors.New("Tools: empty tool name"))
-			continue
-		}
-		add(c.Tools[name].validate(fmt.Sprintf("Tools[%q]", name)))
-		any = any || c.Tools[name].Enabled()
-	}
-	if !any && len(errs) == 0 {
-		add(errors.New("no budget is set: set PerSession, PerPrincipal, PerTool or Tools"))
-	}
-	if c.Timeout < 0 {
-		add(fmt.Errorf("Timeout: must not be negative, got %v", c.Timeout))
-	}
-	if !c.OnBackendError.Valid() {
-		add(fmt.Errorf("OnBackendError: unknown policy %d (want flows.FailClosed or flows.FailOpen)", uint8(c.OnBackendError)))
-	}
-	return errors.Join(errs...)
-}
-
 // Plugin is the rate-limit plugin. Build it with [New] and attach it with
 // framework.Server.Use (every tool) or App.Use (that app's tools).
 type Plugin struct {
@@ -177,6 +94,8 @@ type Plugin struct {
 	logger   atomic.Pointer[slog.Logger]
 	lastLog  atomic.Int64 // unix nanos of the last backend-failure log
 	dropped  atomic.Int64 // backend failures not logged since
+	// client is the Redis client New built from Config.Redis, for Close.
+	client *redis.Client
 }
 
 // Plugin is a framework.Plugin and implements none of its optional
@@ -184,8 +103,10 @@ type Plugin struct {
 var _ framework.Plugin = (*Plugin)(nil)
 
 // New returns the rate-limit plugin configured by cfg. cfg is validated
-// when the plugin is attached, so that a bad setting stops the server's
-// Start with a message naming the plugin and the field.
+// (see [Config.Validate]) when the plugin is attached, so that a bad
+// setting stops the server's Start with a message naming the plugin and
+// the field. With Config.Redis and no Config.Backend it builds a Redis
+// client and backend (it does not connect: the first call does).
 func New(cfg Config) *Plugin {
 	if cfg.Tools != nil {
 		tools := make(map[string]Limit, len(cfg.Tools))
@@ -194,18 +115,36 @@ func New(cfg Config) *Plugin {
 		}
 		cfg.Tools = tools
 	}
-	p := &Plugin{cfg: cfg, backend: cfg.Backend, timeout: cfg.Timeout, priority: cfg.Priority}
-	if p.backend == nil {
-		p.backend = NewMemory(nil)
+	if cfg.Redis != nil {
+		r := *cfg.Redis
+		cfg.Redis = &r
 	}
-	_, p.local = p.backend.(*Memory)
+	p := &Plugin{cfg: cfg, backend: cfg.Backend, timeout: cfg.Timeout, priority: cfg.Priority}
 	if p.timeout == 0 {
 		p.timeout = DefaultTimeout
 	}
+	if p.backend == nil && cfg.Redis != nil && cfg.Redis.valid() {
+		p.backend, p.client = cfg.Redis.backend(p.timeout)
+	}
+	if p.backend == nil {
+		// Also when Config.Redis is invalid: Attach reports it.
+		p.backend = NewMemory(nil)
+	}
+	_, p.local = p.backend.(*Memory)
 	if p.priority == 0 {
 		p.priority = priority.RateLimit
 	}
 	return p
+}
+
+// Close closes the Redis client New built from Config.Redis, if any; a
+// Backend given in Go is the caller's to close. Calls decided after Close
+// fail as the backend's failures do (see Config.OnBackendError).
+func (p *Plugin) Close() error {
+	if p.client == nil {
+		return nil
+	}
+	return p.client.Close()
 }
 
 // Name returns "ratelimit".
@@ -218,7 +157,7 @@ func (p *Plugin) Backend() Backend { return p.backend }
 // tools:call-tool beforeValidation hook named "take" that takes a token
 // from each budget of the call or refuses it.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	if err := p.cfg.validate(); err != nil {
+	if err := p.cfg.Validate(); err != nil {
 		return err
 	}
 	logger := p.cfg.Logger
@@ -232,8 +171,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 
 // Check reports configuration problems that can only be seen once the
 // server has started: Tools naming a tool the server does not have (a
-// typo there would silently limit nothing). Call it after the server's
-// Start.
+// typo there would silently limit nothing), as [Config.Validate] reports
+// its errors (Field "tools.<name>"). Call it after the server's Start.
 func (p *Plugin) Check() error {
 	srv := p.srv.Load()
 	if srv == nil {
@@ -247,7 +186,7 @@ func (p *Plugin) Check() error {
 	slices.Sort(names)
 	for _, name := range names {
 		if _, ok := srv.Tool(name); !ok {
-			errs = append(errs, fmt.Errorf("ratelimit: Tools[%q]: the server has no tool %q", name, name))
+			errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: "tools." + name, Msg: fmt.Sprintf("the server has no tool %q", name)})
 		}
 	}
 	return errors.Join(errs...)

@@ -393,17 +393,17 @@ func TestBadConfig(t *testing.T) {
 	}{
 		{"nothing set", ratelimit.Config{}, []string{"no budget is set"}},
 		{"only exemptions", ratelimit.Config{Tools: map[string]ratelimit.Limit{"search": {}}}, []string{"no budget is set"}},
-		{"negative rate", ratelimit.Config{PerSession: ratelimit.Limit{Rate: -1, Burst: 1}}, []string{"PerSession.Rate: must be a finite number ≥ 0", "got -1"}},
-		{"NaN rate", ratelimit.Config{PerTool: ratelimit.Limit{Rate: math.NaN(), Burst: 1}}, []string{"PerTool.Rate"}},
-		{"infinite rate", ratelimit.Config{PerPrincipal: ratelimit.Limit{Rate: math.Inf(1), Burst: 1}}, []string{"PerPrincipal.Rate"}},
-		{"rate without burst", ratelimit.Config{PerPrincipal: ratelimit.Limit{Rate: 5}}, []string{"PerPrincipal.Burst: must be at least 1", "got 0"}},
-		{"negative burst", ratelimit.Config{PerSession: ratelimit.Limit{Burst: -2}}, []string{"PerSession.Burst"}},
-		{"bad tool limit", ratelimit.Config{Tools: map[string]ratelimit.Limit{"search": {Rate: 1}}}, []string{`Tools["search"].Burst`}},
-		{"empty tool name", ratelimit.Config{Tools: map[string]ratelimit.Limit{"": {Burst: 1}}}, []string{"Tools: empty tool name"}},
-		{"zero period", ratelimit.Config{PerSession: ratelimit.Per(5, 0)}, []string{"PerSession.Rate"}},
-		{"negative timeout", ratelimit.Config{PerSession: ratelimit.Limit{Burst: 1}, Timeout: -time.Second}, []string{"Timeout: must not be negative"}},
-		{"unknown policy", ratelimit.Config{PerSession: ratelimit.Limit{Burst: 1}, OnBackendError: 3}, []string{"OnBackendError: unknown policy 3"}},
-		{"several at once", ratelimit.Config{PerSession: ratelimit.Limit{Rate: -1, Burst: 0}, Timeout: -1}, []string{"PerSession.Rate", "PerSession.Burst", "Timeout"}},
+		{"negative rate", ratelimit.Config{PerSession: ratelimit.Limit{Rate: -1, Burst: 1}}, []string{"per_session.rate: must be a finite number ≥ 0", "got -1"}},
+		{"NaN rate", ratelimit.Config{PerTool: ratelimit.Limit{Rate: math.NaN(), Burst: 1}}, []string{"per_tool.rate"}},
+		{"infinite rate", ratelimit.Config{PerPrincipal: ratelimit.Limit{Rate: math.Inf(1), Burst: 1}}, []string{"per_principal.rate"}},
+		{"rate without burst", ratelimit.Config{PerPrincipal: ratelimit.Limit{Rate: 5}}, []string{"per_principal.burst: must be at least 1", "got 0"}},
+		{"negative burst", ratelimit.Config{PerSession: ratelimit.Limit{Burst: -2}}, []string{"per_session.burst"}},
+		{"bad tool limit", ratelimit.Config{Tools: map[string]ratelimit.Limit{"search": {Rate: 1}}}, []string{"tools.search.burst"}},
+		{"empty tool name", ratelimit.Config{Tools: map[string]ratelimit.Limit{"": {Burst: 1}}}, []string{"tools: a tool name is empty"}},
+		{"zero period", ratelimit.Config{PerSession: ratelimit.Per(5, 0)}, []string{"per_session.rate"}},
+		{"negative timeout", ratelimit.Config{PerSession: ratelimit.Limit{Burst: 1}, Timeout: -time.Second}, []string{"timeout: must not be negative"}},
+		{"unknown policy", ratelimit.Config{PerSession: ratelimit.Limit{Burst: 1}, OnBackendError: 3}, []string{"on_backend_error: unknown policy 3"}},
+		{"several at once", ratelimit.Config{PerSession: ratelimit.Limit{Rate: -1, Burst: 0}, Timeout: -1}, []string{"per_session.rate", "per_session.burst", "timeout"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := framework.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
@@ -462,7 +462,7 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := p.Check()
-	if err == nil || !strings.Contains(err.Error(), `Tools["serach"]: the server has no tool "serach"`) || strings.Contains(err.Error(), `"search"`) {
+	if err == nil || !strings.Contains(err.Error(), `tools.serach: the server has no tool "serach"`) || strings.Contains(err.Error(), `"search"`) {
 		t.Errorf("Check() = %v", err)
 	}
 }

@@ -62,6 +62,26 @@
 // the default) or let them through ([flows.FailOpen]). Calls of tools
 // that are not gated never touch the store.
 //
+// # Configuration files
+//
+// [Config] is also the gate's section of a configuration file, such as
+// the gateway's; its fields' doc comments are the reference. What Go sets
+// with functions a file sets with words: the key ([Config.SessionKey]:
+// session, principal or header:<name>), the texts ([Messages], with
+// {tool}, {call} and {ready_tool}), the store (a redis section, its
+// password named by environment variable):
+//
+//	sessiongate:
+//	  require_all: true
+//	  exempt: [help]
+//	  key: header:X-Conversation
+//	  redis: {addr: redis.internal:6379}
+//	  on_store_error: closed
+//	  messages: {uninitialized: "Call {call} before {tool}."}
+//
+// [Config.Validate] reports each mistake at its path in the file
+// ("messages.uninitialized").
+//
 // # Guidance
 //
 // The gate enforces what guidance asks. Pair it with a MUST hook of the

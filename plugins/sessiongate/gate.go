@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -35,7 +36,12 @@ const DefaultPriority = priority.Auth - 50
 // Plugin is the session gate. Build it with [New] and attach it to a
 // server or an app with Use.
 type Plugin struct {
-	cfg      Config
+	// given is the configuration New was given, which Validate checks;
+	// cfg is what the gate runs with (defaults filled in).
+	given Config
+	cfg   Config
+	// client is the Redis client New built from Config.Redis, for Close.
+	client   *redis.Client
 	store    Store
 	peek     Peeker
 	local    bool // the store is *Memory: no timeout
@@ -67,32 +73,56 @@ type seen struct {
 	state State
 }
 
-// New returns the session gate configured by cfg, which is validated when
-// the plugin is attached.
+// New returns the session gate configured by cfg, which is validated (see
+// [Config.Validate]) when the plugin is attached. With Config.Redis and no
+// Config.Store it builds a Redis client and store (it does not connect:
+// the first gated call does); Config.SessionKey and Config.Messages stand
+// for Key, Blocked and Next when those are nil.
 func New(cfg Config) *Plugin {
 	cfg.Requires, cfg.Exempt = slices.Clone(cfg.Requires), slices.Clone(cfg.Exempt)
-	p := &Plugin{cfg: cfg, store: cfg.Store, key: cfg.Key, priority: cfg.Priority, timeout: cfg.Timeout,
+	if cfg.Redis != nil {
+		r := *cfg.Redis
+		cfg.Redis = &r
+	}
+	if cfg.Messages != nil {
+		m := *cfg.Messages
+		cfg.Messages = &m
+	}
+	p := &Plugin{given: cfg, cfg: cfg, store: cfg.Store, key: cfg.Key, priority: cfg.Priority, timeout: cfg.Timeout,
 		blocked: cfg.Blocked, next: cfg.Next,
 		seen: flows.NewKey[seen]("sessiongate.seen"), moves: flows.NewKey[[]Transition]("sessiongate.transitions")}
 	if p.cfg.InitTool == "" {
 		p.cfg.InitTool = DefaultInitTool
 	}
+	if p.timeout == 0 {
+		p.timeout = DefaultTimeout
+	}
+	if p.store == nil && cfg.Redis != nil && cfg.Redis.valid() {
+		p.store, p.client = cfg.Redis.store(p.timeout, cfg.Idle)
+	}
 	if p.store == nil {
-		p.store = NewMemory(nil)
+		// Also when Config.Redis is invalid: Attach reports it.
+		p.store = NewMemory(&MemoryOptions{Idle: cfg.Idle})
 	}
 	_, p.local = p.store.(*Memory)
 	p.peek, _ = p.store.(Peeker)
 	if p.key == nil {
-		p.key = BySession
+		p.key, _ = keyFunc(cfg.SessionKey)
+	}
+	if p.key == nil {
+		p.key = BySession // Attach reports the bad key
 	}
 	if p.priority == 0 {
 		p.priority = DefaultPriority
 	}
-	if p.timeout == 0 {
-		p.timeout = DefaultTimeout
+	if p.blocked == nil && cfg.Messages != nil {
+		p.blocked = cfg.Messages.blockedText(cfg.ReadyTool)
 	}
 	if p.blocked == nil {
 		p.blocked = DefaultBlocked
+	}
+	if p.next == nil && cfg.Messages != nil {
+		p.next = cfg.Messages.nextText()
 	}
 	if p.next == nil {
 		p.next = DefaultNext
@@ -101,6 +131,16 @@ func New(cfg Config) *Plugin {
 	p.exempt = setOf(cfg.Exempt)
 	p.logger.Store(slog.New(slog.DiscardHandler))
 	return p
+}
+
+// Close closes the Redis client New built from Config.Redis, if any; a
+// Store given in Go is the caller's to close. Gated calls decided after
+// Close fail as the store's failures do (see Config.OnStoreError).
+func (p *Plugin) Close() error {
+	if p.client == nil {
+		return nil
+	}
+	return p.client.Close()
 }
 
 func setOf(names []string) map[string]bool {
@@ -122,7 +162,7 @@ func (p *Plugin) Store() Store { return p.store }
 // of gated tools in sessions that are not ready, and an afterExecute hook
 // named "record" that moves the session forward after a successful call.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	if err := p.validate(); err != nil {
+	if err := p.given.Validate(); err != nil {
 		return err
 	}
 	logger := p.cfg.Logger
@@ -154,8 +194,9 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 
 // Check reports configuration problems that can only be seen once the
 // server has started: a tool of InitTool, ReadyTool, Requires or Exempt
-// that the server does not have. Call it after the server's Start (and,
-// with a gateway, after its upstreams are mounted).
+// that the server does not have, as [Config.Validate] reports its errors
+// (Field "requires[0]"…). Call it after the server's Start (and, with a
+// gateway, after its upstreams are mounted).
 func (p *Plugin) Check() error {
 	srv := p.srv.Load()
 	if srv == nil {
@@ -167,16 +208,16 @@ func (p *Plugin) Check() error {
 			return
 		}
 		if _, ok := srv.Tool(name); !ok {
-			errs = append(errs, fmt.Errorf("sessiongate: %s: the server has no tool %q", field, name))
+			errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf("the server has no tool %q", name)})
 		}
 	}
-	check("InitTool", p.cfg.InitTool)
-	check("ReadyTool", p.cfg.ReadyTool)
+	check("init_tool", p.cfg.InitTool)
+	check("ready_tool", p.cfg.ReadyTool)
 	for i, name := range p.cfg.Requires {
-		check(fmt.Sprintf("Requires[%d]", i), name)
+		check(fmt.Sprintf("requires[%d]", i), name)
 	}
 	for i, name := range p.cfg.Exempt {
-		check(fmt.Sprintf("Exempt[%d]", i), name)
+		check(fmt.Sprintf("exempt[%d]", i), name)
 	}
 	return errors.Join(errs...)
 }

@@ -305,14 +305,14 @@ func TestConfigErrors(t *testing.T) {
 		cfg  sessiongate.Config
 		want string
 	}{
-		{sessiongate.Config{}, "no tool is gated: set Requires or RequireAll"},
-		{sessiongate.Config{Requires: []string{"a", ""}}, "Requires[1]: empty tool name"},
-		{sessiongate.Config{Requires: []string{"session_init"}}, `Requires[0]: "session_init" is the init tool, which is never gated`},
-		{sessiongate.Config{Requires: []string{"a"}, ReadyTool: "session_init"}, `ReadyTool: "session_init" is the init tool`},
-		{sessiongate.Config{Requires: []string{"a"}, Exempt: []string{"b"}}, "Exempt: only RequireAll gates tools to exempt"},
-		{sessiongate.Config{RequireAll: true, Timeout: -1}, "Timeout: must not be negative, got -1ns"},
-		{sessiongate.Config{RequireAll: true, OnStoreError: 7}, "OnStoreError: unknown policy 7"},
-		{sessiongate.Config{RequireAll: true, Unlist: true, Store: failing{}}, "Unlist: the store (sessiongate_test.failing) cannot answer without I/O"},
+		{sessiongate.Config{}, "no tool is gated: set requires or require_all"},
+		{sessiongate.Config{Requires: []string{"a", ""}}, "requires[1]: a tool name is empty"},
+		{sessiongate.Config{Requires: []string{"session_init"}}, `requires[0]: "session_init" is the init tool, which is never gated`},
+		{sessiongate.Config{Requires: []string{"a"}, ReadyTool: "session_init"}, `ready_tool: "session_init" is the init tool`},
+		{sessiongate.Config{Requires: []string{"a"}, Exempt: []string{"b"}}, "exempt: only require_all gates tools to exempt"},
+		{sessiongate.Config{RequireAll: true, Timeout: -1}, "timeout: must not be negative, got -1ns"},
+		{sessiongate.Config{RequireAll: true, OnStoreError: 7}, "on_store_error: unknown policy 7"},
+		{sessiongate.Config{RequireAll: true, Unlist: true, Store: failing{}}, "unlist: the store (sessiongate_test.failing) cannot answer without I/O"},
 	}
 	for _, tt := range tests {
 		srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
@@ -333,7 +333,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := p.Check()
-	for _, want := range []string{`InitTool: the server has no tool "session_init"`, `ReadyTool: the server has no tool "ready"`, `Requires[0]: the server has no tool "wrok"`} {
+	for _, want := range []string{`init_tool: the server has no tool "session_init"`, `ready_tool: the server has no tool "ready"`, `requires[0]: the server has no tool "wrok"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check: %v, want %q", err, want)
 		}

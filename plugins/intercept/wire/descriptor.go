@@ -41,8 +41,8 @@ type Interceptor struct {
 // Hook is one entry of an interceptor's hooks: the events it applies to, in
 // one phase.
 type Hook struct {
-	Events []string `json:"events"`
-	Phase  Phase    `json:"phase"`
+	Events []string `json:"events" yaml:"events"`
+	Phase  Phase    `json:"phase" yaml:"phase"`
 }
 
 // Covers reports whether the interceptor advertises a hook matching event
@@ -98,11 +98,14 @@ func (c *Compat) Includes(v string) bool {
 // both phases, or an object with a number per phase ("request",
 // "response"), a missing phase meaning 0.
 type PriorityHint struct {
-	// Request and Response are the hints of each phase.
-	Request, Response int32
+	// Request and Response are the hints of each phase. A configuration
+	// file gives them as {request: n, response: m}, or both as one
+	// number (see [PriorityHint.UnmarshalText]).
+	Request  int32 `yaml:"request"`
+	Response int32 `yaml:"response"`
 	// PerPhase is true when the hint was (or is to be) written as an
 	// object; otherwise Request and Response are equal and it is a number.
-	PerPhase bool
+	PerPhase bool `yaml:"-"`
 	// hasRequest and hasResponse record which phases an object named.
 	hasRequest, hasResponse bool
 }
@@ -179,6 +182,17 @@ func (h *PriorityHint) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("priorityHint: want a number or an object: %w", err)
 	}
 	*h = PriorityHint{Request: v, Response: v}
+	return nil
+}
+
+// UnmarshalText reads a hint written as one number, a 32-bit signed
+// integer, for both phases: a configuration file's "priority_hint: 10".
+func (h *PriorityHint) UnmarshalText(text []byte) error {
+	v, err := strconv.ParseInt(string(text), 10, 32)
+	if err != nil {
+		return fmt.Errorf("want a priority hint such as 10 (a 32-bit signed integer) or {request: 10, response: -5}, got %q", text)
+	}
+	*h = PriorityHint{Request: int32(v), Response: int32(v)}
 	return nil
 }
 

@@ -44,6 +44,11 @@ type StdoutConfig struct {
 	// MetricInterval is how often metrics are written; 0 writes them only
 	// at Shutdown.
 	MetricInterval time.Duration
+	// SampleRatio is the fraction of new traces sampled, in [0, 1]; 0
+	// (unset) and 1 leave the SDK's sampler (every trace, unless
+	// OTEL_TRACES_SAMPLER says otherwise). A span whose parent was
+	// sampled or dropped follows its parent.
+	SampleRatio float64
 }
 
 // Stdout returns providers that write every ended span, and the metrics,
@@ -70,7 +75,7 @@ func Stdout(w io.Writer, cfg StdoutConfig) (*Providers, error) {
 	}
 	res := newResource(cfg.ServiceName)
 	return &Providers{
-		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(te), sdktrace.WithResource(res)),
+		TracerProvider: sdktrace.NewTracerProvider(append(sampler(cfg.SampleRatio), sdktrace.WithSyncer(te), sdktrace.WithResource(res))...),
 		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(interval))), sdkmetric.WithResource(res)),
 	}, nil
 }
@@ -92,6 +97,11 @@ type OTLPConfig struct {
 	// MetricInterval is how often metrics are exported;
 	// DefaultMetricInterval when 0.
 	MetricInterval time.Duration
+	// SampleRatio is the fraction of new traces sampled, in [0, 1]; 0
+	// (unset) and 1 leave the SDK's sampler (every trace, unless
+	// OTEL_TRACES_SAMPLER says otherwise). A span whose parent was
+	// sampled or dropped follows its parent.
+	SampleRatio float64
 }
 
 // OTLP returns providers that export spans (in batches) and metrics (every
@@ -121,10 +131,20 @@ func OTLP(ctx context.Context, cfg OTLPConfig) (*Providers, error) {
 	}
 	res := newResource(cfg.ServiceName)
 	return &Providers{
-		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithBatcher(te), sdktrace.WithResource(res)),
+		TracerProvider: sdktrace.NewTracerProvider(append(sampler(cfg.SampleRatio), sdktrace.WithBatcher(te), sdktrace.WithResource(res))...),
 		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(
 			sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(cmp.Or(cfg.MetricInterval, DefaultMetricInterval))))),
 	}, nil
+}
+
+// sampler is the option that samples ratio of new traces and follows a
+// span's parent; none when every trace is sampled, which leaves the SDK's
+// default (and its OTEL_TRACES_SAMPLER variable) in place.
+func sampler(ratio float64) []sdktrace.TracerProviderOption {
+	if ratio <= 0 || ratio >= 1 {
+		return nil
+	}
+	return []sdktrace.TracerProviderOption{sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio)))}
 }
 
 // newResource describes the service; the SDK's defaults (SDK name and

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -112,4 +113,30 @@ func TestOTLP(t *testing.T) {
 			t.Errorf("export without the configured header: %q", a)
 		}
 	}
+}
+
+// TestSampleRatio: a ratio samples that fraction of new traces (at one in
+// a trillion, none of a handful) and follows a client's sampled parent.
+func TestSampleRatio(t *testing.T) {
+	var buf bytes.Buffer
+	prov, err := otelsetup.Stdout(&buf, otelsetup.StdoutConfig{Compact: true, SampleRatio: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prov.Shutdown(context.Background())
+	tracer := prov.TracerProvider.Tracer("test")
+	for range 8 {
+		_, span := tracer.Start(context.Background(), "root")
+		if span.SpanContext().IsSampled() {
+			t.Error("a new trace was sampled at a ratio of 1e-12")
+		}
+		span.End()
+	}
+	parent := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1},
+		TraceFlags: trace.FlagsSampled, Remote: true})
+	_, span := tracer.Start(trace.ContextWithRemoteSpanContext(context.Background(), parent), "child")
+	if !span.SpanContext().IsSampled() {
+		t.Error("a span of a sampled parent was dropped")
+	}
+	span.End()
 }

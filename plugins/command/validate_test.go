@@ -1,0 +1,124 @@
+package command_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command"
+)
+
+// fieldErr is one *flows.Error of a Validate result, as the table writes it.
+type fieldErr struct{ field, msg string }
+
+// fieldErrs flattens err (an errors.Join of *flows.Error values) into
+// fields and messages, failing on anything else.
+func fieldErrs(t *testing.T, err error) []fieldErr {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var out []fieldErr
+	for _, e := range errs {
+		var fe *flows.Error
+		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
+			t.Fatalf("%v: want a *flows.Error of code invalid", e)
+		}
+		out = append(out, fieldErr{fe.Field, fe.Reason()})
+	}
+	return out
+}
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	file := command.Config{SettingsFile: ".claude/settings.json"}
+	with := func(f func(c *command.Config)) command.Config {
+		c := file
+		f(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		cfg  command.Config
+		want []fieldErr
+	}{
+		{"a settings file", file, nil},
+		{"Go settings", command.Config{Settings: command.Settings{"PreToolUse": nil}}, nil},
+		{"every setting", command.Config{Name: "claude", SettingsFile: "s.json", Dir: "/srv", TrustStore: "trust.json",
+			Untrusted: command.SkipUntrusted, Interpreters: []string{"bash", "python3"}, EnvAllow: []string{"PATH", "API_KEY"},
+			Env: map[string]string{"MODE": "ci"}, Timeout: 5 * time.Second, KillGrace: time.Second, MaxOutputBytes: 4096,
+			MaxConcurrent: 2, ServerName: "notes", AgentToolNames: true, Priority: 10}, nil},
+		{"no interpreters", with(func(c *command.Config) { c.Interpreters = []string{} }), nil},
+		{"no hooks", command.Config{},
+			[]fieldErr{{"settings_file", "no hooks: name the agent's settings file (or set Settings in Go)"}}},
+		{"name with a space", with(func(c *command.Config) { c.Name = "my hooks" }),
+			[]fieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+		{"negative timeout", with(func(c *command.Config) { c.Timeout = -time.Second }),
+			[]fieldErr{{"timeout", "must not be negative, got -1s"}}},
+		{"negative kill_grace", with(func(c *command.Config) { c.KillGrace = -1 }),
+			[]fieldErr{{"kill_grace", "must not be negative, got -1ns"}}},
+		{"negative max_output_bytes", with(func(c *command.Config) { c.MaxOutputBytes = -1 }),
+			[]fieldErr{{"max_output_bytes", "must not be negative, got -1"}}},
+		{"negative max_concurrent", with(func(c *command.Config) { c.MaxConcurrent = -2 }),
+			[]fieldErr{{"max_concurrent", "must not be negative, got -2"}}},
+		{"unknown policy", with(func(c *command.Config) { c.Untrusted = 7 }),
+			[]fieldErr{{"untrusted", "unknown policy UntrustedPolicy(7) (want refuse or skip)"}}},
+		{"agent names without a server name", with(func(c *command.Config) { c.AgentToolNames = true }),
+			[]fieldErr{{"agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>"}}},
+		{"priority out of range", with(func(c *command.Config) { c.Priority = math.MinInt32 - 1 }),
+			[]fieldErr{{"priority", "priority -2147483649 is out of range [-2147483648, 2147483647]"}}},
+		{"interpreter with a path", with(func(c *command.Config) { c.Interpreters = []string{"bash", "/usr/bin/python3", ""} }),
+			[]fieldErr{
+				{"interpreters[1]", `"/usr/bin/python3" is not a program name: write a name the server's PATH finds, without a path`},
+				{"interpreters[2]", `"" is not a program name: write a name the server's PATH finds, without a path`},
+			}},
+		{"bad env_allow", with(func(c *command.Config) { c.EnvAllow = []string{"PATH", "A=B"} }),
+			[]fieldErr{{"env_allow[1]", `"A=B" is not a variable name`}}},
+		{"bad env", with(func(c *command.Config) { c.Env = map[string]string{"Z": "a\x00b", "A=B": "x", "OK": "y"} }),
+			[]fieldErr{{"env.A=B", `"A=B" is not a variable name`}, {"env.Z", "the value holds a NUL byte"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fieldErrs(t, tt.cfg.Validate())
+			if len(got) != len(tt.want) {
+				t.Fatalf("Validate() = %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("error %d = %q, want %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestUntrustedPolicyText: the policy reads back from the words a
+// configuration file writes, and a near miss names the likely one.
+func TestUntrustedPolicyText(t *testing.T) {
+	t.Parallel()
+	for _, p := range []command.UntrustedPolicy{command.RefuseUntrusted, command.SkipUntrusted} {
+		b, err := p.MarshalText()
+		var back command.UntrustedPolicy = 9
+		if err != nil || back.UnmarshalText(b) != nil || back != p {
+			t.Errorf("%v: %q, %v → %v", p, b, err, back)
+		}
+	}
+	if _, err := command.UntrustedPolicy(5).MarshalText(); err == nil {
+		t.Error("MarshalText of an unknown policy succeeded")
+	}
+	var p command.UntrustedPolicy
+	for in, want := range map[string]string{
+		"skpi":   `unknown policy "skpi" (did you mean "skip"?)`,
+		"ignore": `unknown policy "ignore" (want refuse or skip)`,
+	} {
+		if err := p.UnmarshalText([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("UnmarshalText(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
