@@ -14,15 +14,24 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
+	commandhook "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/declared"
 	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/guidance"
+	"github.com/hookflow/hookflow/plugins/intercept"
+	"github.com/hookflow/hookflow/plugins/middleware"
+	"github.com/hookflow/hookflow/plugins/otel"
+	"github.com/hookflow/hookflow/plugins/ratelimit"
+	"github.com/hookflow/hookflow/plugins/sessiongate"
 )
 
 func gatewayCommand() command {
 	return command{
 		name:    "gateway",
 		summary: "serve upstream MCP servers through hookflow's flows, hooks and plugins",
-		run:     runGateway,
+		run:     gatewayMain,
 	}
 }
 
@@ -41,7 +50,11 @@ SIGTERM. See docs/gateway.md for the configuration file and the endpoints.
 Flags:
 `
 
-func runGateway(args []string, sio stdio) int {
+// gatewayMain parses the gateway command's flags, reads the configuration
+// with the plugins of gatewayPlugins (or makes one of the flags' upstream),
+// applies the flags over it, and checks, explains or serves it with
+// package gateway.
+func gatewayMain(args []string, sio stdio) int {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(sio.err)
 	var (
@@ -100,7 +113,7 @@ func runGateway(args []string, sio stdio) int {
 		fs.Usage()
 		return exitUsage
 	}
-	var cfg *gatewayConfig
+	var cfg *gateway.Config
 	if one {
 		u, err := oneUpstream(*upName, *command, *url, *tokenEnv, *prefix)
 		if err != nil {
@@ -108,15 +121,15 @@ func runGateway(args []string, sio stdio) int {
 			return exitUsage
 		}
 		if len(u.Command) > 0 {
-			if err := lookProgram(u.Command[0], ""); err != nil {
+			if err := u.CheckHost(); err != nil {
 				fmt.Fprintf(sio.err, "hookflow gateway: -command: %v\n", err)
 				return exitFailed
 			}
 		}
-		cfg = &gatewayConfig{Name: gateway.DefaultName, Serve: serveConfig{SessionTimeout: gateway.DefaultSessionTimeout}, Upstreams: []gateway.UpstreamConfig{{Upstream: u}}}
+		cfg = &gateway.Config{Name: gateway.DefaultName, Serve: gateway.ServeConfig{SessionTimeout: gateway.DefaultSessionTimeout}, Upstreams: []gateway.UpstreamConfig{{Upstream: u}}}
 	} else {
 		var err error
-		if cfg, err = readGatewayConfig(*configPath); err != nil {
+		if cfg, err = gateway.ReadConfig(*configPath, gateway.LoadOptions{Plugins: gatewayPlugins()}); err != nil {
 			if errors.As(err, new(*os.PathError)) {
 				// The file could not be read: no position to give.
 				fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
@@ -126,7 +139,6 @@ func runGateway(args []string, sio stdio) int {
 			return exitFailed
 		}
 	}
-	var flagErr error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "http":
@@ -141,40 +153,36 @@ func runGateway(args []string, sio stdio) int {
 			cfg.Serve.Stateless = *stateless
 		case "health":
 			cfg.Serve.Health = *healthPath
-			if err := checkHealthPath(*healthPath); err != nil {
-				flagErr = fmt.Errorf("-health: %v", err)
-			}
 		case "session-timeout":
 			cfg.Serve.SessionTimeout = *sessionTO
-			if *sessionTO < 0 {
-				flagErr = fmt.Errorf("-session-timeout: want a duration such as 30m, got %v", *sessionTO)
-			}
 		case "drain":
 			cfg.Serve.Drain = *drain
-			if *drain < 0 {
-				flagErr = fmt.Errorf("-drain: want a duration such as 5s, got %v", *drain)
-			}
 		case "health-addr":
 			cfg.Serve.HealthAddr = *healthAddr
-			if err := checkAddr(*healthAddr); err != nil {
-				flagErr = fmt.Errorf("-health-addr: %v", err)
-			}
 		}
 	})
+	var flagErr error
 	switch {
-	case flagErr != nil:
 	case set["stateless"] && *stateless && cfg.Serve.Stdio:
 		flagErr = errors.New("-stateless is for streamable HTTP, and the configuration serves stdio: give -http addr too")
 	case set["drain"] && *drain > 0 && cfg.Serve.Stdio:
 		flagErr = errors.New("-drain is for streamable HTTP, and the configuration serves stdio (nothing to drain): give -http addr too")
 	}
+	// A value a flag gave is reported with the flag's name.
+	if j, ok := cfg.Serve.Validate().(interface{ Unwrap() []error }); ok {
+		for _, err := range j.Unwrap() {
+			var fe *flows.Error
+			if !errors.As(err, &fe) {
+				continue
+			}
+			if flag := strings.ReplaceAll(fe.Field, "_", "-"); set[flag] {
+				flagErr = fmt.Errorf("-%s: %s", flag, fe.Msg)
+			}
+		}
+	}
 	if flagErr != nil {
 		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", flagErr)
 		return exitUsage
-	}
-	if err := checkServe(cfg.Serve); err != nil && *explain == "" {
-		fmt.Fprintf(sio.err, "hookflow gateway: %v\n", err)
-		return exitFailed
 	}
 	switch *logFormat {
 	case "":
@@ -360,12 +368,19 @@ func splitCommand(s string) ([]string, error) {
 // on by their keys under plugins, each with its constructor: the gateway
 // decodes a plugin's section into its Config and builds it with New. The
 // list is explicit (no registration at init): a plugin is configurable
-// from a file when it is listed here. auth, ratelimit and intercept are
-// decoded by gatewayConfig until their Configs carry yaml tags and
-// Validate.
+// from a file when it is listed here.
 func gatewayPlugins() []gateway.PluginSpec {
 	return []gateway.PluginSpec{
+		gateway.Plugin("auth", auth.New),
+		gateway.Plugin("ratelimit", ratelimit.New),
 		gateway.Plugin("cache", cache.New),
 		gateway.Plugin("audit", audit.New),
+		gateway.Plugin("intercept", intercept.New),
+		gateway.Plugin("sessiongate", sessiongate.New),
+		gateway.Plugin("guidance", guidance.New),
+		gateway.Plugin("otel", otel.New),
+		gateway.Plugin("command", commandhook.New),
+		gateway.Plugin("declared", declared.New),
+		gateway.Plugin("middleware", middleware.New),
 	}
 }

@@ -50,12 +50,16 @@ func (o ServeOptions) logger(cfg *Config) *slog.Logger {
 	return cfg.Log.Logger(os.Stderr)
 }
 
-// Check checks cfg without serving it: it builds the server and its apps
-// and starts them without upstreams or plugins, so that what the server
-// checks (the apps' names) is checked. No plugin is built (building one
+// Check checks cfg without serving it: that its health endpoints have an
+// HTTP listener to be served on, and what the server checks (the apps'
+// names), by building and starting the server and its apps without
+// upstreams or plugins. No plugin is built (building one
 // may open files, or connect to interceptor hosts): each plugin's
 // configuration is checked by its Validate, as loading the file does.
 func Check(cfg *Config) error {
+	if err := cfg.Serve.checkListeners(); err != nil {
+		return err
+	}
 	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, DefaultName), Version: "1"}, nil)}
 	defer s.close()
 	// offline checks p's plugins without building them.
@@ -136,6 +140,9 @@ func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 	logger := opts.logger(cfg)
 	if !cfg.Serve.Stdio && cfg.Serve.HTTP == "" {
 		return errors.New("nothing to serve: set serve.http or serve.stdio")
+	}
+	if err := cfg.Serve.checkListeners(); err != nil {
+		return err
 	}
 	var health *healthEndpoints
 	if cfg.Serve.Health != "" || cfg.Serve.HealthAddr != "" {

@@ -1,18 +1,15 @@
-package main
+package gateway
 
 import (
 	"cmp"
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -20,22 +17,15 @@ import (
 	"strings"
 	"time"
 
-	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/hostcheck"
 	"github.com/hookflow/hookflow/internal/yamlconf"
-	"github.com/hookflow/hookflow/plugins/auth"
-	"github.com/hookflow/hookflow/plugins/gateway"
-	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
-
-// gatewayConfig is a gateway configuration file, decoded.
-type gatewayConfig = gateway.Config
-
-type serveConfig = gateway.ServeConfig
 
 // oauthConfig is an upstream's OAuth client: client credentials at
 // TokenURL, for Resource (RFC 8707; the upstream's URL by default).
@@ -47,88 +37,69 @@ type oauthConfig struct {
 	Resource     string
 }
 
-type authConfig struct {
-	Tokens         []tokenConfig
-	ToolScopes     map[string][]string
-	AllowAnonymous bool
-	Conceal        bool
-	// ResourceMetadataURL is where the server's OAuth protected resource
-	// metadata is served, named in 401 answers.
-	ResourceMetadataURL string
-}
-
-type tokenConfig struct {
-	Token  string
-	User   string
-	Scopes []string
-}
-
-type ratelimitConfig struct {
-	PerSession, PerPrincipal, PerTool ratelimit.Limit
-	Tools                             map[string]ratelimit.Limit
-}
-
-// Validate reports nothing: decoding the section checked it.
-func (authConfig) Validate() error { return nil }
-
-// Validate reports nothing: decoding the section checked it.
-func (ratelimitConfig) Validate() error { return nil }
-
-// authSpec and ratelimitSpec are the auth and ratelimit plugins',
-// configured by their sections as the command decodes them until their
-// Configs carry yaml tags.
-func authSpec() gateway.PluginSpec { return gateway.Plugin("auth", authPlugin) }
-
-func ratelimitSpec() gateway.PluginSpec {
-	return gateway.Plugin("ratelimit", func(c ratelimitConfig) *ratelimit.Plugin {
-		return ratelimit.New(ratelimit.Config{PerSession: c.PerSession, PerPrincipal: c.PerPrincipal, PerTool: c.PerTool, Tools: c.Tools})
-	})
-}
-
-// authPlugin builds the auth plugin: a verifier of the configured static
-// tokens.
-func authPlugin(c authConfig) *auth.Plugin {
-	cfg := auth.Config{ToolScopes: c.ToolScopes, Conceal: c.Conceal, ResourceMetadataURL: c.ResourceMetadataURL}
-	if c.AllowAnonymous {
-		cfg.Unauthenticated = auth.AllowAll
-	}
-	tokens := slices.Clone(c.Tokens)
-	cfg.Verifier = func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
-		for _, t := range tokens {
-			if subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) == 1 {
-				return &sdkauth.TokenInfo{UserID: t.User, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
-			}
-		}
-		return nil, sdkauth.ErrInvalidToken
-	}
-	return auth.New(cfg)
-}
-
-// decoder decodes a YAML document into a gatewayConfig, collecting every
+// decoder decodes a YAML document into a Config, collecting every
 // error with its position.
 type decoder struct {
 	*yamlconf.Decoder
 	// plugins are the plugins the file may configure, besides the ones
 	// decoded here.
-	specs []gateway.PluginSpec
+	specs []PluginSpec
 	// appAt is where each upstream's app is set, for errors about it.
 	appAt []*yaml.Node
 }
 
-// parseGatewayConfig decodes data, the contents of file, and checks it.
-// Every error is reported at once, each at file:line:col.
-func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gatewayConfig, error) {
-	return (&decoder{Decoder: &yamlconf.Decoder{File: file, Getenv: getenv}, specs: gatewayPlugins()}).decode(data)
+// LoadOptions are how a configuration file is read.
+type LoadOptions struct {
+	// Plugins are the plugins the file may configure under plugins (and
+	// under an app's plugins), each by its spec's name; noop is always
+	// there.
+	Plugins []PluginSpec
+	// Getenv reads the environment variables that the gateway's own *_env
+	// keys name (an upstream's token_env, its oauth's
+	// client_secret_env); nil is os.Getenv. The plugins read theirs
+	// themselves.
+	Getenv func(string) string
+}
+
+// ParseConfig decodes data, the contents of file, into the Config it
+// describes and checks it. Every error is reported at once, each at
+// file:line:col, in the order of the file: unknown keys (with a "did you
+// mean"), values of the wrong kind, and what each plugin's Validate
+// reports, at the key it names. A relative dir (an upstream's, or a
+// plugin setting's tagged path:"relative") is resolved against file's
+// directory. Nothing on the machine is looked at: see [ReadConfig].
+func ParseConfig(file string, data []byte, opts LoadOptions) (*Config, error) {
+	return newDecoder(file, opts, false).decode(data)
+}
+
+// ReadConfig reads the configuration file at path and parses it as
+// [ParseConfig] does, and also checks what its settings name on this
+// machine, without starting or writing anything: the upstreams' programs
+// and directories, and what the plugins' Validate checks there.
+func ReadConfig(path string, opts LoadOptions) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return newDecoder(path, opts, true).decode(data)
+}
+
+func newDecoder(file string, opts LoadOptions, host bool) *decoder {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return &decoder{Decoder: &yamlconf.Decoder{File: file, Getenv: getenv, Host: host}, specs: opts.Plugins}
 }
 
 // decode decodes data, the contents of d.File.
-func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
+func (d *decoder) decode(data []byte) (*Config, error) {
 	file := d.File
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlconf.SyntaxError(file, err)
 	}
-	cfg := &gatewayConfig{Name: gateway.DefaultName, Serve: serveConfig{SessionTimeout: gateway.DefaultSessionTimeout}}
+	cfg := &Config{Name: DefaultName, Serve: ServeConfig{SessionTimeout: DefaultSessionTimeout}}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
 	}
@@ -141,14 +112,14 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 		"plugins":   func(n *yaml.Node) { cfg.Plugins = d.plugins(n) },
 		"apps": func(n *yaml.Node) {
 			for _, item := range d.Seq(n) {
-				var a gateway.AppConfig
+				var a AppConfig
 				d.Mapping(item, "an app", map[string]func(*yaml.Node){
 					"name":    func(n *yaml.Node) { a.Name = d.Str(n) },
 					"plugins": func(n *yaml.Node) { a.Plugins = d.plugins(n) },
 				})
 				if a.Name == "" {
 					d.Errorf(item, "an app needs a name")
-				} else if slices.ContainsFunc(cfg.Apps, func(o gateway.AppConfig) bool { return o.Name == a.Name }) {
+				} else if slices.ContainsFunc(cfg.Apps, func(o AppConfig) bool { return o.Name == a.Name }) {
 					d.Errorf(item, "two apps are named %q", a.Name)
 				}
 				cfg.Apps = append(cfg.Apps, a)
@@ -164,7 +135,7 @@ func (d *decoder) decode(data []byte) (*gatewayConfig, error) {
 
 // check checks what no single value shows: an upstream mounted into an
 // app the file does not define, a configuration without upstreams.
-func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
+func (d *decoder) check(root *yaml.Node, cfg *Config) {
 	if len(cfg.Upstreams) == 0 {
 		d.Errorf(root, "no upstream: add at least one under upstreams")
 	}
@@ -174,63 +145,80 @@ func (d *decoder) check(root *yaml.Node, cfg *gatewayConfig) {
 	}
 	for i, u := range cfg.Upstreams {
 		if u.App != "" && !slices.Contains(apps, u.App) {
-			d.Errorf(d.appAt[i], "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, didYouMean(u.App, apps))
+			d.Errorf(d.appAt[i], "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, yamlconf.DidYouMean(u.App, apps))
 		}
 	}
 }
 
-func (d *decoder) serve(n *yaml.Node, s *serveConfig) {
+func (d *decoder) serve(n *yaml.Node, s *ServeConfig) {
+	at := map[string]*yaml.Node{"": n}
 	d.Mapping(n, "serve", map[string]func(*yaml.Node){
-		"stdio":     func(n *yaml.Node) { s.Stdio = d.Bool(n) },
-		"http":      func(n *yaml.Node) { s.HTTP = d.Str(n) },
-		"stateless": func(n *yaml.Node) { s.Stateless = d.Bool(n) },
-		"health": func(n *yaml.Node) {
-			if s.Health = d.Str(n); s.Health != "" {
-				if err := checkHealthPath(s.Health); err != nil {
-					d.Errorf(n, "%v", err)
-				}
-			}
-		},
+		"stdio":           func(n *yaml.Node) { s.Stdio = d.Bool(n) },
+		"http":            func(n *yaml.Node) { s.HTTP = d.Str(n) },
+		"stateless":       func(n *yaml.Node) { s.Stateless = d.Bool(n) },
+		"health":          func(n *yaml.Node) { s.Health, at["health"] = d.Str(n), n },
 		"drain":           func(n *yaml.Node) { s.Drain = d.Duration(n) },
 		"session_timeout": func(n *yaml.Node) { s.SessionTimeout = d.Duration(n) },
-		"health_addr": func(n *yaml.Node) {
-			if s.HealthAddr = d.Str(n); s.HealthAddr != "" {
-				if err := checkAddr(s.HealthAddr); err != nil {
-					d.Errorf(n, "%v", err)
-				}
-			}
-		},
+		"health_addr":     func(n *yaml.Node) { s.HealthAddr, at["health_addr"] = d.Str(n), n },
 	})
+	for _, err := range leaves(s.Validate()) {
+		var fe *flows.Error
+		if errors.As(err, &fe) {
+			d.Errorf(cmp.Or(at[fe.Field], n), "%s", fe.Msg)
+		}
+	}
+}
+
+// leaves returns the errors err joins; err alone if it joins none.
+func leaves(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// Validate reports what is wrong with s by itself: nil, or the
+// errors.Join of *flows.Error values whose Field is the key they are
+// about ("" for serve itself). What needs the rest of the Config (the
+// health endpoints need an HTTP listener) is checked by [Check] and
+// [Serve].
+func (s ServeConfig) Validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if s.Health != "" && (!strings.HasPrefix(s.Health, "/") || strings.ContainsAny(s.Health, "?# \t\r\n")) {
+		add("health", "want a path such as /health, got %q", s.Health)
+	}
+	if s.HealthAddr != "" {
+		_, port, err := net.SplitHostPort(s.HealthAddr)
+		if n, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || (n == 0 && port != "0") {
+			add("health_addr", "want an address such as 127.0.0.1:9090, got %q", s.HealthAddr)
+		}
+	}
+	if s.Drain < 0 {
+		add("drain", "want a duration such as 5s, got %v", s.Drain)
+	}
+	if s.SessionTimeout < 0 {
+		add("session_timeout", "want a duration such as 30m, got %v", s.SessionTimeout)
+	}
 	switch {
 	case s.Stdio && s.HTTP != "":
-		d.Errorf(n, "serve stdio or http, not both")
+		add("", "serve stdio or http, not both")
 	case s.Stdio && s.Stateless:
-		d.Errorf(n, "stateless is for http: over stdio there are no HTTP sessions to do without")
+		add("", "stateless is for http: over stdio there are no HTTP sessions to do without")
 	case s.Stdio && s.Drain > 0:
-		d.Errorf(n, "drain is for http: over stdio there is nothing to drain")
+		add("", "drain is for http: over stdio there is nothing to drain")
 	}
+	return errors.Join(errs...)
 }
 
-// checkHealthPath checks the path prefix of the health endpoints.
-func checkHealthPath(p string) error {
-	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?# \t\r\n") {
-		return fmt.Errorf("want a path such as /health, got %q", p)
-	}
-	return nil
-}
-
-// checkAddr checks a listening address, host:port.
-func checkAddr(a string) error {
-	_, port, err := net.SplitHostPort(a)
-	if n, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || (n == 0 && port != "0") {
-		return fmt.Errorf("want an address such as 127.0.0.1:9090, got %q", a)
-	}
-	return nil
-}
-
-// checkServe checks what serve's keys and the flags that override them
-// set together: the health endpoints need an HTTP listener.
-func checkServe(s serveConfig) error {
+// checkListeners checks what serve's keys and the flags that override
+// them set together: the health endpoints need an HTTP listener.
+func (s ServeConfig) checkListeners() error {
 	switch {
 	case s.Health == "" && s.HealthAddr == "":
 		return nil
@@ -242,10 +230,10 @@ func checkServe(s serveConfig) error {
 	return nil
 }
 
-func (d *decoder) upstreams(n *yaml.Node) []gateway.UpstreamConfig {
-	var out []gateway.UpstreamConfig
+func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
+	var out []UpstreamConfig
 	for _, item := range d.Seq(n) {
-		var u gateway.UpstreamConfig
+		var u UpstreamConfig
 		var oauth *oauthConfig
 		// token is the key (token or token_env) that gave the token;
 		// authHeader the Authorization key under headers.
@@ -279,7 +267,7 @@ func (d *decoder) upstreams(n *yaml.Node) []gateway.UpstreamConfig {
 		switch {
 		case u.Name == "":
 			d.Errorf(item, "an upstream needs a name")
-		case slices.ContainsFunc(out, func(o gateway.UpstreamConfig) bool { return o.Name == u.Name }):
+		case slices.ContainsFunc(out, func(o UpstreamConfig) bool { return o.Name == u.Name }):
 			d.Errorf(item, "two upstreams are named %q", u.Name)
 		case len(u.Command) == 0 && u.URL == "":
 			d.Errorf(item, "upstream %q needs a command or a url", u.Name)
@@ -296,7 +284,7 @@ func (d *decoder) upstreams(n *yaml.Node) []gateway.UpstreamConfig {
 		case authHeader != nil && oauth != nil:
 			d.Errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
 		case oauth != nil:
-			u.TokenSource = oauth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
+			u.TokenSource = oauth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, DefaultConnectTimeout))
 		}
 		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
 			u.Dir = filepath.Join(filepath.Dir(d.File), u.Dir)
@@ -310,12 +298,12 @@ func (d *decoder) upstreams(n *yaml.Node) []gateway.UpstreamConfig {
 	return out
 }
 
-// checkProgram checks that the directory of a command (an upstream's, or
-// an interceptor host's: who) exists and its program is found, where
-// starting it would look: commandNode and dirNode are where they are set.
+// checkProgram checks that the directory of an upstream's command (who)
+// exists and its program is found, where starting it would look:
+// commandNode and dirNode are where they are set.
 func (d *decoder) checkProgram(who string, command []string, dir string, commandNode, dirNode *yaml.Node) {
 	if dirNode != nil && dir != "" {
-		if err := checkDir(dir); err != nil {
+		if err := hostcheck.Dir(dir); err != nil {
 			d.Errorf(dirNode, "%s: %v", who, err)
 			if len(command) > 0 && strings.Contains(command[0], "/") {
 				return // the program cannot be found in it either
@@ -323,48 +311,23 @@ func (d *decoder) checkProgram(who string, command []string, dir string, command
 		}
 	}
 	if commandNode != nil && len(commandNode.Content) > 0 && commandNode.Content[0].Kind == yaml.ScalarNode {
-		if err := lookProgram(command[0], dir); err != nil {
+		if err := hostcheck.Program(command[0], dir); err != nil {
 			d.Errorf(commandNode.Content[0], "%s: %v", who, err)
 		}
 	}
 }
 
-// lookProgram finds an upstream's program as starting it does: a name
-// on $PATH, or, when it has a slash, the file at that path, relative to
-// dir.
-func lookProgram(prog, dir string) error {
-	path := prog
-	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && dir != "" {
-		path = filepath.Join(dir, prog)
+// CheckHost checks what u names on this machine, as starting it would
+// find it, without starting it: its directory exists and its program is
+// found there.
+func (u Upstream) CheckHost() error {
+	if u.Dir != "" {
+		if err := hostcheck.Dir(u.Dir); err != nil {
+			return err
+		}
 	}
-	_, err := exec.LookPath(path)
-	if err == nil {
-		return nil
-	}
-	var pe *fs.PathError
-	var ee *exec.Error
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &ee):
-		err = ee.Err
-	}
-	if path != prog {
-		return fmt.Errorf("program %q (%s): %v", prog, path, err)
-	}
-	return fmt.Errorf("program %q: %v", prog, err)
-}
-
-// checkDir checks that dir is a directory.
-func checkDir(dir string) error {
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("directory %s does not exist", dir)
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return fmt.Errorf("%s is not a directory", dir)
+	if len(u.Command) > 0 {
+		return hostcheck.Program(u.Command[0], u.Dir)
 	}
 	return nil
 }
@@ -400,7 +363,7 @@ func (d *decoder) envNames(n *yaml.Node) []string {
 func (d *decoder) protocolVersion(n *yaml.Node) string {
 	v := d.Str(n)
 	if known := mcp.SupportedProtocolVersions(); n.Kind == yaml.ScalarNode && !slices.Contains(known, v) {
-		d.Errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, didYouMean(v, known), strings.Join(known, ", "))
+		d.Errorf(n, "unknown MCP protocol version %q%s (known: %s)", v, yamlconf.DidYouMean(v, known), strings.Join(known, ", "))
 	}
 	return v
 }
@@ -486,16 +449,13 @@ func (d *decoder) headers(n *yaml.Node) (http.Header, *yaml.Node) {
 	return h, auth
 }
 
-func (d *decoder) plugins(n *yaml.Node) gateway.PluginsConfig {
-	var p gateway.PluginsConfig
-	add := func(spec gateway.PluginSpec, cfg any) {
-		p.List = append(p.List, gateway.PluginConfig{Spec: spec, Config: cfg})
+func (d *decoder) plugins(n *yaml.Node) PluginsConfig {
+	var p PluginsConfig
+	add := func(spec PluginSpec, cfg any) {
+		p.List = append(p.List, PluginConfig{Spec: spec, Config: cfg})
 	}
 	fields := map[string]func(*yaml.Node){
-		"auth":      func(n *yaml.Node) { add(authSpec(), d.auth(n)) },
-		"ratelimit": func(n *yaml.Node) { add(ratelimitSpec(), d.ratelimit(n)) },
-		"intercept": func(n *yaml.Node) { add(interceptSpec(), d.intercept(n)) },
-		"noop":      func(n *yaml.Node) { p.Noop = d.Bool(n) },
+		"noop": func(n *yaml.Node) { p.Noop = d.Bool(n) },
 	}
 	for _, spec := range d.specs {
 		fields[spec.Name()] = func(n *yaml.Node) {
@@ -509,109 +469,16 @@ func (d *decoder) plugins(n *yaml.Node) gateway.PluginsConfig {
 	return p
 }
 
-func (d *decoder) auth(n *yaml.Node) authConfig {
-	a := authConfig{}
-	d.Mapping(n, "auth", map[string]func(*yaml.Node){
-		"tokens": func(n *yaml.Node) {
-			for _, item := range d.Seq(n) {
-				var t tokenConfig
-				given := false
-				d.Mapping(item, "a token", map[string]func(*yaml.Node){
-					"token":     func(n *yaml.Node) { t.Token, given = d.Str(n), true },
-					"token_env": func(n *yaml.Node) { t.Token, given = d.Env(n), true },
-					"user":      func(n *yaml.Node) { t.User = d.Str(n) },
-					"scopes":    func(n *yaml.Node) { t.Scopes = d.Strs(n) },
-				})
-				if !given {
-					d.Errorf(item, "a token needs token or token_env")
-				}
-				a.Tokens = append(a.Tokens, t)
-			}
-		},
-		"tool_scopes": func(n *yaml.Node) {
-			a.ToolScopes = map[string][]string{}
-			if n.Kind != yaml.MappingNode {
-				d.Errorf(n, "tool_scopes must map tool names to lists of scopes")
-				return
-			}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				a.ToolScopes[n.Content[i].Value] = d.Strs(n.Content[i+1])
-			}
-		},
-		"allow_anonymous": func(n *yaml.Node) { a.AllowAnonymous = d.Bool(n) },
-		"conceal":         func(n *yaml.Node) { a.Conceal = d.Bool(n) },
-		"resource_metadata_url": func(n *yaml.Node) {
-			if a.ResourceMetadataURL = d.Str(n); a.ResourceMetadataURL != "" {
-				if u, err := url.Parse(a.ResourceMetadataURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					d.Errorf(n, "want an absolute http or https URL, got %q", a.ResourceMetadataURL)
-				}
-			}
-		},
-	})
-	return a
-}
-
-func (d *decoder) ratelimit(n *yaml.Node) ratelimitConfig {
-	r := ratelimitConfig{}
-	errs := d.Errs()
-	d.Mapping(n, "ratelimit", map[string]func(*yaml.Node){
-		"per_session":   func(n *yaml.Node) { r.PerSession = d.limit(n) },
-		"per_principal": func(n *yaml.Node) { r.PerPrincipal = d.limit(n) },
-		"per_tool":      func(n *yaml.Node) { r.PerTool = d.limit(n) },
-		"tools": func(n *yaml.Node) {
-			r.Tools = map[string]ratelimit.Limit{}
-			if n.Kind != yaml.MappingNode {
-				d.Errorf(n, "tools must map tool names to limits such as 10/s")
-				return
-			}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				r.Tools[n.Content[i].Value] = d.limit(n.Content[i+1])
-			}
-		},
-	})
-	// A key that is misspelt or has a bad value is reported as such, not
-	// as missing.
-	if d.Errs() == errs && !r.PerSession.Enabled() && !r.PerPrincipal.Enabled() && !r.PerTool.Enabled() && len(r.Tools) == 0 {
-		d.Errorf(n, "ratelimit needs at least one of per_session, per_principal, per_tool, tools")
-	}
-	return r
-}
-
-// limit reads "N/unit" (unit s, m or h): N calls per unit, in a burst of N.
-func (d *decoder) limit(n *yaml.Node) ratelimit.Limit {
-	if !d.Scalar(n, "a limit such as 10/s") {
-		return ratelimit.Limit{}
-	}
-	num, unit, ok := strings.Cut(n.Value, "/")
-	count, err := strconv.Atoi(num)
-	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
-	if !ok || err != nil || count < 1 || per == 0 {
-		d.Errorf(n, "want a limit such as 10/s, 100/m or 1000/h, got %q", n.Value)
-		return ratelimit.Limit{}
-	}
-	return ratelimit.Per(count, per)
-}
-
-// readGatewayConfig reads and parses the configuration file at path, and
-// checks what its settings name on this machine (see decoder.host).
-func readGatewayConfig(path string) (*gatewayConfig, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return (&decoder{Decoder: &yamlconf.Decoder{File: path, Getenv: os.Getenv, Host: true}, specs: gatewayPlugins()}).decode(data)
-}
-
 // log reads how the command logs: format text or json, level debug, info,
 // warn or error.
-func (d *decoder) log(n *yaml.Node, l *gateway.LogConfig) {
+func (d *decoder) log(n *yaml.Node, l *LogConfig) {
 	d.Mapping(n, "log", map[string]func(*yaml.Node){
 		"format": func(n *yaml.Node) {
 			switch f := d.Str(n); f {
 			case "text", "json":
 				l.Format = f
 			default:
-				d.Errorf(n, "want text or json, got %q%s", f, didYouMean(f, []string{"json", "text"}))
+				d.Errorf(n, "want text or json, got %q%s", f, yamlconf.DidYouMean(f, []string{"json", "text"}))
 			}
 		},
 		"level": func(n *yaml.Node) {
@@ -631,5 +498,5 @@ func parseLevel(s string) (slog.Level, error) {
 	if lv, ok := levels[s]; ok {
 		return lv, nil
 	}
-	return 0, fmt.Errorf("want debug, info, warn or error, got %q%s", s, didYouMean(s, []string{"debug", "error", "info", "warn"}))
+	return 0, fmt.Errorf("want debug, info, warn or error, got %q%s", s, yamlconf.DidYouMean(s, []string{"debug", "error", "info", "warn"}))
 }
