@@ -39,6 +39,14 @@ func bodyServer(t testing.TB, inFlight int64, opts *mcp.StreamableHTTPOptions) *
 	return ts
 }
 
+// bodyServerFor serves h on loopback for the test and returns its URL.
+func bodyServerFor(t testing.TB, h http.Handler) string {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
 // rawPost writes a POST with the given headers and body on a new
 // connection, closes its write side, and returns the response status.
 func rawPost(t testing.TB, addr string, header string, body []byte) int {

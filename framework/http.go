@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -18,9 +20,14 @@ import (
 
 // DefaultMaxSessions is the bound on the sessions a server's HTTP handler
 // keeps open at once, when [Options.MaxSessions] is 0. A session holds about
-// 13 KB (its state and a goroutine) until it ends or sits idle for its
-// SessionTimeout: 10,000 is about 130 MB.
+// 16 KB (its state and a goroutine) until it ends or sits idle for its
+// SessionTimeout: 10,000 is about 160 MB.
 const DefaultMaxSessions = 10_000
+
+// DefaultBodyReadTimeout is how long a request body may take to arrive,
+// when [Options.BodyReadTimeout] is 0: 4 MiB (the default body limit) at
+// about 140 KB/s.
+const DefaultBodyReadTimeout = 30 * time.Second
 
 // DefaultSessionTimeout is how long a stateful HTTP session may stay idle
 // (no HTTP request from its client) before [Server.HTTPHandler] closes it,
@@ -64,6 +71,10 @@ type rpcHandler struct {
 	// no bound): an initialize past it gets 503.
 	maxSessions int
 	server      *mcp.Server
+	logger      *slog.Logger
+	// bodyTimeout bounds how long a request body may take to arrive
+	// (Options.BodyReadTimeout; 0: no bound).
+	bodyTimeout time.Duration
 }
 
 func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -84,8 +95,20 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		hold = &body.own
 		defer hold.release()
 	}
+	// A body must arrive within the timeout: one that stalls would hold
+	// its room in the bodies in flight for as long as its sender likes.
+	rc := http.NewResponseController(w)
+	deadline := h.bodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.bodyTimeout)) == nil
 	data, whole, readErr := readBody(req, h.maxBody, hold)
 	_ = req.Body.Close()
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if errors.Is(readErr, os.ErrDeadlineExceeded) {
+		hold.release()
+		http.Error(w, fmt.Sprintf("the request body did not arrive within %v", h.bodyTimeout), http.StatusRequestTimeout)
+		return
+	}
 	if errors.Is(readErr, errBodyBudget) {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, readErr.Error(), http.StatusServiceUnavailable)
@@ -104,10 +127,8 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if readErr == nil {
 		var opens bool
 		rw.refusal, opens = h.check(req, data)
-		if opens && h.sessionsFull() {
-			w.Header().Set("Retry-After", "5")
-			http.Error(w, fmt.Sprintf("the server holds %d sessions, its bound: retry later", h.maxSessions), http.StatusServiceUnavailable)
-			return
+		if opens {
+			h.makeRoom()
 		}
 		if rw.refusal != nil {
 			// The SDK must not run anything: it gets an empty body, which it
@@ -206,18 +227,27 @@ func (h *rpcHandler) check(req *http.Request, data []byte) (refusal *jsonrpc.Res
 	return nil, false
 }
 
-// sessionsFull reports whether the server holds as many sessions as the
-// handler's bound allows. It counts the SDK's sessions, which it does only
-// for a request that would open one.
-func (h *rpcHandler) sessionsFull() bool {
+// makeRoom closes the oldest sessions while the server holds as many as
+// the handler's bound allows, so that a request opening one finds room. It
+// counts the SDK's sessions, which it does only for a request that would
+// open one. Evicting rather than refusing keeps a peer that opens sessions
+// in a loop from locking every new client out until its sessions idle out;
+// an evicted client gets 404 for its session and initializes again, as the
+// transport says it must.
+func (h *rpcHandler) makeRoom() {
 	if h.maxSessions < 0 {
-		return false
+		return
 	}
-	n := 0
-	for range h.server.Sessions() {
-		n++
+	var all []*mcp.ServerSession
+	for ss := range h.server.Sessions() {
+		all = append(all, ss)
 	}
-	return n >= h.maxSessions
+	// Sessions lists them in the order they opened.
+	for i := 0; len(all)-i >= h.maxSessions; i++ {
+		h.logger.Warn("hookflow: the server holds as many sessions as it may; closing the oldest to open one",
+			"max_sessions", h.maxSessions, "session_id", all[i].ID())
+		_ = all[i].Close()
+	}
 }
 
 // envelope is what the handler needs of one JSON-RPC message: whether it
@@ -479,7 +509,13 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		maxBody = -1
 	}
 	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions, maxBody: maxBody, bodies: s.bodies,
-		maxSessions: s.opts.MaxSessions, server: s.sdk}
+		maxSessions: s.opts.MaxSessions, server: s.sdk, logger: s.logger, bodyTimeout: s.opts.BodyReadTimeout}
+	switch {
+	case rh.bodyTimeout == 0:
+		rh.bodyTimeout = DefaultBodyReadTimeout
+	case rh.bodyTimeout < 0:
+		rh.bodyTimeout = 0
+	}
 	switch {
 	case rh.maxSessions == 0:
 		rh.maxSessions = DefaultMaxSessions

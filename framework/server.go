@@ -113,11 +113,19 @@ type Options struct {
 	// docs/operations.md for everything a request can make a server hold.
 	MaxBodyBytesInFlight int64
 	// MaxSessions bounds the sessions the server keeps open at once over
-	// streamable HTTP: an initialize past it is answered 503 with
-	// Retry-After and opens nothing. 0 means [DefaultMaxSessions]; a
-	// negative value removes the bound. Sessions end when their client
-	// deletes them or after SessionTimeout idle ([DefaultSessionTimeout]).
+	// streamable HTTP: an initialize that finds the bound reached closes
+	// the oldest session first (its client gets 404 and initializes
+	// again), so that a peer opening sessions in a loop cannot lock new
+	// clients out. 0 means [DefaultMaxSessions]; a negative value removes
+	// the bound. Sessions end when their client deletes them or after
+	// SessionTimeout idle ([DefaultSessionTimeout]).
 	MaxSessions int
+	// BodyReadTimeout bounds how long a request body may take to arrive
+	// over streamable HTTP; past it the request is answered 408 and its
+	// room in MaxBodyBytesInFlight given back, so stalled uploads cannot
+	// hold that room. 0 means [DefaultBodyReadTimeout]; a negative value
+	// removes the bound.
+	BodyReadTimeout time.Duration
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
