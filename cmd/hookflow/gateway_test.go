@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,7 +23,9 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
+	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
+	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
@@ -62,15 +65,15 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {per_session: 10 per second}\n",
 			[]string{`g.yaml:4:28: want a limit such as 10/s, 100/m or 1000/h, got "10 per second"`}},
 		{"no limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {}\n",
-			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+			[]string{`g.yaml:4:14: ratelimit: no budget is set: set per_session, per_principal, per_tool or tools`}},
 		{"no limit, empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n",
-			[]string{`g.yaml:4:13: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+			[]string{`g.yaml:4:13: ratelimit: no budget is set: set per_session, per_principal, per_tool or tools`}},
 		{"no limit for a tool", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {}}\n",
-			[]string{`g.yaml:4:14: ratelimit needs at least one of per_session, per_principal, per_tool, tools`}},
+			[]string{`g.yaml:4:14: ratelimit: no budget is set: set per_session, per_principal, per_tool or tools`}},
 		{"unknown flow", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  audit: {flows: [tools:call]}\n",
 			[]string{`g.yaml:4:19: `, `tools:call`}},
 		{"token without token", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth:\n    tokens:\n      - {user: u}\n",
-			[]string{`g.yaml:6:9: a token needs token or token_env`}},
+			[]string{`g.yaml:6:9: auth tokens[0]: needs token or token_env`}},
 		{"stdio and http", "serve: {stdio: true, http: ':1'}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:8: serve stdio or http, not both`}},
 		{"stateless over stdio", "serve: {stdio: true, stateless: true}\nupstreams:\n  - {name: a, command: [x]}\n",
@@ -138,73 +141,71 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"log level", "log: {level: verbose}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:14: want debug, info, warn or error, got "verbose"`}},
 		{"relative resource metadata URL", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  auth: {allow_anonymous: true, resource_metadata_url: /.well-known/x}\n",
-			[]string{`g.yaml:4:56: want an absolute http or https URL, got "/.well-known/x"`}},
+			[]string{`g.yaml:4:56: auth resource_metadata_url: want an absolute http or https URL, got "/.well-known/x"`}},
 		{"drain not a duration", "serve: {http: ':1', drain: soon}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:28: want a duration such as 30s or 1m, got "soon"`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:21: unknown key "helth" in serve (did you mean "health"?)`}},
 		{"intercept misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    timout: 1s\n",
-			[]string{`g.yaml:6:5: unknown key "timout" in intercept (did you mean "timeout"?) (known: connect_timeout, explain, policy, retry_after, servers, timeout)`}},
+			[]string{`g.yaml:6:5: unknown key "timout" in intercept (did you mean "timeout"?) (known: connect_timeout, explain, name, policy, retry_after, servers, timeout)`}},
 		{"intercept without servers", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept: {timeout: 1s}\n",
-			[]string{`g.yaml:4:14: intercept needs at least one interceptor host under servers`}},
+			[]string{`g.yaml:4:14: intercept servers: at least one interceptor host is required`}},
 		{"intercept empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n",
-			[]string{`g.yaml:4:13: intercept needs at least one interceptor host under servers`}},
+			[]string{`g.yaml:4:13: intercept servers: at least one interceptor host is required`}},
 		{"intercept host without url or command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g}]\n",
-			[]string{`g.yaml:5:15: interceptor host "g" needs a command or a url`}},
+			[]string{`g.yaml:5:15: intercept servers[0]: set url (streamable HTTP) or command (stdio)`}},
 		{"intercept host with url and command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', command: [x]}]\n",
-			[]string{`g.yaml:5:15: interceptor host "g" has a command and a url: give one`}},
+			[]string{`g.yaml:5:15: intercept servers[0]: set url or command, not both`}},
 		{"intercept host without a name", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{url: 'http://h/mcp'}]\n",
-			[]string{`g.yaml:5:15: an interceptor host needs a name`}},
+			[]string{`g.yaml:5:15: intercept servers[0].name: required`}},
 		{"intercept hosts of one name", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers:\n      - {name: g, url: 'http://h/mcp'}\n      - {name: g, command: [x]}\n",
-			[]string{`g.yaml:7:9: two interceptor hosts are named "g"`}},
+			[]string{`g.yaml:7:16: intercept servers[1].name: "g" names two hosts`}},
 		{"intercept host name with a colon", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: 'g:1', url: 'http://h/mcp'}]\n",
-			[]string{`g.yaml:5:15: interceptor host "g:1": a name cannot hold ":", which separates it from an interceptor's name (guard:no-destructive-commands)`}},
+			[]string{`g.yaml:5:22: intercept servers[0].name: "g:1" holds ":", which separates a host's name from an interceptor's (guard:no-destructive-commands)`}},
 		{"intercept host bad url", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'guard:8080'}]\n",
-			[]string{`g.yaml:5:30: want an http or https URL, got "guard:8080"`}},
+			[]string{`g.yaml:5:30: intercept servers[0].url: want an http or https URL, got "guard:8080"`}},
 		{"intercept host token on a command", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x], token_env: SET}]\n",
-			[]string{`g.yaml:5:15: interceptor host "g": token_env is for url hosts`}},
+			[]string{`g.yaml:5:15: intercept servers[0]: a token is sent over HTTP only: set url, or leave the token out`}},
 		{"intercept host token and token_env", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', token: t, token_env: SET}]\n",
-			[]string{`g.yaml:5:56: token and token_env both give the host's bearer token: keep one`}},
+			[]string{`g.yaml:5:15: intercept servers[0]: token and token_env both give the host's bearer token: keep one`}},
 		{"intercept host unset token variable", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp', token_env: UNSET}]\n",
-			[]string{`g.yaml:5:57: environment variable UNSET is not set`}},
+			[]string{`g.yaml:5:57: intercept servers[0].token_env: environment variable UNSET is not set`}},
 		{"intercept host empty program", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: ['', -v]}]\n",
-			[]string{`g.yaml:5:34: interceptor host "g": the program is empty`}},
+			[]string{`g.yaml:5:34: intercept servers[0].command: the program is empty`}},
 		{"intercept host env without =", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x], env: [FOO]}]\n",
-			[]string{`g.yaml:5:45: want an environment entry such as KEY=value, got "FOO"`}},
+			[]string{`g.yaml:5:45: intercept servers[0].env[0]: want an environment entry such as KEY=value, got "FOO"`}},
 		{"intercept policy unknown host", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: guard, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'gaurd:deny', fail_open: true}\n",
-			[]string{`g.yaml:7:23: policy for "gaurd:deny": no interceptor host is named "gaurd" (did you mean "guard"?)`}},
+			[]string{`g.yaml:7:23: intercept policy[0].interceptor: no interceptor host is named "gaurd" (did you mean "guard"?)`}},
 		{"intercept policy without interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {fail_open: true}\n",
-			[]string{`g.yaml:7:9: a policy needs an interceptor, such as guard:no-destructive-commands`}},
+			[]string{`g.yaml:7:9: intercept policy[0].interceptor: required: the interceptor, such as guard:no-destructive-commands`}},
 		{"intercept policy empty interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:'}\n",
-			[]string{`g.yaml:7:23: want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got "g:"`}},
+			[]string{`g.yaml:7:23: intercept policy[0].interceptor: want an interceptor such as guard:no-destructive-commands (host:interceptor) or no-destructive-commands (on any host), got "g:"`}},
 		{"intercept policy twice", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: 'g:deny', mode: audit}\n      - {interceptor: 'g:deny', fail_open: true}\n",
-			[]string{`g.yaml:8:23: two policies name interceptor "g:deny"`}},
+			[]string{`g.yaml:8:23: intercept policy[1].interceptor: policy[0] names the same interceptor`}},
 		{"intercept policy unknown mode", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: shadow}\n",
-			[]string{`g.yaml:7:35: want mode active or audit, got "shadow"`}},
+			[]string{`g.yaml:7:35: intercept policy[0].mode: want active or audit, got "shadow"`}},
 		{"intercept policy mode enforce", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: enforce}\n",
-			[]string{`g.yaml:7:35: want mode active or audit, got "enforce" ("enforce" is the older drafts' name of active)`}},
+			[]string{`g.yaml:7:35: intercept policy[0].mode: want active or audit, got "enforce" (the older drafts' name of active)`}},
 		{"intercept policy mode misspelt", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        mode: adit\n",
-			[]string{`g.yaml:8:15: want mode active or audit, got "adit" (did you mean "audit"?)`}},
-		{"intercept policy mode empty", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: ''}\n",
-			[]string{`g.yaml:7:35: want mode active or audit, got ""`}},
+			[]string{`g.yaml:8:15: intercept policy[0].mode: want active or audit, got "adit" (did you mean "audit"?)`}},
 		{"intercept policy mode a list", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, mode: [audit]}\n",
 			[]string{`g.yaml:7:35: want a string, got a list`}},
 		{"intercept policy misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, failopen: true}\n",
-			[]string{`g.yaml:7:29: unknown key "failopen" in a policy (did you mean "fail_open"?)`}},
+			[]string{`g.yaml:7:29: unknown key "failopen" in policy (did you mean "fail_open"?)`}},
 		{"intercept policy bad timeout", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, timeout: -1s}\n",
 			[]string{`g.yaml:7:38: want a duration such as 30s or 1m, got "-1s"`}},
 		{"intercept policy bad phase", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        hooks: [{events: [tools/call], phase: both}]\n",
-			[]string{`g.yaml:8:47: unknown phase "both" (want "request" or "response")`}},
+			[]string{`g.yaml:8:47: intercept policy[0].hooks[0].phase: want request or response, got "both"`}},
 		{"intercept policy hook without events", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - interceptor: deny\n        hooks: [{phase: request}]\n",
-			[]string{`g.yaml:8:17: a hook needs events and a phase, such as {events: [tools/call], phase: request}`}},
+			[]string{`g.yaml:8:17: intercept policy[0].hooks[0].events: list at least one event, such as tools/call`}},
 		{"intercept policy empty hooks", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, hooks: []}\n",
-			[]string{`g.yaml:7:36: hooks narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true`}},
+			[]string{`g.yaml:7:36: intercept policy[0].hooks: narrows the interceptor's hooks to those listed: list at least one, or leave the interceptor out with disabled: true`}},
 		{"intercept policy bad priority hint", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: upper, priority_hint: {request: 1, respons: 2}}\n",
 			[]string{`g.yaml:7:58: unknown key "respons" in priority_hint (did you mean "response"?)`}},
 		{"intercept policy config not a mapping", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, config: [a]}\n",
 			[]string{`g.yaml:7:37: config must be a mapping of keys to values`}},
 		{"intercept in an app", "upstreams:\n  - {name: a, command: [x], app: x}\napps:\n  - name: x\n    plugins:\n      intercept: {servers: [{name: g}]}\n",
-			[]string{`g.yaml:6:29: interceptor host "g" needs a command or a url`}},
+			[]string{`g.yaml:6:29: intercept servers[0]: set url (streamable HTTP) or command (stdio)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), getenv)
@@ -227,15 +228,15 @@ func TestGatewayConfigNoCascade(t *testing.T) {
 		{"bad limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_session: 5/fortnight\n",
 			`g.yaml:5:18: want a limit such as 10/s, 100/m or 1000/h, got "5/fortnight"`},
 		{"misspelt limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit:\n    per_sesion: 5/s\n",
-			`g.yaml:5:5: unknown key "per_sesion" in ratelimit (did you mean "per_session"?) (known: per_principal, per_session, per_tool, tools)`},
+			`g.yaml:5:5: unknown key "per_sesion" in ratelimit (did you mean "per_session"?) (known: on_backend_error, per_principal, per_session, per_tool, priority, redis, timeout, tools)`},
 		{"bad tool limit", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  ratelimit: {tools: {slow: often}}\n",
 			`g.yaml:4:29: want a limit such as 10/s, 100/m or 1000/h, got "often"`},
 		{"misspelt intercept servers", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    server: [{name: g, command: [x]}]\n",
-			`g.yaml:5:5: unknown key "server" in intercept (did you mean "servers"?) (known: connect_timeout, explain, policy, retry_after, servers, timeout)`},
+			`g.yaml:5:5: unknown key "server" in intercept (did you mean "servers"?) (known: connect_timeout, explain, name, policy, retry_after, servers, timeout)`},
 		{"intercept servers not a list", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: {name: g, command: [x]}\n",
 			`g.yaml:5:14: want a list, got a mapping`},
 		{"misspelt policy interceptor", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, command: [x]}]\n    policy: [{interceptr: 'g:deny'}]\n",
-			`g.yaml:6:15: unknown key "interceptr" in a policy (did you mean "interceptor"?) (known: config, disabled, fail_open, hooks, interceptor, mode, priority_hint, timeout)`},
+			`g.yaml:6:15: unknown key "interceptr" in policy (did you mean "interceptor"?) (known: config, disabled, fail_open, hooks, interceptor, mode, priority_hint, timeout)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseGatewayConfig("g.yaml", []byte(tc.yaml), func(string) string { return "" })
@@ -286,22 +287,18 @@ plugins:
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 {
 		t.Errorf("decoded %+v", cfg)
 	}
-	if got := cfg.Apps[0].Plugins.RateLimit; got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
+	if got := section(cfg.Apps[0].Plugins, "ratelimit").(ratelimit.Config); got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
 		t.Errorf("ratelimit = %+v", got)
 	}
 	p := cfg.Plugins
-	listed := map[string]any{}
-	for _, l := range p.Listed {
-		listed[l.spec.Name()] = l.cfg
+	if a, c := section(p, "audit").(audit.Config), section(p, "cache").(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
+		t.Errorf("listed plugins = %+v", p.List)
 	}
-	if a, c := listed["audit"].(audit.Config), listed["cache"].(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
-		t.Errorf("listed plugins = %+v", listed)
-	}
-	if p.Auth.Tokens[0].User != "ada" || !p.Noop ||
-		p.Auth.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
+	if a := section(p, "auth").(auth.Config); a.Tokens[0].User != "ada" || !p.Noop ||
+		a.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
 		t.Errorf("plugins = %+v", p)
 	}
-	if !cfg.Log.JSON || !cfg.Log.LevelSet || cfg.Log.Level != slog.LevelWarn {
+	if cfg.Log.Format != "json" || cfg.Log.Level == nil || *cfg.Log.Level != slog.LevelWarn {
 		t.Errorf("log = %+v", cfg.Log)
 	}
 }
@@ -309,19 +306,20 @@ plugins:
 // TestNewGatewayLogger checks the log's format and which level wins: -v,
 // then the configuration's, then warn under -explain, else info.
 func TestNewGatewayLogger(t *testing.T) {
+	errorLevel := slog.LevelError
 	for _, tc := range []struct {
 		name             string
-		l                logConfig
+		l                gateway.LogConfig
 		verbose, explain bool
 		want             slog.Level
 	}{
-		{"default", logConfig{}, false, false, slog.LevelInfo},
-		{"explain", logConfig{}, false, true, slog.LevelWarn},
-		{"configured", logConfig{Level: slog.LevelError, LevelSet: true}, false, true, slog.LevelError},
-		{"verbose wins", logConfig{Level: slog.LevelError, LevelSet: true}, true, false, slog.LevelDebug},
+		{"default", gateway.LogConfig{}, false, false, slog.LevelInfo},
+		{"explain", gateway.LogConfig{}, false, true, slog.LevelWarn},
+		{"configured", gateway.LogConfig{Level: &errorLevel}, false, true, slog.LevelError},
+		{"verbose wins", gateway.LogConfig{Level: &errorLevel}, true, false, slog.LevelDebug},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newGatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
+			l := gatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
 			for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
 				if got, want := l.Enabled(context.Background(), lv), lv >= tc.want; got != want {
 					t.Errorf("Enabled(%v) = %v, want %v", lv, got, want)
@@ -330,7 +328,7 @@ func TestNewGatewayLogger(t *testing.T) {
 		})
 	}
 	var buf bytes.Buffer
-	newGatewayLogger(&buf, logConfig{JSON: true}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
+	gatewayLogger(&buf, gateway.LogConfig{Format: "json"}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
 	var rec map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["msg"] != "hookflow gateway: serving" || rec["addr"] != "127.0.0.1:1" {
 		t.Errorf("JSON log line %q: %v %v", buf.String(), rec, err)
@@ -339,9 +337,9 @@ func TestNewGatewayLogger(t *testing.T) {
 
 // TestGatewayConfigIntercept decodes the intercept plugin's settings, at
 // the server and in an app, into the plugin's configuration: every key,
-// the token from the environment, a policy's "host:interceptor" split, a
-// command's dir relative to the file, and its env and inherit_env as
-// they are: the plugin builds the command's environment.
+// a command's dir relative to the file, and its env and inherit_env as
+// they are (the plugin builds the command's environment and reads
+// token_env).
 func TestGatewayConfigIntercept(t *testing.T) {
 	yaml := `upstreams:
   - {name: a, command: [x], app: main}
@@ -349,7 +347,7 @@ plugins:
   audit: {file: stderr}
   intercept:
     servers:
-      - {name: guard, url: 'https://guard.internal/mcp', token_env: GUARD_TOKEN}
+      - {name: guard, url: 'https://guard.internal/mcp', token_env: HOOKFLOW_TEST_GUARD_TOKEN}
       - {name: pii, command: [pii-redactor, --stdio], env: [MODE=strict], inherit_env: [LANG], dir: bin}
     timeout: 2s
     connect_timeout: 3s
@@ -369,39 +367,55 @@ apps:
       intercept:
         servers: [{name: local, url: 'http://127.0.0.1:9/mcp', token: t0}]
 `
-	cfg, err := parseGatewayConfig("/etc/hookflow/g.yaml", []byte(yaml), func(k string) string { return map[string]string{"GUARD_TOKEN": "s3cret"}[k] })
+	t.Setenv("HOOKFLOW_TEST_GUARD_TOKEN", "s3cret")
+	cfg, err := parseGatewayConfig("/etc/hookflow/g.yaml", []byte(yaml), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	no := false
-	want := intercept.Config{
-		Servers: []intercept.Server{
-			{Name: "guard", URL: "https://guard.internal/mcp", Token: "s3cret"},
-			{Name: "pii", Command: []string{"pii-redactor", "--stdio"}, Env: []string{"MODE=strict"}, InheritEnv: []string{"LANG"}, Dir: "/etc/hookflow/bin"},
-		},
-		Policy: []intercept.Policy{
-			{Server: "guard", Interceptor: "no-destructive-commands", FailOpen: &no, Mode: wire.Active, Timeout: time.Second},
-			{Interceptor: "redact", Mode: wire.Audit, PriorityHint: wire.HintPerPhase(-5, 7),
-				Hooks:  []wire.Hook{{Events: []string{"tools/call", "resources/*"}, Phase: wire.Response}},
-				Config: map[string]any{"fields": []any{"ssn"}, "strict": true}},
-			{Server: "pii", Interceptor: "upper", Disabled: true, FailOpen: new(bool), PriorityHint: wire.Hint(3)},
-		},
-		Timeout: 2 * time.Second, ConnectTimeout: 3 * time.Second, RetryAfter: 4 * time.Second, Explain: true,
+	got := section(cfg.Plugins, "intercept").(intercept.Config)
+	wantServers := []intercept.Server{
+		{Name: "guard", URL: "https://guard.internal/mcp", TokenEnv: "HOOKFLOW_TEST_GUARD_TOKEN"},
+		{Name: "pii", Command: []string{"pii-redactor", "--stdio"}, Env: []string{"MODE=strict"}, InheritEnv: []string{"LANG"}, Dir: "/etc/hookflow/bin"},
 	}
-	*want.Policy[2].FailOpen = true
-	if got := cfg.Plugins.Intercept.Config; !reflect.DeepEqual(got, want) {
-		t.Errorf("intercept = %+v\nwant        %+v", got, want)
+	if !reflect.DeepEqual(got.Servers, wantServers) {
+		t.Errorf("servers = %+v\nwant      %+v", got.Servers, wantServers)
 	}
-	if got := cfg.Apps[0].Plugins.Intercept.Servers; !reflect.DeepEqual(got, []intercept.Server{{Name: "local", URL: "http://127.0.0.1:9/mcp", Token: "t0"}}) {
+	if got.Timeout != 2*time.Second || got.ConnectTimeout != 3*time.Second || got.RetryAfter != 4*time.Second || !got.Explain {
+		t.Errorf("intercept = %+v", got)
+	}
+	// policy is a policy as the file gives it, its priority hint as
+	// {request, response}.
+	type policy struct {
+		id       string
+		disabled bool
+		failOpen string
+		mode     wire.Mode
+		hint     [2]int32
+		timeout  time.Duration
+		hooks    string
+		config   string
+	}
+	var policies []policy
+	for _, p := range got.Policy {
+		q := policy{id: p.ID, disabled: p.Disabled, failOpen: "unset", mode: p.Mode, timeout: p.Timeout, hooks: fmt.Sprint(p.Hooks), config: fmt.Sprint(p.Config)}
+		if p.FailOpen != nil {
+			q.failOpen = strconv.FormatBool(*p.FailOpen)
+		}
+		if p.PriorityHint != nil {
+			q.hint = [2]int32{p.PriorityHint.Request, p.PriorityHint.Response}
+		}
+		policies = append(policies, q)
+	}
+	wantPolicies := []policy{
+		{id: "guard:no-destructive-commands", failOpen: "false", mode: wire.Active, timeout: time.Second, hooks: "[]", config: "map[]"},
+		{id: "redact", failOpen: "unset", mode: wire.Audit, hint: [2]int32{-5, 7}, hooks: "[{[tools/call resources/*] response}]", config: "map[fields:[ssn] strict:true]"},
+		{id: "pii:upper", disabled: true, failOpen: "true", hint: [2]int32{3, 3}, hooks: "[]", config: "map[]"},
+	}
+	if !reflect.DeepEqual(policies, wantPolicies) {
+		t.Errorf("policies = %+v\nwant       %+v", policies, wantPolicies)
+	}
+	if got := section(cfg.Apps[0].Plugins, "intercept").(intercept.Config).Servers; !reflect.DeepEqual(got, []intercept.Server{{Name: "local", URL: "http://127.0.0.1:9/mcp", Token: "t0"}}) {
 		t.Errorf("the app's intercept servers = %+v", got)
-	}
-	t.Setenv("HOOKFLOW_TEST_INHERITED", "yes")
-	built := cfg.Plugins.Intercept.pluginConfig()
-	if env := built.Servers[1].Env; !slices.Equal(env, []string{"MODE=strict"}) {
-		t.Errorf("the host's added environment = %q, want MODE=strict alone: the gateway's is not the host's", env)
-	}
-	if built.Servers[0].Env != nil {
-		t.Errorf("built = %+v, want no environment for a url host", built)
 	}
 }
 
@@ -447,8 +461,8 @@ func TestGatewayConfigOAuth(t *testing.T) {
 		{"gw2", "s-secret", "client_credentials", "", "https://search.example"},
 	}
 	for i, u := range cfg.Upstreams {
-		if u.OAuth == nil || u.TokenSource == nil || u.Token != "" {
-			t.Fatalf("upstream %s: oauth %+v, token source %v", u.Name, u.OAuth, u.TokenSource)
+		if u.TokenSource == nil || u.Token != "" {
+			t.Fatalf("upstream %s: token %q, token source %v", u.Name, u.Token, u.TokenSource)
 		}
 		tok, err := u.TokenSource.Token()
 		if err != nil || tok.AccessToken != "tok" {
@@ -558,7 +572,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if n := tokenRequests.Load(); n != 0 {
 		t.Errorf("-check made %d token requests, want none", n)
 	}
-	if cfg, err := readGatewayConfig(good); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
+	if cfg, err := gateway.ReadConfig(good, gateway.LoadOptions{Plugins: gatewayPlugins()}); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
 		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)
 	}
 }
@@ -628,11 +642,11 @@ plugins:
 			exitOK, []string{": ok (1 upstreams)"}},
 		{"intercept host programs", "upstreams:\n  - {name: a, command: [go], app: x}\nplugins:\n  intercept:\n    servers: [{name: g, command: [no-such-interceptors-xyz]}]\napps:\n  - name: x\n    plugins:\n      intercept:\n        servers: [{name: s, command: [./down], dir: nowhere}]\n",
 			exitFailed, []string{
-				`:5:35: interceptor host "g": program "no-such-interceptors-xyz": executable file not found in $PATH`,
-				`:10:53: interceptor host "s": directory ` + filepath.Join(dir, "nowhere") + ` does not exist`,
+				`:5:35: intercept servers[0].command[0]: program "no-such-interceptors-xyz": executable file not found in $PATH`,
+				`:10:53: intercept servers[0].dir: directory ` + filepath.Join(dir, "nowhere") + ` does not exist`,
 			}},
 		{"intercept host program missing from dir", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  intercept: {servers: [{name: s, command: [./down], dir: bin}]}\n", exitFailed,
-			[]string{`:4:45: interceptor host "s": program "./down" (` + filepath.Join(dir, "bin/down") + `): no such file or directory`}},
+			[]string{`:4:45: intercept servers[0].command[0]: program "./down" (` + filepath.Join(dir, "bin/down") + `): no such file or directory`}},
 		{"audit file to create", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + dir + "/new.log}\n", exitOK, []string{": ok"}},
 		{"audit file that exists", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", flows: [tools:call-tool]}\n", exitOK, []string{": ok"}},
 		{"audit setting its plugin refuses", "upstreams:\n  - {name: a, command: [go]}\nplugins:\n  audit: {file: " + existing + ", redact: [user.]}\n", exitFailed,

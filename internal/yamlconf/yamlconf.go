@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -250,6 +251,8 @@ type Validator interface{ Validate() error }
 // Section decodes n, a plugin's section named name, into v (a pointer to
 // its configuration), then reports what v's Validate returns, each error
 // at the node its Field names (the section's when it names none found).
+// A string field tagged path:"relative" is a path: a relative one is made
+// relative to the directory of the Decoder's File.
 // It reports whether the section decoded and validated without error.
 func (d *Decoder) Section(n *yaml.Node, name string, v any) bool {
 	errs := len(d.errs)
@@ -258,11 +261,26 @@ func (d *Decoder) Section(n *yaml.Node, name string, v any) bool {
 	if len(d.errs) > errs {
 		return false
 	}
-	val, ok := v.(Validator)
-	if !ok {
-		return true
+	if val, ok := v.(Validator); ok {
+		w.report(n, name, val.Validate())
 	}
-	for _, err := range leaves(val.Validate()) {
+	if hc, ok := v.(HostChecker); ok && d.Host && len(d.errs) == errs {
+		w.report(n, name, hc.CheckHost())
+	}
+	return len(d.errs) == errs
+}
+
+// HostChecker is a configuration that can check what its settings name on
+// this machine (programs, directories, files), without starting or
+// writing anything; its errors are a Validator's. [Decoder.Section] calls
+// CheckHost when the Decoder's Host is set and Validate found nothing.
+type HostChecker interface{ CheckHost() error }
+
+// report records the errors err joins, each at the node its Field names
+// (the section n's when it names none found).
+func (w *walk) report(n *yaml.Node, name string, err error) {
+	d := w.d
+	for _, err := range leaves(err) {
 		var fe *flows.Error
 		field := ""
 		if errors.As(err, &fe) {
@@ -280,7 +298,6 @@ func (d *Decoder) Section(n *yaml.Node, name string, v any) bool {
 		}
 		d.Errorf(at, "%s", message(name, err))
 	}
-	return len(d.errs) == errs
 }
 
 // leaves returns the errors err joins, recursively; err alone if it joins
@@ -437,7 +454,13 @@ func (w *walk) value(n *yaml.Node, what, path string, v reflect.Value) {
 	case reflect.Struct:
 		fields := yamlFields(t)
 		d.mapping(n, what, slices.Sorted(maps.Keys(fields)), func(k, val *yaml.Node) {
-			w.value(val, k.Value, join(path, k.Value), v.FieldByIndex(fields[k.Value]))
+			f := v.FieldByIndex(fields[k.Value])
+			w.value(val, k.Value, join(path, k.Value), f)
+			if t.FieldByIndex(fields[k.Value]).Tag.Get("path") == "relative" && f.Kind() == reflect.String {
+				if p := f.String(); p != "" && !filepath.IsAbs(p) {
+					f.SetString(filepath.Join(filepath.Dir(d.File), p))
+				}
+			}
 		})
 	case reflect.Interface:
 		var x any

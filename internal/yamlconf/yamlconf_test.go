@@ -146,3 +146,51 @@ func TestSection(t *testing.T) {
 		})
 	}
 }
+
+// hosted is a configuration with a path relative to the file and a check
+// of the machine.
+type hosted struct {
+	Dir   string `yaml:"dir" path:"relative"`
+	Other string `yaml:"other"`
+}
+
+func (h hosted) CheckHost() error {
+	if h.Other == "missing" {
+		return &flows.Error{Code: flows.CodeInvalid, Field: "other", Msg: "not on this machine"}
+	}
+	return nil
+}
+
+// TestSectionPathsAndHost checks that a field tagged path:"relative" is
+// resolved against the file's directory (an absolute one is kept, an
+// untagged one is not touched), and that CheckHost runs only when the
+// Decoder checks the host, its errors at their fields.
+func TestSectionPathsAndHost(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		host       bool
+		want       hosted
+		err        string
+	}{
+		{"relative", "dir: bin\nother: bin\n", false, hosted{Dir: "/etc/hf/bin", Other: "bin"}, ""},
+		{"absolute", "dir: /opt/bin\n", false, hosted{Dir: "/opt/bin"}, ""},
+		{"host not checked", "other: missing\n", false, hosted{Other: "missing"}, ""},
+		{"host checked", "dir: x\nother: missing\n", true, hosted{Dir: "/etc/hf/x", Other: "missing"}, "/etc/hf/g.yaml:2:8: s other: not on this machine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(tc.yaml), &doc); err != nil {
+				t.Fatal(err)
+			}
+			d := &yamlconf.Decoder{File: "/etc/hf/g.yaml", Host: tc.host}
+			var got hosted
+			d.Section(doc.Content[0], "s", &got)
+			if got != tc.want {
+				t.Errorf("decoded %+v, want %+v", got, tc.want)
+			}
+			if err := d.Err(); fmt.Sprint(err) != tc.err && !(err == nil && tc.err == "") {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}

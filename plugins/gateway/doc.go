@@ -144,6 +144,18 @@
 // over HTTP, without credentials, to load balancers and readiness probes.
 // The hookflow command serves it with serve.health.
 //
+// # Serving a configuration
+//
+// A [Config] is a whole gateway server: its upstreams, its apps, and the
+// plugins of each, every plugin a [PluginConfig] (a [PluginSpec] made by
+// [Plugin] from the plugin's constructor, and its configuration). [Serve]
+// builds and serves it over stdio or streamable HTTP, with the health
+// endpoints and the drain; [Explain] prints its hook plans and [Check]
+// checks it without serving. A plugin that fronts the HTTP endpoint (the
+// auth plugin) does so by being a [HandlerPlugin]. This package imports no
+// other plugin: the hookflow command lists the first-party plugins' specs,
+// and a program of its own can list its own.
+//
 // # Changes
 //
 // A stdio upstream's process no longer inherits the gateway's whole

@@ -45,14 +45,19 @@ func (s PluginSpec) Config() reflect.Type { return s.config }
 // New validates cfg, a value of the type Config returns, and builds the
 // plugin.
 func (s PluginSpec) New(cfg any) (framework.Plugin, error) {
-	if s.build == nil {
-		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: "gateway: a PluginSpec not made by Plugin"}
-	}
-	if reflect.TypeOf(cfg) != s.config {
-		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("gateway: plugin %q is configured by a %v, got a %T", s.name, s.config, cfg)}
-	}
-	if err := cfg.(interface{ Validate() error }).Validate(); err != nil {
+	if err := s.validate(cfg); err != nil {
 		return nil, err
 	}
 	return s.build(cfg), nil
+}
+
+// validate checks that cfg is a valid configuration of the plugin.
+func (s PluginSpec) validate(cfg any) error {
+	if s.build == nil {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: "gateway: a PluginSpec not made by Plugin"}
+	}
+	if reflect.TypeOf(cfg) != s.config {
+		return &flows.Error{Code: flows.CodeInvalid, Msg: fmt.Sprintf("gateway: plugin %q is configured by a %v, got a %T", s.name, s.config, cfg)}
+	}
+	return cfg.(interface{ Validate() error }).Validate()
 }

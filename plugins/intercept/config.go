@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/hostcheck"
 	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
@@ -89,7 +90,7 @@ type Server struct {
 	// Dir is the command's working directory (a configuration file's
 	// loader resolves a relative one against the file's directory).
 	Env []string `yaml:"env"`
-	Dir string   `yaml:"dir"`
+	Dir string   `yaml:"dir" path:"relative"`
 	// InheritEnv names further variables of the invoker's environment the
 	// command gets when they are set there, such as LANG or HTTPS_PROXY.
 	InheritEnv []string `yaml:"inherit_env"`
@@ -293,6 +294,31 @@ func (c Config) Validate() error {
 	}
 	if c.RetryAfter < 0 {
 		add("retry_after", "must not be negative, got %v", c.RetryAfter)
+	}
+	return errors.Join(errs...)
+}
+
+// CheckHost checks what the hosts' commands name on this machine, as
+// starting them would find it, without starting them: each command's dir
+// exists and its program is found there. Its errors are Validate's; a
+// configuration file's loader calls it when checking the file
+// (hookflow gateway -check).
+func (c Config) CheckHost() error {
+	var errs []error
+	for i, s := range c.Servers {
+		if len(s.Command) == 0 || s.Command[0] == "" {
+			continue
+		}
+		at := fmt.Sprintf("servers[%d]", i)
+		if s.Dir != "" {
+			if err := hostcheck.Dir(s.Dir); err != nil {
+				errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: at + ".dir", Msg: err.Error()})
+				continue
+			}
+		}
+		if err := hostcheck.Program(s.Command[0], s.Dir); err != nil {
+			errs = append(errs, &flows.Error{Code: flows.CodeInvalid, Field: at + ".command[0]", Msg: err.Error()})
+		}
 	}
 	return errors.Join(errs...)
 }
