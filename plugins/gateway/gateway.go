@@ -150,6 +150,9 @@ func NewWithOptions(opts Options, ups ...Upstream) *Gateway {
 // Name returns "gateway".
 func (g *Gateway) Name() string { return "gateway" }
 
+// A wrong method shape is a compile error, not an error at Use.
+var _ framework.Plugin = (*Gateway)(nil)
+
 // Attach checks the configuration, connects to every upstream, lists what
 // it serves and adds it to the server or app the gateway is attached to.
 // An upstream that cannot be reached, or two entities with one name, fail
