@@ -97,12 +97,16 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	// A body must arrive within the timeout: one that stalls would hold
 	// its room in the bodies in flight for as long as its sender likes.
-	rc := http.NewResponseController(w)
-	deadline := h.bodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.bodyTimeout)) == nil
+	var conn readDeadliner
+	if h.bodyTimeout > 0 {
+		if conn = readDeadlinerOf(w); conn != nil && conn.SetReadDeadline(time.Now().Add(h.bodyTimeout)) != nil {
+			conn = nil
+		}
+	}
 	data, whole, readErr := readBody(req, h.maxBody, hold)
 	_ = req.Body.Close()
-	if deadline {
-		_ = rc.SetReadDeadline(time.Time{})
+	if conn != nil {
+		_ = conn.SetReadDeadline(time.Time{})
 	}
 	if errors.Is(readErr, os.ErrDeadlineExceeded) {
 		hold.release()
@@ -147,6 +151,26 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	next.ServeHTTP(rw, r2)
 	rw.finish()
+}
+
+// readDeadliner is a response writer that can bound the reading of its
+// request, as net/http's own does.
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// readDeadlinerOf finds the writer under w's wrappers that sets read
+// deadlines, as http.ResponseController does, without allocating one; nil
+// when there is none (a test recorder).
+func readDeadlinerOf(w http.ResponseWriter) readDeadliner {
+	for {
+		switch t := w.(type) {
+		case readDeadliner:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // plainCall reports whether body is one tools/call request that asks for
