@@ -1,0 +1,225 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// countingTransport counts the notifications read from its connection.
+type countingTransport struct {
+	mcp.Transport
+	c *conn
+}
+
+func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Connection: conn, c: t.c}, nil
+}
+
+// countingRoundTripper counts the notifications in the event streams of
+// the responses of an HTTP upstream session.
+type countingRoundTripper struct {
+	next http.RoundTripper
+	c    *conn
+}
+
+func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	t.c.markBroken(err)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		t.c.refused.Store(true)
+	}
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// The SDK posts a request with the context of its caller: a
+		// forwarded call's names the call (see conn.begin).
+		k, _ := r.Context().Value(callKey{}).(*call)
+		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c, call: k}
+	}
+	return resp, err
+}
+
+// callKey is the context key of the [call] a request forwarded upstream
+// belongs to.
+type callKey struct{}
+
+// countingBody counts the JSON-RPC notifications in the data lines of a
+// server-sent event stream while it is read, and marks the requests to
+// the client that the upstream sends on the response stream of call
+// with the call's key (see [relatedMetaKey]): the SDK tells a client's
+// handlers nothing of the stream a request came on. It hands on whole
+// lines only, so that it can rewrite one.
+type countingBody struct {
+	io.ReadCloser
+	c    *conn
+	call *call // nil for a stream of no forwarded call
+	// line holds the start of a line not yet complete; long is set while
+	// a line that outgrew maxLine passes through as it is (unchecked).
+	line []byte
+	long bool
+	// out[off:] is what Read hands on next; err is the stream's error,
+	// returned once out is empty.
+	out []byte
+	off int
+	err error
+}
+
+// maxLine bounds the part of a data line countingBody keeps to check it.
+const maxLine = 1 << 20
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for b.off == len(b.out) {
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.out, b.off = b.out[:0], 0
+		n, err := b.ReadCloser.Read(p) // p is scratch space until out is copied into it
+		b.c.markBroken(err)
+		b.feed(p[:n])
+		if err != nil {
+			b.out = append(b.out, b.line...)
+			b.line, b.err = b.line[:0], err
+		}
+	}
+	n := copy(p, b.out[b.off:])
+	b.off += n
+	return n, nil
+}
+
+// feed appends data to out, checked (and rewritten) line by line; an
+// incomplete line waits in line.
+func (b *countingBody) feed(data []byte) {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if b.long {
+			if i < 0 {
+				b.out = append(b.out, data...)
+				return
+			}
+			b.out = append(b.out, data[:i+1]...)
+			b.long, data = false, data[i+1:]
+			continue
+		}
+		if i < 0 {
+			if b.line = append(b.line, data...); len(b.line) > maxLine {
+				b.out = append(b.out, b.line...)
+				b.line, b.long = b.line[:0], true
+			}
+			return
+		}
+		b.line = append(b.line, data[:i]...)
+		b.out = append(append(b.out, b.check(b.line)...), '\n')
+		b.line, data = b.line[:0], data[i+1:]
+	}
+}
+
+// check counts line when it is the data of a notification, and returns it
+// with the call's key in its _meta when it is a request to the client on
+// a call's stream; else line as it is.
+func (b *countingBody) check(line []byte) []byte {
+	rest, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return line
+	}
+	notification := bytes.Contains(rest, []byte(`"notifications/`))
+	// A request on a call's stream: the upstream's results carry no
+	// method, so few lines get as far as decoding.
+	request := b.call != nil && !notification && bytes.Contains(rest, []byte(`"method"`))
+	if !notification && !request {
+		return line
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(rest, &m) != nil {
+		return line
+	}
+	switch {
+	case m.ID == nil && counted(m.Method):
+		b.c.read.Add(1)
+	case m.ID != nil && request && toClient(m.Method):
+		if marked, ok := markRelated(bytes.TrimRight(rest, "\r"), b.call.key); ok {
+			return append([]byte("data: "), marked...)
+		}
+	}
+	return line
+}
+
+// toClient reports whether method is one of the requests the gateway
+// passes on to the client session (see conn.route).
+func toClient(method string) bool {
+	switch method {
+	case "sampling/createMessage", "elicitation/create", "roots/list":
+		return true
+	}
+	return false
+}
+
+// relatedMetaKey is the _meta key with which countingBody marks a request
+// to the client with the key of the call it is about; conn.about removes
+// it before the request goes on to the client.
+const relatedMetaKey = "hookflow.gateway/call"
+
+// markRelated returns the JSON-RPC request msg with key at
+// params._meta[relatedMetaKey], and whether it could: msg and its params
+// must be JSON objects.
+func markRelated(msg []byte, key string) ([]byte, bool) {
+	var fields, params, meta map[string]json.RawMessage
+	if json.Unmarshal(msg, &fields) != nil || fields == nil {
+		return nil, false
+	}
+	if p, ok := fields["params"]; ok && json.Unmarshal(p, &params) != nil {
+		return nil, false
+	}
+	if params == nil { // no params, or null
+		params = map[string]json.RawMessage{}
+	}
+	if m, ok := params["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+		return nil, false
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	var err error
+	if meta[relatedMetaKey], err = json.Marshal(key); err != nil {
+		return nil, false
+	}
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, false
+	}
+	if fields["params"], err = json.Marshal(params); err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(fields)
+	return out, err == nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	c *conn
+}
+
+func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := cc.Connection.Read(ctx)
+	if err != nil {
+		// The process's output ended, or the gateway closes the session.
+		cc.c.broken.Store(true)
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() && counted(r.Method) {
+		cc.c.read.Add(1)
+	}
+	return msg, err
+}
