@@ -1,39 +1,13 @@
 package command_test
 
 import (
-	"errors"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
 	"testing"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/command"
 )
-
-// fieldErr is one *flows.Error of a Validate result, as the table writes it.
-type fieldErr struct{ field, msg string }
-
-// fieldErrs flattens err (an errors.Join of *flows.Error values) into
-// fields and messages, failing on anything else.
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []fieldErr
-	for _, e := range errs {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Fatalf("%v: want a *flows.Error of code invalid", e)
-		}
-		out = append(out, fieldErr{fe.Field, fe.Reason()})
-	}
-	return out
-}
 
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
@@ -46,7 +20,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  command.Config
-		want []fieldErr
+		want []configtest.FieldErr
 	}{
 		{"a settings file", file, nil},
 		{"Go settings", command.Config{Settings: command.Settings{"PreToolUse": nil}}, nil},
@@ -56,36 +30,36 @@ func TestConfigValidate(t *testing.T) {
 			MaxConcurrent: 2, ServerName: "notes", AgentToolNames: true, Priority: 10}, nil},
 		{"no interpreters", with(func(c *command.Config) { c.Interpreters = []string{} }), nil},
 		{"no hooks", command.Config{},
-			[]fieldErr{{"settings_file", "no hooks: name the agent's settings file (or set Settings in Go)"}}},
+			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file (or set Settings in Go)"}}},
 		{"name with a space", with(func(c *command.Config) { c.Name = "my hooks" }),
-			[]fieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]configtest.FieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"negative timeout", with(func(c *command.Config) { c.Timeout = -time.Second }),
-			[]fieldErr{{"timeout", "must not be negative, got -1s"}}},
+			[]configtest.FieldErr{{"timeout", "must not be negative, got -1s"}}},
 		{"negative kill_grace", with(func(c *command.Config) { c.KillGrace = -1 }),
-			[]fieldErr{{"kill_grace", "must not be negative, got -1ns"}}},
+			[]configtest.FieldErr{{"kill_grace", "must not be negative, got -1ns"}}},
 		{"negative max_output_bytes", with(func(c *command.Config) { c.MaxOutputBytes = -1 }),
-			[]fieldErr{{"max_output_bytes", "must not be negative, got -1"}}},
+			[]configtest.FieldErr{{"max_output_bytes", "must not be negative, got -1"}}},
 		{"negative max_concurrent", with(func(c *command.Config) { c.MaxConcurrent = -2 }),
-			[]fieldErr{{"max_concurrent", "must not be negative, got -2"}}},
+			[]configtest.FieldErr{{"max_concurrent", "must not be negative, got -2"}}},
 		{"unknown policy", with(func(c *command.Config) { c.Untrusted = 7 }),
-			[]fieldErr{{"untrusted", "unknown policy UntrustedPolicy(7) (want refuse or skip)"}}},
+			[]configtest.FieldErr{{"untrusted", "unknown policy UntrustedPolicy(7) (want refuse or skip)"}}},
 		{"agent names without a server name", with(func(c *command.Config) { c.AgentToolNames = true }),
-			[]fieldErr{{"agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>"}}},
+			[]configtest.FieldErr{{"agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>"}}},
 		{"priority out of range", with(func(c *command.Config) { c.Priority = math.MinInt32 - 1 }),
-			[]fieldErr{{"priority", "priority -2147483649 is out of range [-2147483648, 2147483647]"}}},
+			[]configtest.FieldErr{{"priority", "priority -2147483649 is out of range [-2147483648, 2147483647]"}}},
 		{"interpreter with a path", with(func(c *command.Config) { c.Interpreters = []string{"bash", "/usr/bin/python3", ""} }),
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"interpreters[1]", `"/usr/bin/python3" is not a program name: write a name the server's PATH finds, without a path`},
 				{"interpreters[2]", `"" is not a program name: write a name the server's PATH finds, without a path`},
 			}},
 		{"bad env_allow", with(func(c *command.Config) { c.EnvAllow = []string{"PATH", "A=B"} }),
-			[]fieldErr{{"env_allow[1]", `"A=B" is not a variable name`}}},
+			[]configtest.FieldErr{{"env_allow[1]", `"A=B" is not a variable name`}}},
 		{"bad env", with(func(c *command.Config) { c.Env = map[string]string{"Z": "a\x00b", "A=B": "x", "OK": "y"} }),
-			[]fieldErr{{"env.A=B", `"A=B" is not a variable name`}, {"env.Z", "the value holds a NUL byte"}}},
+			[]configtest.FieldErr{{"env.A=B", `"A=B" is not a variable name`}, {"env.Z", "the value holds a NUL byte"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, tt.cfg.Validate())
+			got := configtest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -2,37 +2,11 @@ package declared_test
 
 import (
 	"encoding/json"
-	"errors"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"testing"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
-
-// fieldErr is one *flows.Error of a Validate result, as the table writes it.
-type fieldErr struct{ field, msg string }
-
-// fieldErrs flattens err (an errors.Join of *flows.Error values) into
-// fields and messages, failing on anything else.
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []fieldErr
-	for _, e := range errs {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Fatalf("%v: want a *flows.Error of code invalid", e)
-		}
-		out = append(out, fieldErr{fe.Field, fe.Reason()})
-	}
-	return out
-}
 
 func TestConfigValidate(t *testing.T) {
 	ok := declared.Declaration{Event: declared.SessionStart, Context: "Read the README.", Priority: declared.Suggestion}
@@ -44,7 +18,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  declared.Config
-		want []fieldErr
+		want []configtest.FieldErr
 	}{
 		{"zero", declared.Config{}, nil},
 		{"valid", declared.Config{Name: "hooks", Unnegotiated: true, Declarations: []declared.Declaration{
@@ -53,26 +27,26 @@ func TestConfigValidate(t *testing.T) {
 				ContextToolArgs: json.RawMessage(`{"tool": "{tool_name}"}`), Priority: declared.Required},
 		}}, nil},
 		{"name with a slash", declared.Config{Name: "a/b"},
-			[]fieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]configtest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"no event", declared.Config{Declarations: []declared.Declaration{ok, with(func(d *declared.Declaration) { d.Event = 0 })}},
-			[]fieldErr{{"declarations[1].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"}}},
+			[]configtest.FieldErr{{"declarations[1].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"}}},
 		{"no priority", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Priority = 0 })}},
-			[]fieldErr{{"declarations[0].priority", "missing or invalid (priorities: suggestion, important, required)"}}},
+			[]configtest.FieldErr{{"declarations[0].priority", "missing or invalid (priorities: suggestion, important, required)"}}},
 		{"no context", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Context = "" })}},
-			[]fieldErr{{"declarations[0]", "context or context_tool is required"}}},
+			[]configtest.FieldErr{{"declarations[0]", "context or context_tool is required"}}},
 		{"both contexts", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.ContextTool = "policy" })}},
-			[]fieldErr{{"declarations[0]", "context and context_tool are mutually exclusive: set one"}}},
+			[]configtest.FieldErr{{"declarations[0]", "context and context_tool are mutually exclusive: set one"}}},
 		{"args without a tool", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.ContextToolArgs = json.RawMessage(`{}`) })}},
-			[]fieldErr{{"declarations[0].context_tool_args", "requires context_tool"}}},
+			[]configtest.FieldErr{{"declarations[0].context_tool_args", "requires context_tool"}}},
 		{"args not an object", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) {
 			d.Context, d.ContextTool, d.ContextToolArgs = "", "policy", json.RawMessage(`[1]`)
 		})}},
-			[]fieldErr{{"declarations[0].context_tool_args", "want a JSON object"}}},
+			[]configtest.FieldErr{{"declarations[0].context_tool_args", "want a JSON object"}}},
 		{"matcher on a session event", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Matcher = &declared.Matcher{ToolName: "x"} })}},
-			[]fieldErr{{"declarations[0].matcher", "applies to pre_tool_use and post_tool_use only, not session_start"}}},
+			[]configtest.FieldErr{{"declarations[0].matcher", "applies to pre_tool_use and post_tool_use only, not session_start"}}},
 		{"every declaration is checked", declared.Config{Name: "a b", Declarations: []declared.Declaration{
 			with(func(d *declared.Declaration) { d.Event = 0 }), ok, with(func(d *declared.Declaration) { d.Priority = 9 }),
-		}}, []fieldErr{
+		}}, []configtest.FieldErr{
 			{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`},
 			{"declarations[0].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"},
 			{"declarations[2].priority", "missing or invalid (priorities: suggestion, important, required)"},
@@ -80,7 +54,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, tt.cfg.Validate())
+			got := configtest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

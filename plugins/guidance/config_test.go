@@ -2,7 +2,7 @@ package guidance_test
 
 import (
 	"context"
-	"errors"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,31 +13,6 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
-
-// fieldErr is one *flows.Error of a Validate result, as the table writes it.
-type fieldErr struct{ field, msg string }
-
-// fieldErrs flattens err (an errors.Join of *flows.Error values) into
-// fields and messages, failing on anything else.
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []fieldErr
-	for _, e := range errs {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Fatalf("%v: want a *flows.Error of code invalid", e)
-		}
-		out = append(out, fieldErr{fe.Field, fe.Reason()})
-	}
-	return out
-}
 
 func TestConfigValidate(t *testing.T) {
 	dir := t.TempDir()
@@ -54,22 +29,22 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  guidance.Config
-		want []fieldErr
+		want []configtest.FieldErr
 	}{
 		{"zero", guidance.Config{}, nil},
 		{"every setting", guidance.Config{App: "notes", ContentDir: dir, Storage: []string{"memory"}, Settings: map[string]any{"mode": "ci"},
 			Composer: guidance.Composer{NoPreambles: true}, Role: "user", WelcomePrompt: "start", NoInstructions: true,
 			Hooks: []guidance.Hook{hello, fromDir, {Tag: "save", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Must,
 				On: guidance.Tool("save_note"), Content: "Say so.", Conditions: guidance.Conditions{Storage: []string{"memory"}}}}}, nil},
-		{"app", guidance.Config{App: "my app"}, []fieldErr{{"app", `"my app" has ' ': want A-Z a-z 0-9 . _ -`}}},
-		{"role", guidance.Config{Role: "system"}, []fieldErr{{"role", `"system" is not an MCP role (want assistant or user)`}}},
-		{"storage", guidance.Config{Storage: []string{"memory", ""}}, []fieldErr{{"storage[1]", "empty backend name"}}},
+		{"app", guidance.Config{App: "my app"}, []configtest.FieldErr{{"app", `"my app" has ' ': want A-Z a-z 0-9 . _ -`}}},
+		{"role", guidance.Config{Role: "system"}, []configtest.FieldErr{{"role", `"system" is not an MCP role (want assistant or user)`}}},
+		{"storage", guidance.Config{Storage: []string{"memory", ""}}, []configtest.FieldErr{{"storage[1]", "empty backend name"}}},
 		{"content_dir missing", guidance.Config{ContentDir: filepath.Join(dir, "nope")},
-			[]fieldErr{{"content_dir", "stat " + filepath.Join(dir, "nope") + ": no such file or directory"}}},
-		{"content_dir a file", guidance.Config{ContentDir: file}, []fieldErr{{"content_dir", file + " is not a directory"}}},
+			[]configtest.FieldErr{{"content_dir", "stat " + filepath.Join(dir, "nope") + ": no such file or directory"}}},
+		{"content_dir a file", guidance.Config{ContentDir: file}, []configtest.FieldErr{{"content_dir", file + " is not a directory"}}},
 		{"hook fields", guidance.Config{Hooks: []guidance.Hook{hello, {Tag: "-x", Priority: 3,
 			Conditions: guidance.Conditions{Storage: []string{""}, Config: map[string]any{"": 1}}}}},
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"hooks[1].tag", `"-x" must start with a letter or a digit`},
 				{"hooks[1].type", "missing (want session, action, storage or config)"},
 				{"hooks[1].lifecycle", "missing (want start, running, progress, cancel or end)"},
@@ -79,17 +54,17 @@ func TestConfigValidate(t *testing.T) {
 				{"hooks[1]", "no content: set it inline (content) or in a file (file, or -x.md in the content directory)"},
 			}},
 		{"file leaves content_dir", guidance.Config{ContentDir: dir, Hooks: []guidance.Hook{with(fromDir, func(h *guidance.Hook) { h.File = "../secret.md" })}},
-			[]fieldErr{{"hooks[0].file", `"../secret.md" is not a path inside the content directory (slash-separated, relative, no . or .. elements)`}}},
+			[]configtest.FieldErr{{"hooks[0].file", `"../secret.md" is not a path inside the content directory (slash-separated, relative, no . or .. elements)`}}},
 		{"never delivered", guidance.Config{Hooks: []guidance.Hook{with(hello, func(h *guidance.Hook) { h.Lifecycle = guidance.End })}},
-			[]fieldErr{{"hooks[0].lifecycle", "a session hook without a target (on) is delivered at the session's start only, so its lifecycle must be start"}}},
+			[]configtest.FieldErr{{"hooks[0].lifecycle", "a session hook without a target (on) is delivered at the session's start only, so its lifecycle must be start"}}},
 		{"tied to a request", guidance.Config{Hooks: []guidance.Hook{with(hello, func(h *guidance.Hook) { h.RequestID = "7" })}},
-			[]fieldErr{{"hooks[0]", "a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest"}}},
+			[]configtest.FieldErr{{"hooks[0]", "a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest"}}},
 		{"given twice", guidance.Config{App: "notes", Hooks: []guidance.Hook{hello, with(hello, func(h *guidance.Hook) { h.Level = guidance.Must })}},
-			[]fieldErr{{"hooks[1]", "hook notes:session:start:hello is given twice (first at hooks[0]): change its tag, type or lifecycle"}}},
+			[]configtest.FieldErr{{"hooks[1]", "hook notes:session:start:hello is given twice (first at hooks[0]): change its tag, type or lifecycle"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, tt.cfg.Validate())
+			got := configtest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -1,7 +1,7 @@
 package middleware_test
 
 import (
-	"errors"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
 	"testing"
 	"time"
@@ -10,37 +10,12 @@ import (
 	"github.com/hookflow/hookflow/plugins/middleware"
 )
 
-// fieldErr is one *flows.Error of a Validate result, as the table writes it.
-type fieldErr struct{ field, msg string }
-
-// fieldErrs flattens err (an errors.Join of *flows.Error values) into
-// fields and messages, failing on anything else.
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []fieldErr
-	for _, e := range errs {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Fatalf("%v: want a *flows.Error of code invalid", e)
-		}
-		out = append(out, fieldErr{fe.Field, fe.Reason()})
-	}
-	return out
-}
-
 func TestConfigValidate(t *testing.T) {
 	noop := func(*flows.Context) error { return nil }
 	tests := []struct {
 		name string
 		cfg  middleware.Config
-		want []fieldErr
+		want []configtest.FieldErr
 	}{
 		{"zero", middleware.Config{}, nil},
 		{"valid", middleware.Config{Name: "civic", Priority: 10, AsyncTimeout: 5 * time.Second, Chain: []middleware.Middleware{
@@ -48,23 +23,23 @@ func TestConfigValidate(t *testing.T) {
 			{Name: "b", Flows: []middleware.Handlers{{Flow: flows.ToolsCallTool}, {Flow: flows.PromptsGetPrompt}}},
 		}}, nil},
 		{"name with a slash", middleware.Config{Name: "a/b"},
-			[]fieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]configtest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"name with a space", middleware.Config{Name: "a b"},
-			[]fieldErr{{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]configtest.FieldErr{{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"priority out of range", middleware.Config{Priority: math.MaxInt32 + 1},
-			[]fieldErr{{"priority", "priority 2147483648 is out of range [-2147483648, 2147483647]"}}},
+			[]configtest.FieldErr{{"priority", "priority 2147483648 is out of range [-2147483648, 2147483647]"}}},
 		{"negative async_timeout", middleware.Config{AsyncTimeout: -time.Second},
-			[]fieldErr{{"async_timeout", "must not be negative, got -1s"}}},
+			[]configtest.FieldErr{{"async_timeout", "must not be negative, got -1s"}}},
 		{"unnamed middleware", middleware.Config{Chain: []middleware.Middleware{{}}},
-			[]fieldErr{{"chain[0].name", "must not be empty: a middleware's name names its hooks"}}},
+			[]configtest.FieldErr{{"chain[0].name", "must not be empty: a middleware's name names its hooks"}}},
 		{"two of a name", middleware.Config{Chain: []middleware.Middleware{{Name: "a"}, {Name: "a"}}},
-			[]fieldErr{{"chain[1].name", `"a" names two middlewares: names are unique within a chain`}}},
+			[]configtest.FieldErr{{"chain[1].name", `"a" names two middlewares: names are unique within a chain`}}},
 		{"unknown flow", middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: "tools:call-tol"}}}}},
-			[]fieldErr{{"chain[0].flows[0].flow", `unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`}}},
+			[]configtest.FieldErr{{"chain[0].flows[0].flow", `unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`}}},
 		{"a flow twice", middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: flows.ToolsCallTool}, {Flow: flows.ToolsCallTool}}}}},
-			[]fieldErr{{"chain[0].flows[1].flow", `middleware "a" handles tools:call-tool twice: give it one Handlers per flow`}}},
+			[]configtest.FieldErr{{"chain[0].flows[1].flow", `middleware "a" handles tools:call-tool twice: give it one Handlers per flow`}}},
 		{"every problem at once", middleware.Config{Name: "a b", AsyncTimeout: -1, Chain: []middleware.Middleware{{}}},
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`},
 				{"async_timeout", "must not be negative, got -1ns"},
 				{"chain[0].name", "must not be empty: a middleware's name names its hooks"},
@@ -72,7 +47,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, tt.cfg.Validate())
+			got := configtest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

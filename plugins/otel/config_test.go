@@ -2,7 +2,7 @@ package otel_test
 
 import (
 	"context"
-	"errors"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"io"
 	"math"
 	"net/http"
@@ -21,36 +21,11 @@ import (
 	"github.com/hookflow/hookflow/plugins/otel"
 )
 
-// fieldErr is one *flows.Error of a Validate result, as the table writes it.
-type fieldErr struct{ field, msg string }
-
-// fieldErrs flattens err (an errors.Join of *flows.Error values) into
-// fields and messages, failing on anything else.
-func fieldErrs(t *testing.T, err error) []fieldErr {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	var out []fieldErr
-	for _, e := range errs {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Fatalf("%v: want a *flows.Error of code invalid", e)
-		}
-		out = append(out, fieldErr{fe.Field, fe.Reason()})
-	}
-	return out
-}
-
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  otel.Config
-		want []fieldErr
+		want []configtest.FieldErr
 	}{
 		{"zero", otel.Config{}, nil},
 		{"otlp", otel.Config{Flows: []flows.ID{flows.ToolsCallTool}, Exporter: "otlp", Endpoint: "collector:4318", Insecure: true,
@@ -58,43 +33,43 @@ func TestConfigValidate(t *testing.T) {
 			MetricInterval: 10 * time.Second, SampleRatio: 0.25}, nil},
 		{"stderr", otel.Config{Exporter: "stderr", ServiceName: "gateway", SampleRatio: 1}, nil},
 		{"unknown flow", otel.Config{Flows: []flows.ID{flows.ToolsCallTool, "tools:cal-tool"}},
-			[]fieldErr{{"flows[1]", `unknown flow "tools:cal-tool" (did you mean "tools:call-tool"?)`}}},
+			[]configtest.FieldErr{{"flows[1]", `unknown flow "tools:cal-tool" (did you mean "tools:call-tool"?)`}}},
 		{"exporter typo", otel.Config{Exporter: "otpl"},
-			[]fieldErr{{"exporter", `unknown exporter "otpl" (did you mean "otlp"?)`}}},
+			[]configtest.FieldErr{{"exporter", `unknown exporter "otpl" (did you mean "otlp"?)`}}},
 		{"unknown exporter", otel.Config{Exporter: "zipkin"},
-			[]fieldErr{{"exporter", `unknown exporter "zipkin" (want otlp, stdout, stderr)`}}},
+			[]configtest.FieldErr{{"exporter", `unknown exporter "zipkin" (want otlp, stdout, stderr)`}}},
 		{"otlp settings without otlp", otel.Config{Exporter: "stdout", Endpoint: "c:4318", Insecure: true, HeadersEnv: map[string]string{"A": "B"}},
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"endpoint", `applies to the otlp exporter only (exporter is "stdout")`},
 				{"insecure", `applies to the otlp exporter only (exporter is "stdout")`},
 				{"headers_env", `applies to the otlp exporter only (exporter is "stdout")`},
 			}},
 		{"exporter settings without an exporter", otel.Config{ServiceName: "x", MetricInterval: time.Second, SampleRatio: 0.5},
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"service_name", "applies to an exporter only: set exporter"},
 				{"metric_interval", "applies to an exporter only: set exporter"},
 				{"sample_ratio", "applies to an exporter only: set exporter"},
 			}},
 		{"endpoint with a scheme", otel.Config{Exporter: "otlp", Endpoint: "http://collector:4318"},
-			[]fieldErr{{"endpoint", `"http://collector:4318": write host:port without a scheme (set insecure for plain HTTP)`}}},
+			[]configtest.FieldErr{{"endpoint", `"http://collector:4318": write host:port without a scheme (set insecure for plain HTTP)`}}},
 		{"endpoint without a port", otel.Config{Exporter: "otlp", Endpoint: "collector"},
-			[]fieldErr{{"endpoint", `"collector" is not host:port`}}},
+			[]configtest.FieldErr{{"endpoint", `"collector" is not host:port`}}},
 		{"bad headers", otel.Config{Exporter: "otlp", HeadersEnv: map[string]string{"X Auth": "A", "Authorization": "", "X-Key": "K=V"}},
-			[]fieldErr{
+			[]configtest.FieldErr{
 				{"headers_env.Authorization", `"" is not the name of an environment variable`},
 				{"headers_env.X Auth", `"X Auth" is not a header name`},
 				{"headers_env.X-Key", `"K=V" is not the name of an environment variable`},
 			}},
 		{"negative interval", otel.Config{Exporter: "otlp", MetricInterval: -time.Second},
-			[]fieldErr{{"metric_interval", "must not be negative, got -1s"}}},
+			[]configtest.FieldErr{{"metric_interval", "must not be negative, got -1s"}}},
 		{"ratio above one", otel.Config{Exporter: "otlp", SampleRatio: 1.5},
-			[]fieldErr{{"sample_ratio", "must be in [0, 1], got 1.5"}}},
+			[]configtest.FieldErr{{"sample_ratio", "must be in [0, 1], got 1.5"}}},
 		{"ratio NaN", otel.Config{Exporter: "otlp", SampleRatio: math.NaN()},
-			[]fieldErr{{"sample_ratio", "must be in [0, 1], got NaN"}}},
+			[]configtest.FieldErr{{"sample_ratio", "must be in [0, 1], got NaN"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldErrs(t, tt.cfg.Validate())
+			got := configtest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

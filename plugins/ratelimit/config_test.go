@@ -2,8 +2,8 @@ package ratelimit_test
 
 import (
 	"encoding"
-	"errors"
 	"fmt"
+	"github.com/hookflow/hookflow/internal/configtest"
 	"log/slog"
 	"math"
 	"strings"
@@ -14,31 +14,6 @@ import (
 	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
-
-// fieldErrors returns err's *flows.Error values as "field: message"
-// lines, checking that each is a CodeInvalid error.
-func fieldErrors(t *testing.T, err error) []string {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	var list []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	} else {
-		list = []error{err}
-	}
-	var out []string
-	for _, e := range list {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Errorf("error %v is not a CodeInvalid *flows.Error", e)
-			continue
-		}
-		out = append(out, fe.Field+": "+fe.Msg)
-	}
-	return out
-}
 
 // TestConfigValidate: each setting a file can get wrong is reported at
 // its path in the file's spelling, with a message the user can act on.
@@ -73,7 +48,7 @@ func TestConfigValidate(t *testing.T) {
 			[]string{"per_session.rate: must be a finite number ≥ 0 (tokens per second), got -1", "per_session.burst: must be at least 1 when the limit is set, got 0", "timeout: must not be negative, got -1ns"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fieldErrors(t, tc.cfg.Validate())
+			got := configtest.Lines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
