@@ -5,10 +5,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/hookflow/hookflow/internal/redisconf"
 	"log/slog"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -354,30 +354,11 @@ func (m Messages) nextText() func(Transition, *Config) string {
 
 // check reports what is wrong with a Redis configuration.
 func (r *RedisConfig) check(add func(field, format string, args ...any)) {
-	if r.Addr == "" {
-		add("redis.addr", "required: the Redis server's host:port, such as 127.0.0.1:6379")
-	} else if _, port, err := net.SplitHostPort(r.Addr); err != nil || !validPort(port) {
-		add("redis.addr", "want host:port, such as 127.0.0.1:6379, got %q", r.Addr)
-	}
-	if r.PasswordEnv != "" && os.Getenv(r.PasswordEnv) == "" {
-		add("redis.password_env", "environment variable %s is not set", r.PasswordEnv)
-	}
-	if r.DB < 0 {
-		add("redis.db", "must not be negative, got %d", r.DB)
-	}
+	redisconf.Check(r.Addr, r.PasswordEnv, r.DB, add)
 }
 
 // valid reports whether r has nothing to report.
-func (r *RedisConfig) valid() bool {
-	ok := true
-	r.check(func(string, string, ...any) { ok = false })
-	return ok
-}
-
-func validPort(p string) bool {
-	n, err := strconv.ParseUint(p, 10, 16)
-	return err == nil && n > 0
-}
+func (r *RedisConfig) valid() bool { return redisconf.Valid(r.check) }
 
 // store returns the Redis store r describes and its client, for calls
 // bounded by timeout, keeping states idle for idle.
