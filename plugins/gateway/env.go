@@ -1,8 +1,7 @@
 package gateway
 
 import (
-	"os"
-	"runtime"
+	"github.com/hookflow/hookflow/internal/childenv"
 	"strings"
 )
 
@@ -13,29 +12,14 @@ import (
 // the system and the temporary directory, and PATH). The client tokens the
 // gateway reads from its environment, and other upstreams' credentials,
 // are not among them: an upstream reads only what [Environ] gives it.
-func DefaultEnv() []string {
-	if runtime.GOOS == "windows" {
-		return []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
-			"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"}
-	}
-	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
-}
+func DefaultEnv() []string { return childenv.Default() }
 
 // Environ returns the environment a stdio upstream starts with: the
 // variables named by [DefaultEnv] and by inherit, with their values in the
 // gateway's environment (one the gateway's environment does not set is
 // left out, not passed empty), then env's KEY=value entries, which win
 // over an inherited variable of the same name.
-func Environ(inherit, env []string) []string {
-	names := append(DefaultEnv(), inherit...)
-	out := make([]string, 0, len(names)+len(env))
-	for _, k := range names {
-		if v, ok := os.LookupEnv(k); ok {
-			out = append(out, k+"="+v)
-		}
-	}
-	return append(out, env...)
-}
+func Environ(inherit, env []string) []string { return childenv.Environ(inherit, env) }
 
 // checkEnvName refuses a name that cannot be a variable's.
 func checkEnvName(k string) bool {

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hookflow/hookflow/internal/childenv"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -102,27 +102,12 @@ type Server struct {
 // its stdio upstreams): HOME, LOGNAME, PATH, SHELL, TERM and USER (on
 // Windows, the variables that locate the user's profile, the system and
 // the temporary directory, and PATH).
-func DefaultEnv() []string {
-	if runtime.GOOS == "windows" {
-		return []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
-			"PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"}
-	}
-	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
-}
+func DefaultEnv() []string { return childenv.Default() }
 
 // environ returns the environment of s's command: the variables
 // [DefaultEnv] and s.InheritEnv name that the invoker's environment sets
 // (an unset one is left out, not passed empty), then s.Env.
-func (s Server) environ() []string {
-	names := append(DefaultEnv(), s.InheritEnv...)
-	out := make([]string, 0, len(names)+len(s.Env))
-	for _, k := range names {
-		if v, ok := os.LookupEnv(k); ok {
-			out = append(out, k+"="+v)
-		}
-	}
-	return append(out, s.Env...)
-}
+func (s Server) environ() []string { return childenv.Environ(s.InheritEnv, s.Env) }
 
 // Policy is the invoker's policy for one interceptor: what the deployment
 // decides, overriding the author's defaults from the host. Fields left at
