@@ -3,11 +3,7 @@ package intercept
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
@@ -22,15 +18,12 @@ type Plugin struct {
 	// cfg is what the plugin runs with (tokens and names resolved,
 	// defaults filled in at Attach).
 	given Config
-	cfg   Config
+	k     core
 	state flows.Key[*runState]
 
 	mu       sync.Mutex
 	attached bool
-	conns    []*conn
-	ics      []*interceptor
 	passes   []*pass
-	logger   *slog.Logger
 }
 
 // New returns the plugin configured by cfg; the configuration is checked
@@ -38,13 +31,13 @@ type Plugin struct {
 // plugin is attached (at the server's Start). New reads the token_env
 // variables, and splits each policy's ID into Server and Interceptor.
 func New(cfg Config) *Plugin {
-	return &Plugin{given: cfg, cfg: cfg.resolved(), state: flows.NewKey[*runState]("intercept.run")}
+	return &Plugin{given: cfg, k: core{cfg: cfg.resolved()}, state: flows.NewKey[*runState]("intercept.run")}
 }
 
 // Name returns Config.Name, or "intercept".
 func (p *Plugin) Name() string {
-	if p.cfg.Name != "" {
-		return p.cfg.Name
+	if p.k.cfg.Name != "" {
+		return p.k.cfg.Name
 	}
 	return "intercept"
 }
@@ -64,62 +57,16 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if err := p.given.Validate(); err != nil {
 		return err
 	}
-	cfg := &p.cfg
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	} else if cfg.Timeout < 0 {
-		cfg.Timeout = 0
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
-	}
-	if cfg.RetryAfter == 0 {
-		cfg.RetryAfter = DefaultRetryAfter
-	}
-	p.logger = cfg.Logger
-	if p.logger == nil {
-		p.logger = pc.Server.Logger()
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-intercept"}, nil)
-	if err := mcp.AddSendingCustomMethod[*wire.ListParams, *wire.ListResult](client, wire.MethodList); err != nil {
+	if err := p.k.open(context.Background(), pc.Server.Logger()); err != nil {
 		return err
 	}
-	if err := mcp.AddSendingCustomMethod[*wire.InvokeParams, *wire.Result](client, wire.MethodInvoke); err != nil {
-		return err
-	}
-	ctx := context.Background()
-	listed := make([][]wire.Interceptor, len(cfg.Servers))
-	var errs []error
-	for i, s := range cfg.Servers {
-		c := newConn(s, client, cfg.ConnectTimeout, cfg.RetryAfter, p.logger)
-		p.conns = append(p.conns, c)
-		ds, err := c.list(ctx)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("Config.Servers[%d]: %w", i, err))
-			continue
-		}
-		listed[i] = ds
-	}
-	if err := errors.Join(errs...); err != nil {
-		p.closeConns()
-		return err
-	}
-	ics, skipped, err := resolve(cfg, p.conns, listed)
-	for _, s := range skipped {
-		p.logger.Warn("intercept: interceptor skipped: the SEP says to skip a descriptor it does not define", "why", s)
-	}
-	if err != nil {
-		p.closeConns()
-		return err
-	}
-	p.ics = ics
-	p.passes = passes(ics)
+	p.passes = passes(p.k.ics)
 	var hooks []flows.Hook
 	for _, ps := range p.passes {
 		hooks = append(hooks, p.hooks(ps)...)
 	}
 	if err := pc.Hook(hooks...); err != nil {
-		p.closeConns()
+		p.k.close()
 		return err
 	}
 	return nil
@@ -128,7 +75,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 // hooks returns the hooks of one pass in run order: on data hookflow
 // receives (a client's request, the result of a request hookflow sent its
 // client) validate, then mutate: the validators then the mutators; on data
-// it sends, the mutators then the validators (see [Receiving]). They share
+// it sends, the mutators then the validators (see [DirectionOf]). They share
 // one priority, the phase's position, so they run in this order.
 func (p *Plugin) hooks(ps *pass) []flows.Hook {
 	stage, prio := Where(ps.phase)
@@ -139,7 +86,7 @@ func (p *Plugin) hooks(ps *pass) []flows.Hook {
 	for i, ic := range ps.mutators {
 		ms = append(ms, flows.Hook{Flow: ps.flow, Stage: stage, Priority: prio, Name: ic.id, Fn: p.mutate(ps, i)})
 	}
-	if Receiving(ps.flow, ps.phase) {
+	if DirectionOf(ps.flow, ps.phase) == Receive {
 		return append(vs, ms...)
 	}
 	return append(ms, vs...)
@@ -151,17 +98,7 @@ func (p *Plugin) hooks(ps *pass) []flows.Hook {
 func (p *Plugin) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.closeConns()
-}
-
-func (p *Plugin) closeConns() error {
-	var errs []error
-	for _, c := range p.conns {
-		if err := c.close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return p.k.close()
 }
 
 // Step is one interceptor in the plan of a flow: where it runs and why.
@@ -202,7 +139,7 @@ func (p *Plugin) Plan() []Step {
 }
 
 func (p *Plugin) byID(id string) *interceptor {
-	for _, ic := range p.ics {
+	for _, ic := range p.k.ics {
 		if ic.id == id {
 			return ic
 		}

@@ -179,26 +179,34 @@ func passes(ics []*interceptor) []*pass {
 		}
 		for _, phase := range []wire.Phase{wire.Request, wire.Response} {
 			ps := &pass{flow: f.ID, event: event, phase: phase}
-			for _, ic := range ics {
-				if !ic.matches(event, phase) {
-					continue
-				}
-				if ic.desc.Type == wire.Mutation {
-					ps.mutators = append(ps.mutators, ic)
-				} else {
-					ps.validators = append(ps.validators, ic)
-				}
-			}
+			ps.validators, ps.mutators = split(ics, event, phase)
 			if len(ps.validators)+len(ps.mutators) == 0 {
 				continue
 			}
-			slices.SortStableFunc(ps.mutators, func(a, b *interceptor) int {
-				return compareMutators(a, b, phase)
-			})
 			out = append(out, ps)
 		}
 	}
 	return out
+}
+
+// split returns the interceptors of ics that hook event in phase: the
+// validators in configuration order, the mutators in the SEP's order
+// ([compareMutators]). Both sides order their passes with it.
+func split(ics []*interceptor, event string, phase wire.Phase) (validators, mutators []*interceptor) {
+	for _, ic := range ics {
+		if !ic.matches(event, phase) {
+			continue
+		}
+		if ic.desc.Type == wire.Mutation {
+			mutators = append(mutators, ic)
+		} else {
+			validators = append(validators, ic)
+		}
+	}
+	slices.SortStableFunc(mutators, func(a, b *interceptor) int {
+		return compareMutators(a, b, phase)
+	})
+	return validators, mutators
 }
 
 // compareMutators is the SEP's mutator order, the one place the plugin

@@ -1,15 +1,11 @@
 package intercept
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -46,14 +42,6 @@ type passState struct {
 	verdicts  []verdict
 	// ictx is the invocation context sent with every invocation.
 	ictx *wire.InvocationContext
-}
-
-// verdict is the outcome of one invocation.
-type verdict struct {
-	outcome Outcome
-	res     *wire.Result
-	err     error
-	took    time.Duration
 }
 
 // start takes the pass's payload, once.
@@ -120,84 +108,6 @@ func selected(c *flows.Context, ic *interceptor) bool {
 	return ic.desc.Compat.Includes(c.Request().ProtocolVersion)
 }
 
-// invoke calls ic with payload and classifies the answer.
-func (p *Plugin) invoke(ctx context.Context, ic *interceptor, ps *pass, st *passState, payload json.RawMessage) verdict {
-	params := &wire.InvokeParams{Name: ic.desc.Name, Event: ps.event, Phase: ps.phase, Payload: payload,
-		Config: ic.config, Context: st.ictx}
-	if ic.timeout > 0 {
-		// The host stops at timeoutMs and answers with the SEP's timeout
-		// error; the plugin's own deadline, a little later, covers a host
-		// that does not answer at all.
-		params.TimeoutMs = max(1, ic.timeout.Milliseconds())
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, ic.timeout+max(50*time.Millisecond, ic.timeout/10), errNoAnswer)
-		defer cancel()
-	}
-	start := time.Now()
-	res, err := ic.conn.invoke(ctx, params)
-	v := verdict{res: res, took: time.Since(start)}
-	if err == nil {
-		err = malformed(ic, ps.phase, res)
-	}
-	if err != nil {
-		v.err = err
-		v.outcome = failure(ic)
-		return v
-	}
-	if ic.mode == wire.Audit {
-		v.outcome = Audited
-		return v
-	}
-	if ic.desc.Type == wire.Validation {
-		switch {
-		case *res.Valid:
-			v.outcome = Allowed
-		case res.Severity.Blocks():
-			v.outcome = Blocked
-		default:
-			v.outcome = Warned
-		}
-		return v
-	}
-	if *res.Modified {
-		v.outcome = Modified
-	} else {
-		v.outcome = Unchanged
-	}
-	return v
-}
-
-// failure routes an invocation failure by the interceptor's mode and
-// fail-open policy.
-func failure(ic *interceptor) Outcome {
-	switch {
-	case ic.mode == wire.Audit:
-		return FailedAudit
-	case ic.failOpen:
-		return FailedOpen
-	}
-	return FailedClosed
-}
-
-// malformed checks a result against the invocation (the SEP's result-echo
-// integrity): the interceptor's name, its advertised type, the phase, and
-// the fields its type requires.
-func malformed(ic *interceptor, phase wire.Phase, res *wire.Result) error {
-	switch {
-	case res.Interceptor != ic.desc.Name:
-		return fmt.Errorf("malformed result: it is from interceptor %q", res.Interceptor)
-	case res.Type != ic.desc.Type:
-		return fmt.Errorf("malformed result: a %s result from a %s interceptor", res.Type, ic.desc.Type)
-	case res.Phase != phase:
-		return fmt.Errorf("malformed result: phase %q, invoked for %q", res.Phase, phase)
-	case ic.desc.Type == wire.Validation && res.Valid == nil:
-		return errors.New("malformed result: a validation without valid")
-	case ic.desc.Type == wire.Mutation && (res.Modified == nil || len(res.Payload) == 0):
-		return errors.New("malformed result: a mutation without modified and payload")
-	}
-	return nil
-}
-
 // validate is a validator's hook: the first validator hook of a pass runs
 // every validator of the pass concurrently on the same payload and waits
 // for all of them; then each validator's hook reports its own verdict, so
@@ -210,36 +120,20 @@ func (p *Plugin) validate(ps *pass, j int) flows.HookFunc {
 			if err := ps.start(c, st); err != nil {
 				return err
 			}
-			st.verdicts = p.validateAll(c, ps, st)
+			skip := func(ic *interceptor) bool { return !selected(c, ic) }
+			st.verdicts = p.k.validateAll(c.Context(), ps.validators, ps.call(st), st.current, skip)
+			for i, v := range st.verdicts {
+				p.record(c, ps, ps.validators[i], v)
+			}
 			st.validated = true
 		}
-		v := st.verdicts[j]
-		return p.decide(c, ps, ps.validators[j], v)
+		return p.k.blocked(ps.validators[j], ps.phase, st.verdicts[j])
 	}
 }
 
-// validateAll invokes the pass's validators and returns their verdicts in
-// hook order.
-func (p *Plugin) validateAll(c *flows.Context, ps *pass, st *passState) []verdict {
-	out := make([]verdict, len(ps.validators))
-	ctx := c.Context()
-	var wg sync.WaitGroup
-	for i, ic := range ps.validators {
-		if !selected(c, ic) {
-			out[i] = verdict{outcome: Skipped}
-			continue
-		}
-		if len(ps.validators) == 1 {
-			out[i] = p.invoke(ctx, ic, ps, st, st.current)
-			break
-		}
-		wg.Go(func() { out[i] = p.invoke(ctx, ic, ps, st, st.current) })
-	}
-	wg.Wait()
-	for i, v := range out {
-		p.record(c, ps, ps.validators[i], v)
-	}
-	return out
+// call is what the pass's invocations share in this run.
+func (ps *pass) call(st *passState) call {
+	return call{event: ps.event, phase: ps.phase, ictx: st.ictx}
 }
 
 // mutate is a mutator's hook. Mutators run one after another on the
@@ -259,11 +153,22 @@ func (p *Plugin) mutate(ps *pass, i int) flows.HookFunc {
 		if !selected(c, ic) {
 			v = verdict{outcome: Skipped}
 		} else {
-			v = p.invoke(c.Context(), ic, ps, st, st.current)
-			v = p.apply(c, ps, ic, st, v)
+			var commit func()
+			fit := func(payload json.RawMessage) (err error) {
+				if ps.phase == wire.Request {
+					commit, err = prepareRequest(c, ps.event, payload)
+				} else {
+					commit, err = prepareResponse(c, payload)
+				}
+				return err
+			}
+			v = p.k.mutate(c.Context(), ic, ps.call(st), st.current, fit)
+			if v.outcome == Modified {
+				st.current, st.commit = v.res.Payload, commit
+			}
 		}
 		p.record(c, ps, ic, v)
-		if err := p.decide(c, ps, ic, v); err != nil {
+		if err := p.k.blocked(ic, ps.phase, v); err != nil {
 			return err
 		}
 		if last && st.commit != nil {
@@ -274,88 +179,11 @@ func (p *Plugin) mutate(ps *pass, i int) flows.HookFunc {
 	}
 }
 
-// apply takes an active mutator's answer into the pass: a change that
-// cannot replace the run's input or output, or an unchanged payload that
-// differs from the one sent, is a malformed result, routed as a failure.
-func (p *Plugin) apply(c *flows.Context, ps *pass, ic *interceptor, st *passState, v verdict) verdict {
-	switch v.outcome {
-	case Modified:
-		var commit func()
-		var err error
-		if ps.phase == wire.Request {
-			commit, err = prepareRequest(c, ps.event, v.res.Payload)
-		} else {
-			commit, err = prepareResponse(c, v.res.Payload)
-		}
-		if err != nil {
-			v.err, v.outcome = fmt.Errorf("malformed result: %w", err), failure(ic)
-			return v
-		}
-		st.current, st.commit = v.res.Payload, commit
-	case Unchanged:
-		if !sameJSON(v.res.Payload, st.current) {
-			v.err, v.outcome = errors.New("malformed result: modified is false, and the payload differs from the one sent"), failure(ic)
-		}
-	}
-	return v
-}
-
-// decide turns a blocking verdict into the hook's error.
-func (p *Plugin) decide(c *flows.Context, ps *pass, ic *interceptor, v verdict) error {
-	if !v.outcome.Blocks() {
-		return nil
-	}
-	e := &BlockedError{Interceptor: ic.id, Type: ic.desc.Type, Phase: ps.phase, Outcome: v.outcome, Err: v.err, explain: p.cfg.Explain}
-	if v.res != nil {
-		e.Messages = v.res.Messages
-	}
-	return e
-}
-
 // record records an invocation's decision on the run, for the readers of
 // run data (an audit trail), and logs its failure.
 func (p *Plugin) record(c *flows.Context, ps *pass, ic *interceptor, v verdict) {
-	reason := ""
-	switch {
-	case v.err != nil:
-		reason = v.err.Error()
-	case v.res != nil && len(v.res.Messages) > 0:
-		var parts []string
-		for _, m := range v.res.Messages {
-			s := m.Message
-			if m.Path != "" {
-				s = m.Path + ": " + s
-			}
-			parts = append(parts, s)
-		}
-		reason = strings.Join(parts, "; ")
-	}
-	if v.outcome == Audited && v.res != nil {
-		// What the audit-mode interceptor would have done.
-		shadow := "would allow"
-		switch {
-		case v.res.Modified != nil && *v.res.Modified:
-			shadow = "would modify"
-		case v.res.Modified != nil:
-			shadow = "would leave unchanged"
-		case !*v.res.Valid && v.res.Severity.Blocks():
-			shadow = "would block"
-		case !*v.res.Valid:
-			shadow = "would warn"
-		}
-		reason = strings.TrimSuffix(shadow+": "+reason, ": ")
-	}
-	c.Decide(flows.Decision{By: ic.id, What: string(ic.desc.Type) + " " + string(ps.phase),
-		Outcome: v.outcome.String(), Duration: v.took, Reason: reason})
-	if v.err != nil {
-		level := slog.LevelWarn
-		if v.outcome == FailedClosed {
-			level = slog.LevelError
-		}
-		p.logger.LogAttrs(c.Context(), level, "intercept: interceptor failed",
-			slog.String("interceptor", ic.id), slog.String("flow", string(ps.flow)), slog.String("phase", string(ps.phase)),
-			slog.String("outcome", v.outcome.String()), slog.String("request", c.Request().ID), slog.String("error", v.err.Error()))
-	}
+	c.Decide(decision(ic, ps.phase, v))
+	p.k.logFailure(c.Context(), ic, ps.phase, v, slog.String("flow", string(ps.flow)), slog.String("request", c.Request().ID))
 }
 
 // pass returns the run's state of phase, creating the run's state.
