@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/hostcheck"
@@ -49,8 +52,14 @@ type Config struct {
 	// audit decisions.
 	Explain bool `yaml:"explain"`
 	// Logger receives failures of interceptors and hosts; nil uses the
-	// server's logger. Go only.
+	// server's logger (a [Chain]'s: slog.Default()). Go only.
 	Logger *slog.Logger `yaml:"-"`
+	// Decisions receives, on the sending side ([Chain]), every
+	// invocation's decision with the event it was made on, as it is made;
+	// nil drops them (failures are logged either way). The server side
+	// records decisions on the run instead (flows.Context.Decide). Go
+	// only.
+	Decisions func(ctx context.Context, event string, d flows.Decision) `yaml:"-"`
 }
 
 // The defaults of [Config].
@@ -79,6 +88,12 @@ type Server struct {
 	// plugin's own (keep-alive, enough idle connections for concurrent
 	// validators). Go only.
 	HTTPClient *http.Client `yaml:"-"`
+	// Transport, when set, returns a new transport to a host in the same
+	// process, such as one end of mcp.NewInMemoryTransports whose other
+	// end a server serving package host's plugin is connected to
+	// ([host.InMemory] does both); it is called again to reconnect. Give
+	// URL, Command or Transport. Go only.
+	Transport func(ctx context.Context) (mcp.Transport, error) `yaml:"-"`
 	// Command runs the host and talks to it over stdio: the program (a
 	// path, or a name looked up in PATH) and its arguments; no shell.
 	Command []string `yaml:"command"`
@@ -184,16 +199,24 @@ func (c Config) Validate() error {
 			add(at+".name", "%q names two hosts", s.Name)
 		}
 		names = append(names, s.Name)
+		ways := 0
+		for _, set := range []bool{s.URL != "", len(s.Command) > 0, s.Transport != nil} {
+			if set {
+				ways++
+			}
+		}
 		switch {
-		case s.URL == "" && len(s.Command) == 0:
+		case ways == 0:
 			add(at, "set url (streamable HTTP) or command (stdio)")
-		case s.URL != "" && len(s.Command) > 0:
+		case ways > 1 && s.Transport != nil:
+			add(at, "Transport connects to the host: leave url and command out")
+		case ways > 1:
 			add(at, "set url or command, not both")
 		case s.URL != "":
 			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				add(at+".url", "want an http or https URL, got %q", s.URL)
 			}
-		case s.Command[0] == "":
+		case len(s.Command) > 0 && s.Command[0] == "":
 			add(at+".command", "the program is empty")
 		}
 		switch {

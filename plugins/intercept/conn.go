@@ -77,13 +77,16 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // transport returns a new transport to the host.
-func (c *conn) transport() mcp.Transport {
-	if c.srv.URL != "" {
-		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: c.httpClient, MaxRetries: -1, DisableStandaloneSSE: true}
+func (c *conn) transport(ctx context.Context) (mcp.Transport, error) {
+	switch {
+	case c.srv.Transport != nil:
+		return c.srv.Transport(ctx)
+	case c.srv.URL != "":
+		return &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: c.httpClient, MaxRetries: -1, DisableStandaloneSSE: true}, nil
 	}
 	cmd := exec.Command(c.srv.Command[0], c.srv.Command[1:]...)
 	cmd.Env, cmd.Dir = c.srv.environ(), c.srv.Dir
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil
 }
 
 // connect opens a session. ctx bounds the connection (initialize), not the
@@ -94,7 +97,11 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	// Protocol 2025-11-25: on 2026-07-28 every request carries the
 	// client's info and capabilities in _meta, which the host decodes and
 	// checks on every invocation; the extension needs neither.
-	cs, err := c.client.Connect(ctx, c.transport(), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	t, err := c.transport(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", c.where(), err)
+	}
+	cs, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", c.where(), err)
 	}
@@ -109,8 +116,11 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 
 // where names the host for messages: its URL or its program.
 func (c *conn) where() string {
-	if c.srv.URL != "" {
+	switch {
+	case c.srv.URL != "":
 		return fmt.Sprintf("server %q (%s)", c.srv.Name, c.srv.URL)
+	case c.srv.Transport != nil:
+		return fmt.Sprintf("server %q (in process)", c.srv.Name)
 	}
 	return fmt.Sprintf("server %q (command %s)", c.srv.Name, c.srv.Command[0])
 }
