@@ -106,6 +106,13 @@ type Server struct {
 	// loader resolves a relative one against the file's directory).
 	Env []string `yaml:"env"`
 	Dir string   `yaml:"dir" path:"relative"`
+	// Payload is how the host's interceptors get a request: "message"
+	// (wire.ShapeMessage, the default), its method and params as the SEP's
+	// example sends them, {"method": "tools/call", "params": {"name": …,
+	// "arguments": …}}; or "params" (wire.ShapeParams), the params alone, as
+	// the working group's SDKs read them (payload.arguments). A result is
+	// sent as it is either way. Package host reads both.
+	Payload wire.Shape `yaml:"payload"`
 	// InheritEnv names further variables of the invoker's environment the
 	// command gets when they are set there, such as LANG or HTTPS_PROXY.
 	InheritEnv []string `yaml:"inherit_env"`
@@ -226,6 +233,9 @@ func (c Config) Validate() error {
 			add(at, "a token is sent over HTTP only: set url, or leave the token out")
 		case s.TokenEnv != "" && os.Getenv(s.TokenEnv) == "":
 			add(at+".token_env", "environment variable %s is not set", s.TokenEnv)
+		}
+		if _, err := wire.ParseShape(string(s.Payload)); err != nil {
+			add(at+".payload", "want message ({method, params}) or params (the params alone), got %q", string(s.Payload))
 		}
 		for j, e := range s.Env {
 			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {

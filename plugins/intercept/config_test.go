@@ -1,12 +1,15 @@
 package intercept_test
 
 import (
+	"context"
 	"encoding"
 	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework/plugintest"
@@ -45,6 +48,7 @@ func TestConfigValidate(t *testing.T) {
 	cmd := intercept.Server{Name: "cmd", Command: []string{"guard", "-v"}}
 	one := []intercept.Server{web}
 	yes := true
+	inMemory := func(context.Context) (mcp.Transport, error) { return nil, errors.New("not connected") }
 	for _, tc := range []struct {
 		name string
 		cfg  intercept.Config
@@ -52,7 +56,8 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"valid", intercept.Config{Servers: []intercept.Server{
 			{Name: "web", URL: "https://guard.example.com/mcp", TokenEnv: "INTERCEPT_TEST_TOKEN"},
-			{Name: "cmd", Command: []string{"guard"}, Env: []string{"A=1", "B="}, InheritEnv: []string{"LANG"}, Dir: "hosts"},
+			{Name: "cmd", Command: []string{"guard"}, Env: []string{"A=1", "B="}, InheritEnv: []string{"LANG"}, Dir: "hosts", Payload: wire.ShapeParams},
+			{Name: "local", Transport: inMemory, Payload: wire.ShapeMessage},
 		}, Policy: []intercept.Policy{
 			{ID: "web:no-secrets", Mode: wire.Audit, FailOpen: &yes, PriorityHint: wire.Hint(3), Timeout: time.Second,
 				Hooks: []wire.Hook{{Events: []string{"tools/call"}, Phase: wire.Request}}, Config: map[string]any{"strict": true}},
@@ -65,6 +70,10 @@ func TestConfigValidate(t *testing.T) {
 				`servers[3].name: "web" names two hosts`}},
 		{"transport", intercept.Config{Servers: []intercept.Server{{Name: "a"}, {Name: "b", URL: web.URL, Command: cmd.Command}}},
 			[]string{"servers[0]: set url (streamable HTTP) or command (stdio)", "servers[1]: set url or command, not both"}},
+		{"in process", intercept.Config{Servers: []intercept.Server{{Name: "a", URL: web.URL, Transport: inMemory}, {Name: "b", Command: cmd.Command, Transport: inMemory}}},
+			[]string{"servers[0]: Transport connects to the host: leave url and command out", "servers[1]: Transport connects to the host: leave url and command out"}},
+		{"payload", intercept.Config{Servers: []intercept.Server{{Name: "a", URL: web.URL, Payload: "arguments"}}},
+			[]string{`servers[0].payload: want message ({method, params}) or params (the params alone), got "arguments"`}},
 		{"url", intercept.Config{Servers: []intercept.Server{{Name: "a", URL: "ftp://x"}, {Name: "b", URL: "/mcp"}}},
 			[]string{`servers[0].url: want an http or https URL, got "ftp://x"`, `servers[1].url: want an http or https URL, got "/mcp"`}},
 		{"program", intercept.Config{Servers: []intercept.Server{{Name: "a", Command: []string{""}}}}, []string{"servers[0].command: the program is empty"}},

@@ -116,7 +116,11 @@ type verdict struct {
 
 // invoke calls ic with payload and classifies the answer.
 func (k *core) invoke(ctx context.Context, ic *interceptor, cl call, payload json.RawMessage) verdict {
-	params := &wire.InvokeParams{Name: ic.desc.Name, Event: cl.event, Phase: cl.phase, Payload: payload,
+	sent, back, err := shaped(ic.conn.srv.Payload, cl.phase, payload)
+	if err != nil {
+		return verdict{outcome: failure(ic), err: err}
+	}
+	params := &wire.InvokeParams{Name: ic.desc.Name, Event: cl.event, Phase: cl.phase, Payload: sent,
 		Config: ic.config, Context: cl.ictx}
 	if ic.timeout > 0 {
 		// The host stops at timeoutMs and answers with the SEP's timeout
@@ -132,6 +136,9 @@ func (k *core) invoke(ctx context.Context, ic *interceptor, cl call, payload jso
 	v := verdict{res: res, took: time.Since(start)}
 	if err == nil {
 		err = malformed(ic, cl.phase, res)
+	}
+	if err == nil && ic.desc.Type == wire.Mutation {
+		res.Payload, err = back(res.Payload)
 	}
 	if err != nil {
 		v.err = err

@@ -238,7 +238,6 @@ func callThroughClient(t *testing.T, ch *intercept.Chain, args string) outcome {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)})
 	var blocked *intercept.BlockedError
 	if errors.As(err, &blocked) {
-		t.Logf("blocked: %v", blocked.Err)
 		return outcome{deny: true}
 	}
 	if err != nil {
@@ -300,43 +299,51 @@ func TestFixturesChainServerSide(t *testing.T) {
 				if f.server != nil {
 					want = *f.server
 				}
-				p := intercept.New(intercept.Config{Servers: []intercept.Server{serveRoster(t, src, f.roster...)}, Policy: onPhase(f.roster, f.phase)})
-				t.Cleanup(func() { p.Close() })
-				srv := framework.NewServer(&mcp.Implementation{Name: "server"}, nil)
-				if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in noteArgs) (noteArgs, error) {
-					return in, nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				if err := srv.Use(p); err != nil {
-					t.Fatal(err)
-				}
-				if err := srv.Start(); err != nil {
-					t.Fatal(err)
-				}
-				st, ct := mcp.NewInMemoryTransports()
-				if _, err := srv.Connect(context.Background(), st, nil); err != nil {
-					t.Fatal(err)
-				}
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(context.Background(), ct, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer cs.Close()
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(f.args)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := outcome{deny: res.IsError}
-				if !res.IsError {
-					got.final = structured(t, res)
-				}
+				got := callHookflowServer(t, intercept.Config{Servers: []intercept.Server{serveRoster(t, src, f.roster...)}, Policy: onPhase(f.roster, f.phase)}, f.args)
 				if got != want {
 					t.Errorf("%+v, want %+v", got, want)
 				}
 			})
 		}
 	}
+}
+
+// callHookflowServer calls the echo tool of a hookflow server whose
+// intercept plugin is configured by cfg, with args.
+func callHookflowServer(t *testing.T, cfg intercept.Config, args string) outcome {
+	t.Helper()
+	p := intercept.New(cfg)
+	t.Cleanup(func() { p.Close() })
+	srv := framework.NewServer(&mcp.Implementation{Name: "server"}, nil)
+	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in noteArgs) (noteArgs, error) {
+		return in, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Use(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outcome{deny: res.IsError}
+	if !res.IsError {
+		got.final = structured(t, res)
+	}
+	return got
 }
 
 // TestFixturesHost runs the fixtures a host answers (listing, filtered

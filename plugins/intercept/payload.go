@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
 
 // The payloads, as the SEP's payload contract has them: on a request, the
@@ -215,4 +216,34 @@ func decodeNumbers(b []byte) (any, error) {
 	var v any
 	err := d.Decode(&v)
 	return v, err
+}
+
+// shaped returns the payload as a host of shape gets it, and the function
+// that turns a mutator's answer back into the payload of the pass. A
+// request is {"method", "params"} in the pass; a host of shape
+// wire.ShapeParams gets the params alone ({} for a request without
+// params), and its mutator's params are put back under the method. Any
+// other payload is sent as it is.
+func shaped(shape wire.Shape, phase wire.Phase, payload json.RawMessage) (json.RawMessage, func(json.RawMessage) (json.RawMessage, error), error) {
+	same := func(p json.RawMessage) (json.RawMessage, error) { return p, nil }
+	if shape != wire.ShapeParams || phase != wire.Request {
+		return payload, same, nil
+	}
+	var m requestMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		return nil, nil, fmt.Errorf("the payload is not a request: %w", err)
+	}
+	sent := m.Params
+	none := len(sent) == 0 || bytes.Equal(sent, []byte("null"))
+	if none {
+		sent = json.RawMessage(`{}`)
+	}
+	back := func(p json.RawMessage) (json.RawMessage, error) {
+		out := requestMessage{Method: m.Method, Params: p}
+		if none && (sameJSON(p, json.RawMessage(`{}`)) || sameJSON(p, json.RawMessage(`null`))) {
+			out.Params = nil
+		}
+		return json.Marshal(out)
+	}
+	return sent, back, nil
 }

@@ -119,3 +119,34 @@ func (s Severity) String() string { return string(s) }
 // value the SEP does not define, which it routes fail-secure; not for
 // "warn" or "info".
 func (s Severity) Blocks() bool { return s != Warn && s != Info }
+
+// Shape is how an invoker sends a request-phase payload. The SEP types
+// the payload as the value under governance and shows, in its invoke
+// example, a request as its method and params; the working group's
+// conformance fixtures and SDKs send and read the params alone
+// (payload.arguments of a tools/call). Both carry the same request of a
+// known event; a response-phase payload is the result either way.
+type Shape string
+
+// The shapes.
+const (
+	// ShapeMessage is the request's method and params, {"method":
+	// "tools/call", "params": {"name": …, "arguments": …}}: the SEP's
+	// example, and what hookflow sends by default.
+	ShapeMessage Shape = "message"
+	// ShapeParams is the params alone, {"name": …, "arguments": …}: what
+	// interceptors written with the working group's SDKs read.
+	ShapeParams Shape = "params"
+)
+
+// ParseShape returns the shape named s ("" is ShapeMessage), or an error for
+// any other value.
+func ParseShape(s string) (Shape, error) {
+	switch sh := Shape(s); sh {
+	case "":
+		return ShapeMessage, nil
+	case ShapeMessage, ShapeParams:
+		return sh, nil
+	}
+	return "", fmt.Errorf("unknown payload shape %q (want %q or %q)", s, ShapeMessage, ShapeParams)
+}
