@@ -55,6 +55,14 @@
 // hookflow sends: structuredContent and its JSON text). A run that fails
 // has no result for them: the SEP governs success results only, and the
 // isError result of a failed tool call is made after the response phase.
+// The SEP's invoke example sends a request as its method and params,
+// while the working group's fixtures and SDKs send and read the params
+// alone (payload.arguments); the SEP types the payload as the value under
+// governance, so both are allowed. hookflow sends the method and params,
+// which name the operation on their own, and a host's
+// [Server.Payload] "params" sends it the params alone, for interceptors
+// written with the working group's SDKs (a mutator's params are put back
+// under the method). Package host reads both.
 //
 // Every invocation carries the SEP's invocation context: the principal the
 // request runs for (the bearer token's user, else anonymous; its claims
@@ -72,12 +80,14 @@
 // # Order and chain semantics
 //
 // Per flow and phase the interceptors form two passes, ordered by the
-// direction in which the data crosses the trust boundary ([Receiving]):
-// what hookflow receives is validated, then mutated; what it sends is
-// mutated, then validated. A client's request (tools/call,
-// resources/read, …) is received and its result sent; a request hookflow
-// sends its client (sampling/createMessage, elicitation/create,
-// roots/list) is sent, and the client's result received.
+// [Direction] in which the data crosses the trust boundary
+// ([DirectionOf]): what hookflow receives is validated, then mutated;
+// what it sends is mutated, then validated. A client's request
+// (tools/call, resources/read, …) is received and its result sent; a
+// request hookflow sends its client (sampling/createMessage,
+// elicitation/create, roots/list) is sent, and the client's result
+// received. The sending side ([Chain]) runs the same rules the other way
+// round.
 //
 //   - Validators run at the same time, all of them (a blocking verdict does
 //     not cut the pass short), on the same payload. Only valid: false with
@@ -140,6 +150,33 @@
 // what it decided on ("validation request"), its [Outcome], its duration
 // and its reason (messages, the failure, or for audit mode what it would
 // have done). Failures are logged.
+//
+// # The sending side
+//
+// [Chain] runs the same interceptors where a Go host sends requests: an
+// agent, or a gateway calling its upstreams, built on the go-sdk client.
+// [NewChain] takes the same [Config] (hosts over HTTP or stdio, or in
+// process with [Server.Transport] and host.InMemory; policy, timeouts,
+// failOpen, audit mode, the mutators' order) and runs the same
+// invocations; its middleware says the direction:
+//
+//	ch, err := intercept.NewChain(ctx, intercept.Config{Servers: servers, Decisions: record})
+//	client := mcp.NewClient(impl, nil)
+//	client.AddSendingMiddleware(ch.SendingMiddleware())     // requests sent: mutate, validate; results received: validate, mutate
+//	client.AddReceivingMiddleware(ch.ReceivingMiddleware()) // sampling, elicitation, roots received: validate, mutate; answers sent: mutate, validate
+//
+// A blocked request is not sent, and the caller's method (CallTool…)
+// returns the [*BlockedError]; a blocked result is not returned. The
+// mutated request replaces the one the SDK sends, not the caller's
+// params. Each decision goes to [Config.Decisions]. [Chain.Run] runs one
+// pass on a payload, with the direction explicit.
+//
+// Which side runs which interceptors: each side governs what crosses its
+// own boundary. A sender runs the interceptors that keep what it must not
+// send from leaving (its secrets, calls it must never make), and they see
+// the request as it will go out; a receiver runs the interceptors that
+// keep it from acting on what it must not accept, and they see what the
+// other side sent.
 //
 // # Invoker policy
 //

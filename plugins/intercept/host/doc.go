@@ -21,9 +21,10 @@
 // request without a valid token gets 401, and the Authorization header
 // goes no further). To serve interceptors from a server that has
 // other business, attach the [Plugin] with Use; over stdio, run that
-// server with framework.Server.Run. hookgen generates the list of a
-// package's interceptors from //hook:validator and //hook:mutator
-// directives (`hookgen -list`).
+// server with framework.Server.Run; in the invoker's own process,
+// [InMemory] connects to that server without a socket. hookgen generates
+// the list of a package's interceptors from //hook:validator and
+// //hook:mutator directives (`hookgen -list`).
 //
 // # What the host answers
 //

@@ -14,8 +14,10 @@
 //   - the modes are "active" and "audit" (older drafts and some SDKs say
 //     "enforce"; [ParseMode] reads it as active);
 //   - the request-phase payload is the request's method and params
-//     ({"method": "tools/call", "params": {…}}), the response-phase payload
-//     the result;
+//     ({"method": "tools/call", "params": {…}}), as the SEP's invoke
+//     example sends it, the response-phase payload the result; an invoker
+//     may send the params alone ([ShapeParams]), as the working group's
+//     fixtures and SDKs do;
 //   - errors use the standard JSON-RPC codes only: -32602 for an unknown
 //     name, a hook the interceptor does not advertise or bad params, -32603
 //     for a failed or timed-out execution (error.data.reason "timeout");
