@@ -21,7 +21,8 @@ import (
 // is the direction, given wherever a chain runs: [Chain.SendingMiddleware]
 // sends requests (mutate, then validate) and receives their results
 // (validate, then mutate). Build it with [NewChain] and Close it when the
-// client is done.
+// client is done. A Chain is safe for concurrent use: every run has its
+// own passes.
 type Chain struct {
 	k core
 }

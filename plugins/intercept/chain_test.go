@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -281,5 +282,45 @@ func TestChainRun(t *testing.T) {
 				t.Errorf("Run: %v, want an error containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// One chain serves concurrent calls: each call's request and result go
+// through their own passes.
+func TestChainConcurrentCalls(t *testing.T) {
+	ch, err := intercept.NewChain(context.Background(), intercept.Config{Servers: []intercept.Server{inProcessHost(t, "g",
+		edit("tag", "tools/call", host.OnRequest, "call-", "tagged-"),
+		refuse("no-7", "tools/call", host.OnRequest, "tagged-7", "not seven"))}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	cs := connectUpstream(t, (&textTool{}).server(), ch)
+	const n = 12
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "say", Arguments: textArgs{Text: "call-" + strconv.Itoa(i)}})
+			var blocked *intercept.BlockedError
+			switch {
+			case errors.As(err, &blocked):
+				got[i] = "blocked"
+			case err != nil:
+				got[i] = err.Error()
+			default:
+				got[i] = res.Content[0].(*mcp.TextContent).Text
+			}
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		want := "said tagged-" + strconv.Itoa(i)
+		if i == 7 {
+			want = "blocked"
+		}
+		if g != want {
+			t.Errorf("call %d: %q, want %q", i, g, want)
+		}
 	}
 }

@@ -107,6 +107,9 @@ type Step struct {
 	// the hookflow position its hook takes there.
 	Flow  flows.ID
 	Phase wire.Phase
+	// Direction is the way the phase's payload crosses the server's
+	// boundary, which orders its pass ([DirectionOf]).
+	Direction Direction
 	// Hook is the hook's name: "<server>:<interceptor>".
 	Hook string
 	// Type, Mode and FailOpen are the interceptor's, with the policy
@@ -128,7 +131,8 @@ func (p *Plugin) Plan() []Step {
 	for _, ps := range p.passes {
 		for _, h := range p.hooks(ps) {
 			ic := p.byID(h.Name)
-			s := Step{Flow: ps.flow, Phase: ps.phase, Hook: ic.id, Type: ic.desc.Type, Mode: ic.mode, FailOpen: ic.failOpen}
+			s := Step{Flow: ps.flow, Phase: ps.phase, Direction: DirectionOf(ps.flow, ps.phase), Hook: ic.id,
+				Type: ic.desc.Type, Mode: ic.mode, FailOpen: ic.failOpen}
 			if ic.desc.Type == wire.Mutation {
 				s.PriorityHint = ic.hint.For(ps.phase)
 			}

@@ -346,6 +346,23 @@ func TestPlan(t *testing.T) {
 	var got []string
 	for _, st := range s.plugin.Plan() {
 		got = append(got, string(st.Flow)+" "+string(st.Phase)+" "+st.Hook)
+		if want := intercept.DirectionOf(st.Flow, st.Phase); st.Direction != want {
+			t.Errorf("%s %s %s: direction %v, want %v", st.Flow, st.Phase, st.Hook, st.Direction, want)
+		}
+	}
+	for _, tc := range []struct {
+		flow  flows.ID
+		phase wire.Phase
+		want  intercept.Direction
+	}{
+		{flows.ToolsCallTool, wire.Request, intercept.Receive},
+		{flows.ToolsCallTool, wire.Response, intercept.Send},
+		{flows.SamplingCreateMessage, wire.Request, intercept.Send},
+		{flows.SamplingCreateMessage, wire.Response, intercept.Receive},
+	} {
+		if got := intercept.DirectionOf(tc.flow, tc.phase); got != tc.want {
+			t.Errorf("DirectionOf(%s, %s) = %v, want %v", tc.flow, tc.phase, got, tc.want)
+		}
 	}
 	var want []string
 	for _, f := range flows.All() {
