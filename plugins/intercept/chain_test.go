@@ -324,3 +324,45 @@ func TestChainConcurrentCalls(t *testing.T) {
 		}
 	}
 }
+
+// A chain reaches hosts as the plugin does: a command over stdio, and
+// streamable HTTP behind a bearer token.
+func TestChainOverEveryTransport(t *testing.T) {
+	forEachKind(t, func(t *testing.T, kind hostKind) {
+		tests := []struct {
+			serve []string
+			want  string
+		}{
+			{[]string{"upper"}, "SAID HELLO"}, // the request upper-cased when sent, the result when received
+			{[]string{"deny"}, "blocked"},
+			// Mutators run in the SEP's order on both passes: hints c -10,
+			// a 0, b 0 (then by name), d 7.
+			{[]string{"tag-b", "tag-d", "tag-a", "tag-c"}, "said hello+c+a+b+d+c+a+b+d"},
+		}
+		for _, tt := range tests {
+			t.Run(strings.Join(tt.serve, ","), func(t *testing.T) {
+				ch, err := intercept.NewChain(context.Background(), intercept.Config{
+					Servers: []intercept.Server{startHost(t, kind, "g", tt.serve...)}, Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ch.Close()
+				cs := connectUpstream(t, (&textTool{}).server(), ch)
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "say", Arguments: textArgs{Text: "hello"}})
+				got := ""
+				var blocked *intercept.BlockedError
+				switch {
+				case errors.As(err, &blocked):
+					got = "blocked"
+				case err != nil:
+					t.Fatal(err)
+				default:
+					got = res.Content[0].(*mcp.TextContent).Text
+				}
+				if got != tt.want {
+					t.Errorf("got %q, want %q", got, tt.want)
+				}
+			})
+		}
+	})
+}
