@@ -22,7 +22,8 @@ import (
 // blocked request is not sent: the caller's method (CallTool…) returns
 // the [*BlockedError]; a blocked result is not returned either. Other
 // methods (initialize, ping, notifications, the extension's own) pass
-// untouched, and a request that fails has no result pass.
+// untouched, and a request that fails (a JSON-RPC error) has no result
+// pass; a tool result with isError is a result, and has one.
 func (ch *Chain) SendingMiddleware() mcp.Middleware { return ch.middleware(Send) }
 
 // ReceivingMiddleware returns the chain as go-sdk client middleware, for
