@@ -95,7 +95,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	promptContext := false
 	for _, c := range compiled {
 		if c.Trust != Trusted {
-			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, cfg.SettingsFile)
+			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, c.File)
 			if cfg.Untrusted == SkipUntrusted {
 				logger.Warn("command hook skipped: "+msg, "hook", c.Name, "where", c.Where)
 				continue
@@ -128,15 +128,16 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
-	what := fmt.Sprintf("command hook %q runs %s (sha256 %s)", h.Name, h.Identity.Script, h.Identity.SHA256[:16])
-	if h.Identity.Interpreter != "" {
-		what += " with " + h.Identity.Interpreter
-	}
+	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
 	state := "which is not in the trust store " + store
 	if h.Trust == Changed {
 		state = "which changed since it was trusted in " + store
 	}
-	return fmt.Sprintf("%s, %s; review the script, then run: %s", what, state, h.TrustCommand(store, settingsFile))
+	review := "review the script"
+	if h.Identity.Form != FormScript {
+		review = "review the command"
+	}
+	return fmt.Sprintf("%s, %s; %s, then run: %s", what, state, review, h.TrustCommand(store, settingsFile))
 }
 
 // baseEnv is the environment every hook starts from: the allowed

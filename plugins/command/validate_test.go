@@ -30,7 +30,7 @@ func TestConfigValidate(t *testing.T) {
 			MaxConcurrent: 2, ServerName: "notes", AgentToolNames: true, Priority: 10}, nil},
 		{"no interpreters", with(func(c *command.Config) { c.Interpreters = []string{} }), nil},
 		{"no hooks", command.Config{},
-			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file (or set Settings in Go)"}}},
+			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file, or import some (or set Settings in Go)"}}},
 		{"name with a space", with(func(c *command.Config) { c.Name = "my hooks" }),
 			[]configtest.FieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"negative timeout", with(func(c *command.Config) { c.Timeout = -time.Second }),
