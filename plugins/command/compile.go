@@ -303,7 +303,7 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		if failClosed {
 			bad("command", "%s (failClosed)", msg)
 		} else {
-			cp.warn("command hooks: "+msg+"; each run will fail without blocking, as in the agent", "hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
+			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
 		}
 	}
 	if h.Name != "" && !namePattern.MatchString(h.Name) {
@@ -350,7 +350,7 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 	h.Env = env
 	c := &compiled{match: m, cl: cl, hook: h, dir: dir}
 	c.Event, c.Key, c.Matcher, c.Command, c.Path = ev, key, matcherText, h.Command, path
-	c.Protocol, c.OnFailure, c.File, c.Description = h.Protocol, h.OnFailure, src.file, h.Description
+	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, src.file, h.Description, h.Timeout
 	c.Where = src.errorf(path, "").location()
 	c.Name = cmp.Or(name, derivedName(cl, h.Command))
 	if cl.form == FormShell {

@@ -299,6 +299,9 @@ type HookInfo struct {
 	Name string
 	// Command is the command line as written.
 	Command string
+	// Timeout is the hook's timeout as its file sets it (Gemini CLI's
+	// milliseconds read as such); 0 uses Config.Timeout.
+	Timeout time.Duration
 	// Description is the hook's description, as written.
 	Description string
 	// File is the settings file the hook comes from, "" for Go settings.

@@ -93,3 +93,12 @@ func (m matcher) unmatched(text string, tools []string) string {
 	}
 	return text + noToolHint(text)
 }
+
+// subjectName is the name a tool has for matchers: its own, or the agents'
+// name of an MCP tool with Config.AgentToolNames.
+func (p *Plugin) subjectName(tool string) string {
+	if p.cfg.AgentToolNames {
+		return "mcp__" + p.cfg.ServerName + "__" + tool
+	}
+	return tool
+}

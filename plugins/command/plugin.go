@@ -2,9 +2,12 @@ package command
 
 import (
 	"context"
+	"strings"
+
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"log/slog"
 	"os"
 	"slices"
@@ -112,6 +115,18 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if len(untrusted) > 0 {
 		return errors.Join(untrusted...)
 	}
+	if tools := toolMatchers(p.hooks); len(tools) > 0 {
+		var once sync.Once
+		regs = append(regs, flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: cfg.Priority,
+			Name: "matcher-check", Fn: func(c *flows.Context) error {
+				res, ok := c.Output().(*mcp.ListToolsResult)
+				if !ok || res == nil {
+					return nil
+				}
+				once.Do(func() { p.warnUnmatched(tools, res.Tools) })
+				return nil
+			}})
+	}
 	if promptContext {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "prompt-context", Fn: appendPromptContext})
@@ -124,6 +139,36 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
 	}
 	return nil
+}
+
+// toolMatchers returns the hooks of tool events whose matcher selects
+// some tools only.
+func toolMatchers(hooks []*hook) []*hook {
+	var out []*hook
+	for _, h := range hooks {
+		switch h.Event {
+		case PreToolUse, PostToolUse, PostToolUseFailure:
+			if !h.match.all || h.match.tool != "" {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// warnUnmatched warns, once, of each hook whose matcher selects none of
+// the tools the server lists: a guard that never runs.
+func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = p.subjectName(t.Name)
+	}
+	for _, h := range hooks {
+		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.tool != "" && !slices.Contains(names, h.match.tool) {
+			p.logger().Warn("command hook: its matcher selects none of the server's tools, so it never runs",
+				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", h.match.tool, "where", h.Where, "tools", strings.Join(names, ","))
+		}
+	}
 }
 
 // untrustedMessage says why a hook does not run and how to trust it.
