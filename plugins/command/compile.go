@@ -352,6 +352,9 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 	c.Event, c.Key, c.Matcher, c.Command, c.Path = ev, key, matcherText, h.Command, path
 	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, src.file, h.Description, h.Timeout
 	c.Where = src.errorf(path, "").location()
+	if src.file != "" {
+		c.trustArgs = src.opts.trustArgs(src.file)
+	}
 	c.Name = cmp.Or(name, derivedName(cl, h.Command))
 	if cl.form == FormShell {
 		c.Identity = Identity{Form: FormShell, SHA256: lineHash(h.Command), Interpreter: cl.interpreter, Line: h.Command}

@@ -306,6 +306,9 @@ type HookInfo struct {
 	Description string
 	// File is the settings file the hook comes from, "" for Go settings.
 	File string
+	// trustArgs are the arguments of "hookflow hooks trust" that read the
+	// hook's file as the configuration does.
+	trustArgs string
 	// Where locates the hook: file:line:col in a settings file, or its
 	// path in Config.Settings.
 	Where string
@@ -324,7 +327,11 @@ type HookInfo struct {
 // store: for a hook of a settings file, the trust of that file's hooks.
 func (h HookInfo) TrustCommand(store, settingsFile string) string {
 	if settingsFile != "" {
-		return fmt.Sprintf("hookflow hooks trust -store %s %s", shellQuote(store), shellQuote(settingsFile))
+		args := h.trustArgs
+		if args == "" || settingsFile != h.File {
+			args = " " + shellQuote(settingsFile)
+		}
+		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {

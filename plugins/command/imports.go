@@ -46,7 +46,7 @@ type Import struct {
 
 // options returns how the import's file is read.
 func (imp Import) options() fileOptions {
-	o := fileOptions{agent: imp.Agent, lenient: imp.Lenient, failClosed: imp.FailClosed,
+	o := fileOptions{agent: imp.Agent, declared: imp.Agent, lenient: imp.Lenient, failClosed: imp.FailClosed,
 		shell: imp.Shell, runners: imp.Runners}
 	if imp.Plugin != "" {
 		o.pluginRoot = imp.Plugin

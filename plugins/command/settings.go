@@ -158,6 +158,30 @@ type fileOptions struct {
 	// pluginRoot is the Claude Code plugin's directory, "" for a
 	// settings file.
 	pluginRoot string
+	// declared is the agent the import names, before detection.
+	declared Agent
+}
+
+// trustArgs returns the flags of "hookflow hooks trust" that read the file
+// as these options do, and the file or directory it names.
+func (o fileOptions) trustArgs(file string) string {
+	var b strings.Builder
+	if o.declared != AgentAuto {
+		b.WriteString(" -agent " + o.declared.String())
+	}
+	if len(o.shell) > 0 {
+		b.WriteString(" -shell " + shellQuote(strings.Join(o.shell, ",")))
+	}
+	if len(o.runners) > 0 {
+		b.WriteString(" -runners " + shellQuote(strings.Join(o.runners, ",")))
+	}
+	if o.lenient {
+		b.WriteString(" -lenient")
+	}
+	if o.pluginRoot != "" {
+		file = o.pluginRoot
+	}
+	return b.String() + " " + shellQuote(file)
 }
 
 func (s *source) errorf(path, format string, args ...any) *ConfigError {
