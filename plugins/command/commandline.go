@@ -268,18 +268,22 @@ func checkFile(path string, exe bool) (string, error) {
 		return "", fmt.Errorf("runs %s, which is not a regular file", path)
 	}
 	if err := checkNotShared(real, fi); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w%s", err, umaskHint)
 	}
 	// Whoever may write the directory may replace the file.
 	dir := filepath.Dir(real)
 	if di, err := os.Stat(dir); err == nil && di.Mode().Perm()&0o022 != 0 && di.Mode()&fs.ModeSticky == 0 {
-		return "", fmt.Errorf("%s is in %s, which its group or others may write (mode %v): anyone who can replace the file decides what the server runs; chmod go-w %s", path, dir, di.Mode().Perm(), dir)
+		return "", fmt.Errorf("%s is in %s, which its group or others may write (mode %v): anyone who can replace the file decides what the server runs; chmod go-w %s%s", path, dir, di.Mode().Perm(), dir, umaskHint)
 	}
 	if exe && fi.Mode().Perm()&0o111 == 0 {
 		return "", fmt.Errorf("runs %s, which is not executable: chmod +x it, or run it with an interpreter (bash %s)", path, path)
 	}
 	return real, nil
 }
+
+// umaskHint says what to change when a whole checkout is group-writable,
+// as a clone made under umask 002 is.
+const umaskHint = " (a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"
 
 // checkNotShared refuses a file that others than its owner may write:
 // anyone who can change it could change what the server runs.

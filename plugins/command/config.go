@@ -37,9 +37,9 @@ var DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "T
 // (the file's first).
 //
 // Config is also the plugin's section of a configuration file, under the
-// yaml names of its fields. A file names the agent's settings file
-// (settings_file); the hooks themselves stay in the agents' own JSON
-// format there, whose errors carry that file's positions. Settings,
+// yaml names of its fields. A file names the agents' settings files
+// (settings_file, imports); the hooks themselves stay in the agents' own
+// JSON format there, whose errors carry that file's positions. Settings,
 // Logger and Audit are Go-only. A file holds no secret: pass one to hooks
 // from the server's environment with env_allow.
 type Config struct {

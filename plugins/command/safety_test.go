@@ -79,6 +79,7 @@ func TestCommandLine(t *testing.T) {
 		{command: shared, err: "is writable by its group or others (mode -rwxrwxr-x)"},
 		{command: "bash " + f.dir, err: "which is not a regular file"},
 		{command: inOpen, err: "which its group or others may write (mode -rwxrwxrwx): anyone who can replace the file"},
+		{command: "bash " + shared, err: "(a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
