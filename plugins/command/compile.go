@@ -258,8 +258,11 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 			bad("type", "is %q: this build of hookflow parses %s hooks but does not run them yet; load the file with lenient to skip them", h.Type, h.Type)
 		}
 		return nil, errs
+	case "mcp_tool":
+		bad("type", `is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)
+		return nil, errs
 	default:
-		bad("type", "is %q: hook types are command, http, prompt and agent", h.Type)
+		bad("type", "is %q: hook types are command, http, prompt, mcp_tool and agent", h.Type)
 		return nil, errs
 	}
 	if h.If != "" {

@@ -19,10 +19,22 @@ type matcher struct {
 	tool string
 }
 
-// isNameList reports whether s is, for Claude Code, a name or a
-// '|'-separated list of names: only letters, digits, '_' and '|'.
+// isNameList reports whether s is, for Claude Code, a name or a list of
+// names: only letters, digits, '_', '-', spaces, ',' and '|'.
 func isNameList(s string) bool {
-	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_|") == ""
+	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-, |") == ""
+}
+
+// splitNames splits a Claude Code name list at '|' and ',', spaces
+// trimmed.
+func splitNames(s string) []string {
+	var names []string
+	for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // compileMatcher reads a group's matcher as agent's reference says for
@@ -35,7 +47,7 @@ func compileMatcher(s string, agent Agent, ev Event) (matcher, error) {
 		// Gemini CLI matches lifecycle events by exact string.
 		return matcher{names: []string{s}}, nil
 	case agent != AgentGemini && isNameList(s):
-		return matcher{names: strings.Split(s, "|")}, nil
+		return matcher{names: splitNames(s)}, nil
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
@@ -70,19 +82,10 @@ func parseIf(s string, ev Event) (string, error) {
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		return "", fmt.Errorf("%q has an argument pattern, which hookflow does not evaluate: test the arguments in the script (tool_input), or use the tool name alone", s)
 	}
-	if s == "" || !isNameList(s) || strings.Contains(s, "|") {
+	if s == "" || !isNameList(s) || strings.ContainsAny(s, "|, ") {
 		return "", fmt.Errorf("%q is not a tool name", s)
 	}
 	return s, nil
-}
-
-// noToolHint says why a matcher that matches none of tools may have been
-// meant otherwise.
-func noToolHint(s string) string {
-	if strings.Contains(s, ",") {
-		return ` (it reads as a regular expression: the agents separate names with "|", not ",")`
-	}
-	return ""
 }
 
 // unmatched returns the matcher's text when it selects none of tools, for
@@ -91,7 +94,10 @@ func (m matcher) unmatched(text string, tools []string) string {
 	if m.all || slices.ContainsFunc(tools, m.match) {
 		return ""
 	}
-	return text + noToolHint(text)
+	if m.re != nil && strings.Contains(text, ",") {
+		return text + ` (read as a regular expression: in this file's format, names are separated by "|")`
+	}
+	return text
 }
 
 // subjectName is the name a tool has for matchers: its own, or the agents'

@@ -22,18 +22,20 @@ func TestMatchersAsAgents(t *testing.T) {
 	}{
 		{"claude", "delete", true},
 		{"claude", "echo|delete", true},
-		{"claude", "del", false},          // a name, not a prefix
-		{"claude", "de.*", true},          // a regular expression
-		{"claude", "^elete", false},       // anchored by hand
-		{"claude", "elet", false},         // letters only: exact
-		{"claude", "de-lete|delet", true}, // '-' makes it an unanchored regular expression
+		{"claude", "del", false},           // a name, not a prefix
+		{"claude", "de.*", true},           // a regular expression
+		{"claude", "^elete", false},        // anchored by hand
+		{"claude", "elet", false},          // letters only: exact
+		{"claude", "echo, delete", true},   // a comma-separated list, spaces trimmed
+		{"claude", "de-lete|delet", false}, // '-' is a name's: a list of names
 		{"codex", "delete|echo", true},
 		{"gemini", "del", true}, // Gemini CLI: always a regular expression
 		{"gemini", "^echo$", false},
+		{"gemini", "echo, delete", false}, // a regular expression, which matches neither
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent+" "+tt.matcher, func(t *testing.T) {
-			file := f.path(tt.agent + "-" + strings.NewReplacer("|", "_", "*", "_", "^", "_", "$", "_").Replace(tt.matcher) + ".json")
+			file := f.path(tt.agent + "-" + strings.NewReplacer("|", "_", "*", "_", "^", "_", "$", "_", ",", "_", " ", "_").Replace(tt.matcher) + ".json")
 			event := "PreToolUse"
 			if tt.agent == "gemini" {
 				event = "BeforeTool"
@@ -57,22 +59,28 @@ func TestMatchersAsAgents(t *testing.T) {
 }
 
 // A matcher that selects none of the server's tools is a guard that never
-// runs: the first listing of the tools warns of it, with a hint for a
-// comma-separated list.
+// runs: the first listing of the tools warns of it, once, with a hint for
+// a comma-separated list read as a regular expression.
 func TestUnmatchedMatcherWarning(t *testing.T) {
 	f := newFixture(t)
+	f.script("block.sh", bash+"exit 0\n")
 	root := copyCorpus(t, f, "claude")
+	gemini := f.path("settings.json")
+	if err := os.WriteFile(gemini, []byte(`{"hooks": {"BeforeTool": [{"matcher": "echo, delete", "hooks": [{"type": "command", "command": "bash block.sh"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := f.config(nil)
 	cfg.Imports = []command.Import{{File: root + "/.claude/settings.json",
-		Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}}
+		Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}, {File: gemini, Agent: command.AgentGemini, Dir: f.dir}}
 	s := f.serve(cfg)
 	s.Session().ToolNames()
 	s.Session().ToolNames()
-	warned := f.log.find("its matcher selects none of the server's tools", `Edit, Write (it reads as a regular expression: the agents separate names with \"|\", not \",\")`)
-	if len(warned) != 1 {
-		t.Errorf("warnings %q", f.log.find("matcher"))
+	for _, want := range []string{`matcher="Edit, Write"`, `matcher="echo, delete (read as a regular expression: in this file's format, names are separated by \"|\")"`} {
+		if len(f.log.find("its matcher selects none of the server's tools", want)) != 1 {
+			t.Errorf("no warning with %s in %q", want, f.log.find("matcher"))
+		}
 	}
-	if got := f.log.find("its matcher selects none"); len(got) != 1 {
-		t.Errorf("%d warnings, want 1 (for the one matcher, once): %q", len(got), got)
+	if got := f.log.find("its matcher selects none"); len(got) != 2 {
+		t.Errorf("%d warnings, want 2 (one per matcher, once): %q", len(got), got)
 	}
 }
