@@ -94,3 +94,54 @@ func TestRunnerOptIn(t *testing.T) {
 		t.Errorf("identity %v", id)
 	}
 }
+
+// The command line is split as a shell would split it, without one:
+// quotes, escapes and continuations removed, the hook's variables and ~
+// expanded, NAME=value prefixes set in the environment.
+func TestCommandWords(t *testing.T) {
+	t.Setenv("HOME", "/home/hooks")
+	f := newFixture(t)
+	f.script("argv.sh", bash+`printf '%s\n' "$@" > "$CLAUDE_PROJECT_DIR/argv.txt"; printf '%s' "$MODE" > "$CLAUDE_PROJECT_DIR/mode.txt"`+"\n")
+	line := `MODE='a b' bash argv.sh 'single $X' "double \"q\" \$HOME" back\ slash ~/notes "$CLAUDE_PROJECT_DIR"/x pre${EXTRA}post con\
+tinued 'a'"b"c`
+	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line}))
+	cfg.Env = map[string]string{"EXTRA": "-mid-"}
+	cfg.EnvAllow = []string{"PATH", "HOME"}
+	s := f.serve(cfg)
+	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
+		t.Fatal(r.Text())
+	}
+	argv, err := os.ReadFile(f.path("argv.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{"single $X", `double "q" $HOME`, "back slash", "/home/hooks/notes", f.dir + "/x", "pre-mid-post", "continued", "abc"}, "\n") + "\n"
+	if string(argv) != want {
+		t.Errorf("argv:\n%s\nwant:\n%s", argv, want)
+	}
+	if mode, _ := os.ReadFile(f.path("mode.txt")); string(mode) != "a b" {
+		t.Errorf("MODE = %q, want %q", mode, "a b")
+	}
+}
+
+// A command line and a settings file are bounded: a 100 KB line and a
+// 5 MB file are refused with their limits, not read into every hook.
+func TestCommandBounds(t *testing.T) {
+	f := newFixture(t)
+	f.script("guard.sh", bash+"exit 0\n")
+	long := "bash guard.sh " + strings.Repeat("a", 100<<10)
+	if _, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: long}))); err == nil ||
+		!strings.Contains(err.Error(), "more than the 65536 a command may have") {
+		t.Errorf("a 100 KB line: %v", err)
+	}
+	big := f.path("big.json")
+	data := `{"hooks": {}, "pad": "` + strings.Repeat("x", 5<<20) + `"}`
+	if err := os.WriteFile(big, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config(nil)
+	cfg.Imports = []command.Import{{File: big}}
+	if _, err := command.Inspect(cfg); err == nil || !strings.Contains(err.Error(), "more than the 4194304 bytes a settings file may have") {
+		t.Errorf("a 5 MB file: %v", err)
+	}
+}

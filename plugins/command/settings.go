@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -212,12 +213,17 @@ const maxSettingsBytes = 4 << 20
 
 // readSettingsFile reads the "hooks" object of an agent's settings file.
 func readSettingsFile(file string, opts fileOptions) (Settings, *source, error) {
-	if fi, err := os.Stat(file); err == nil && fi.Size() > maxSettingsBytes {
-		return nil, nil, fmt.Errorf("hook settings %s: %d bytes, more than the %d a settings file may have", file, fi.Size(), maxSettingsBytes)
-	}
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+	}
+	if len(data) > maxSettingsBytes {
+		return nil, nil, fmt.Errorf("hook settings %s: more than the %d bytes a settings file may have", file, maxSettingsBytes)
 	}
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
