@@ -23,6 +23,8 @@ type compiled struct {
 	stamp fileStamp
 	// dir is the hook's working directory: its file's project directory.
 	dir string
+	// args re-checks the files a program's line names.
+	args argCheck
 }
 
 // compiler compiles the hooks of every source of a configuration.
@@ -371,6 +373,12 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		c.Identity = Identity{Form: cl.form, Script: cl.script, SHA256: sum, Interpreter: cl.interpreter}
 		if cl.form != FormScript {
 			c.Identity.Line = h.Command
+			files, stamps, err := argFiles(cl.argv[1:], dir)
+			if err != nil {
+				bad("command", "%v", err)
+				return nil, errs
+			}
+			c.Identity.Files, c.args.stamps = files, stamps
 		}
 	}
 	if cp.store != nil {

@@ -145,3 +145,32 @@ func TestCommandBounds(t *testing.T) {
 		t.Errorf("a 5 MB file: %v", err)
 	}
 }
+
+// A program that is no interpreter of the configuration still runs the
+// files its line names (sh guard.sh, python guard.py): their content is
+// part of the trust, checked at start and before each run.
+func TestProgramFilesTrust(t *testing.T) {
+	f := newFixture(t)
+	f.script("guard.sh", "exit 0\n")
+	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "sh guard.sh"}))
+	cfg.Interpreters = []string{"bash"}
+	s := f.serve(cfg)
+	infos, err := command.Inspect(cfg)
+	if err != nil || infos[0].Identity.Form != command.FormProgram || len(infos[0].Identity.Files) != 1 ||
+		infos[0].Identity.Files[0].Path != f.path("guard.sh") {
+		t.Fatalf("identity: %+v, %v", infos, err)
+	}
+	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
+		t.Fatal(r.Text())
+	}
+	if err := os.WriteFile(f.path("guard.sh"), []byte("echo edited >&2; exit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.Call(plugintest.ToolEcho, echoHi).WantToolError(command.UntrustedText)
+	if len(f.log.find("the file "+f.path("guard.sh")+" its command names changed since it was trusted")) != 1 {
+		t.Errorf("no warning of the edited file: %q", f.log.find("changed"))
+	}
+	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == command.Trusted {
+		t.Errorf("after the edit: %+v, %v", infos, err)
+	}
+}

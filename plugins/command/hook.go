@@ -163,6 +163,9 @@ func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exit
 // for: when its stat changed since the last check, it is hashed again.
 // It returns why not, or "".
 func (h *hook) verify() string {
+	if msg := h.args.verify(h.Identity.Files, h.TrustCommand(h.p.cfg.TrustStore, h.File)); msg != "" {
+		return msg
+	}
 	if h.Identity.Script == "" {
 		return "" // a shell line: its identity is the line, fixed at start
 	}

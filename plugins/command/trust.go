@@ -36,6 +36,8 @@ type Identity struct {
 	// Line is the exact command line, for the program, runner and shell
 	// forms, whose arguments decide what runs.
 	Line string `json:"line,omitempty"`
+	// Files are the files a program's or runner's line names, by content.
+	Files []FileSum `json:"files,omitempty"`
 }
 
 // String describes the identity for people: what runs, its SHA-256's
@@ -50,9 +52,9 @@ func (id Identity) String() string {
 	case FormShell:
 		return fmt.Sprintf("shell line %q (sha256 %s) run by %s", id.Line, short, id.Interpreter)
 	case FormProgram:
-		return fmt.Sprintf("program %s (sha256 %s) as %q", id.Script, short, id.Line)
+		return fmt.Sprintf("program %s (sha256 %s) as %q%s", id.Script, short, id.Line, filesText(id.Files))
 	case FormRunner:
-		return fmt.Sprintf("runner %s (sha256 %s) as %q, which fetches code at run time that this trust does not cover", id.Script, short, id.Line)
+		return fmt.Sprintf("runner %s (sha256 %s) as %q%s, which fetches code at run time that this trust does not cover", id.Script, short, id.Line, filesText(id.Files))
 	}
 	s := fmt.Sprintf("%s (sha256 %s)", id.Script, short)
 	if id.Interpreter != "" {
@@ -61,10 +63,20 @@ func (id Identity) String() string {
 	return s
 }
 
+// filesText lists the files of a line for people.
+func filesText(files []FileSum) string {
+	s := ""
+	for _, f := range files {
+		s += fmt.Sprintf(" with %s (sha256 %.16s)", f.Path, f.SHA256)
+	}
+	return s
+}
+
 // sameCode reports whether a and b run the same code: same form, content,
 // interpreter and line, wherever the file is.
 func (id Identity) sameCode(o Identity) bool {
-	return id.Form == o.Form && id.SHA256 == o.SHA256 && id.Interpreter == o.Interpreter && id.Line == o.Line
+	return id.Form == o.Form && id.SHA256 == o.SHA256 && id.Interpreter == o.Interpreter && id.Line == o.Line &&
+		sameSums(id.Files, o.Files)
 }
 
 // sameFile reports whether a and b are the same file (or line) run the
