@@ -70,7 +70,7 @@ func runHooksList(args []string, io stdio) int {
 		fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
 		return exitFailed
 	}
-	code := exitOK
+	code, trust := exitOK, ""
 	fmt.Fprintf(tw, "TRUST\tEVENT\tMATCHER\tNAME\tCOMMAND\tWHERE\n")
 	for _, h := range hooks {
 		matcher := h.Matcher
@@ -79,12 +79,12 @@ func runHooksList(args []string, io stdio) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Trust, h.Key, matcher, h.Name, h.Command, h.Where)
 		if h.Trust != cmdhooks.Trusted {
-			code = exitFailed
+			code, trust = exitFailed, h.TrustCommand(sf.store, h.File)
 		}
 	}
 	tw.Flush()
 	if code != exitOK {
-		fmt.Fprintf(io.err, "some hooks are not trusted; review their scripts, then run: hookflow hooks trust -store %s %s\n", sf.store, fs.Arg(0))
+		fmt.Fprintf(io.err, "some hooks are not trusted; review what they run, then run: %s\n", trust)
 	}
 	return code
 }
