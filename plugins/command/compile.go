@@ -98,17 +98,17 @@ func unwrapAll(err error) []error {
 	return nil
 }
 
-// entryPath returns the group or hook a settings path lies in
-// ("hooks.PreToolUse[0]" or "hooks.PreToolUse[0].hooks[1]"), or "" for a
-// path above the groups.
+// entryPath returns the event, group or hook a settings path lies in
+// ("hooks.PreToolUse", "hooks.PreToolUse[0]" or
+// "hooks.PreToolUse[0].hooks[1]"), or "" for a path above the events.
 func entryPath(p string) string {
 	rest, ok := strings.CutPrefix(p, "hooks.")
-	if !ok {
+	if !ok || rest == "" {
 		return ""
 	}
 	i := strings.IndexByte(rest, '[')
 	if i < 0 {
-		return ""
+		return p // an event's value
 	}
 	j := strings.IndexByte(rest[i:], ']')
 	if j < 0 {
@@ -124,12 +124,17 @@ func entryPath(p string) string {
 }
 
 // skipBad reports whether path (a group or hook) holds a problem the
-// decoder found in a lenient file: its hooks are left out.
+// decoder found in a lenient file, its hooks aside: then it is left out.
+// A group with a bad hook keeps its other hooks; a group with a bad
+// matcher is left out whole, never read as "match everything".
 func skipBad(src *source, path string) bool {
 	if !src.opts.lenient {
 		return false
 	}
 	for _, b := range src.bad {
+		if strings.HasPrefix(b, path+".hooks[") && !strings.Contains(path, ".hooks[") {
+			continue // a hook's problem: the hook is skipped, not its group
+		}
 		if b == path || strings.HasPrefix(b, path+".") || strings.HasPrefix(b, path+"[") {
 			return true
 		}
@@ -164,7 +169,7 @@ func (cp *compiler) add(s Settings, src *source, dir string) {
 		}
 		for gi, g := range s[key] {
 			gpath := fmt.Sprintf("%s[%d]", path, gi)
-			if skipBad(src, gpath) && !slices.ContainsFunc(src.bad, func(b string) bool { return strings.HasPrefix(b, gpath+".hooks[") }) {
+			if skipBad(src, gpath) {
 				continue
 			}
 			m, err := compileMatcher(g.Matcher, src.opts.agent, ev)

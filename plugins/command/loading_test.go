@@ -17,8 +17,10 @@ const badSettings = `{
       {"hooks": [{"type": "agent", "prompt": "Check the call"}]},
       {"hooks": [{"type": "command", "command": "bash block.sh | tee log"}]},
       {"hooks": [{"type": "http", "url": "https://policy.example/hook", "allowedEnvVars": ["TOKEN"]}]},
-      {"matcher": "(", "hooks": [{"type": "command", "command": "bash block.sh"}]}
+      {"matcher": "(", "hooks": [{"type": "command", "command": "bash block.sh"}]},
+      {"matcher": 7, "hooks": [{"type": "command", "command": "bash block.sh"}, {"type": "command", "command": "bash block.sh", "async": true}]}
     ],
+    "PostToolUse": {"matcher": "echo"},
     "PreToolUze": [{"hooks": [{"type": "command", "command": "bash block.sh"}]}]
   }
 }
@@ -40,7 +42,10 @@ func TestStrictAndLenient(t *testing.T) {
 		`:7:49: hooks.PreToolUse[3].hooks[0].command: needs a shell: it holds a pipeline ("|")`,
 		`:8:27: hooks.PreToolUse[4].hooks[0].type: is "http": this build of hookflow parses http hooks but does not run them yet`,
 		`:9:19: hooks.PreToolUse[5].matcher: "(" is not a valid regular expression`,
-		`:11:5: hooks.PreToolUze: unknown event "PreToolUze" (did you mean "PreToolUse"?)`,
+		`:10:19: hooks.PreToolUse[6].matcher: must be a string, not a number`,
+		`:10:138: hooks.PreToolUse[6].hooks[1].async: is not supported`,
+		`:12:20: hooks.PostToolUse: must be an array of matcher groups, not an object`,
+		`:13:5: hooks.PreToolUze: unknown event "PreToolUze" (did you mean "PreToolUse"?)`,
 	}
 	cfg := f.config(nil)
 	cfg.Imports = []command.Import{{File: file, Dir: f.dir}}
