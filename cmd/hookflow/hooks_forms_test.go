@@ -39,6 +39,8 @@ func TestHooksTrustForms(t *testing.T) {
 	store := filepath.Join(dir, "store", "trusted-hooks.json")
 	code, out, errOut := runCmd(t, "", "hooks", "list", "-store", store, plugin)
 	wantRun(t, code, exitFailed, out, errOut, `needs a shell: it holds a pipeline ("|")`, `allow it explicitly with "runner": true`)
+	code, out, errOut = runCmd(t, "", "hooks", "list", "-store", store, "-lenient", plugin)
+	wantRun(t, code, exitFailed, out, errOut, "entry skipped (lenient)", "needs a shell: it holds a pipeline", "untrusted  PreToolUse  *        guard")
 	code, out, errOut = runCmd(t, "", "hooks", "trust", "-store", store, "-shell", "*", "-runners", "go", plugin)
 	wantRun(t, code, exitOK, out, errOut, "trusted: PreToolUse guard: "+filepath.Join(plugin, "scripts", "guard.sh"),
 		`trusted: PreToolUse cat: shell line "cat | head -c 10"`, `trusted: PreToolUse go: runner `)

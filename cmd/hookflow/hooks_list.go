@@ -60,7 +60,7 @@ func runHooksList(args []string, io stdio) int {
 		tw.Flush()
 		return exitOK
 	}
-	cfg, err := sf.config(fs.Arg(0))
+	cfg, err := sf.config(fs.Arg(0), io.err)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks %s: %v\n", fs.Name()[len("hookflow hooks "):], err)
 		return exitUsage

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -35,8 +36,9 @@ func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
 }
 
 // config is the plugin configuration that reads settings as the server
-// does: a settings file, or a Claude Code plugin's directory.
-func (s *storeFlags) config(settings string) (cmdhooks.Config, error) {
+// does: a settings file, or a Claude Code plugin's directory. Its
+// warnings (skipped entries, missing programs) go to warn.
+func (s *storeFlags) config(settings string, warn io.Writer) (cmdhooks.Config, error) {
 	imp := cmdhooks.Import{File: settings, Dir: s.dir, Lenient: s.lenient, Shell: list(s.shell), Runners: list(s.runners)}
 	if fi, err := os.Stat(settings); err == nil && fi.IsDir() {
 		imp.File, imp.Plugin = "", settings
@@ -44,8 +46,15 @@ func (s *storeFlags) config(settings string) (cmdhooks.Config, error) {
 	if err := imp.Agent.UnmarshalText([]byte(s.agent)); err != nil {
 		return cmdhooks.Config{}, fmt.Errorf("-agent: %s", flows.Reason(err))
 	}
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
 	return cmdhooks.Config{Imports: []cmdhooks.Import{imp}, Dir: s.dir, TrustStore: s.store,
-		Interpreters: strings.Split(s.interpreters, ",")}, nil
+		Interpreters: strings.Split(s.interpreters, ","),
+		Logger:       slog.New(slog.NewTextHandler(warn, &slog.HandlerOptions{ReplaceAttr: noTime}))}, nil
 }
 
 // list splits a comma-separated flag; "" is none.

@@ -44,7 +44,7 @@ func runHooksTrust(args []string, io stdio) int {
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, err := sf.config(fs.Arg(0))
+	cfg, err := sf.config(fs.Arg(0), io.err)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks %s: %v\n", fs.Name()[len("hookflow hooks "):], err)
 		return exitUsage

@@ -177,7 +177,7 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 	}
 	if isRunner(words) {
 		if !o.runner {
-			return cl, fmt.Errorf("runs %s, which fetches the code it runs when it runs, so no hash can vouch for it: allow it explicitly with \"runner\": true on the hook (or list %s under the import's runners); the trust listing then shows it as a runner", excerpt(strings.Join(words, " ")), prog)
+			return cl, fmt.Errorf("runs %s, which fetches the code it runs when it runs, so no hash can vouch for it: allow it explicitly with \"runner\": true on the hook (or list %s under the import's runners); the trust listing then shows it as a runner", strings.Join(words[:min(2, len(words))], " "), prog)
 		}
 		return programLine(cl, FormRunner, words)
 	}

@@ -439,14 +439,20 @@ func checkRemoteHook(h Hook, bad func(field, format string, args ...any)) {
 // Inspect compiles cfg's hooks as Start would (defaults applied, every
 // command resolved and its script hashed) and says what the trust store
 // makes of each, without starting anything: the "hookflow hooks" verbs
-// use it. Settings errors are *ConfigError values, all at once.
+// use it. Settings errors are *ConfigError values, all at once; the
+// warnings Start would log (skipped entries, missing programs) go to
+// Config.Logger when it is set.
 func Inspect(cfg Config) ([]HookInfo, error) {
 	cfg = cfg.withDefaults()
 	store, err := LoadTrustStore(cfg.TrustStore)
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := compile(cfg, store, func(string, ...any) {})
+	warn := func(string, ...any) {}
+	if cfg.Logger != nil {
+		warn = cfg.Logger.Warn
+	}
+	hooks, err := compile(cfg, store, warn)
 	infos := make([]HookInfo, len(hooks))
 	for i, h := range hooks {
 		infos[i] = h.HookInfo
