@@ -78,6 +78,7 @@ func (f *fixture) config(s command.Settings) command.Config {
 // trust trusts every hook of cfg, as "hookflow hooks trust" does.
 func (f *fixture) trust(cfg command.Config) {
 	f.t.Helper()
+	cfg.Logger = nil // the server logs its warnings; trusting is quiet
 	infos, err := command.Inspect(cfg)
 	if err != nil {
 		f.t.Fatalf("Inspect: %v", err)

@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -60,7 +61,9 @@ func TestStrictAndLenient(t *testing.T) {
 	}
 
 	cfg.Imports[0].Lenient = true
-	infos, err := command.Inspect(cfg)
+	quiet := cfg
+	quiet.Logger = nil
+	infos, err := command.Inspect(quiet)
 	if err != nil || len(infos) != 1 || infos[0].Path != "hooks.PreToolUse[0].hooks[0]" {
 		t.Fatalf("lenient: %+v, %v", infos, err)
 	}
@@ -89,12 +92,20 @@ func TestMissingProgram(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := f.config(hooksFor("PreToolUse", "", tt.hook))
-			if _, err := command.Inspect(cfg); err != nil {
+			quiet := cfg
+			quiet.Logger = nil
+			if _, err := command.Inspect(quiet); err != nil {
 				t.Fatalf("a missing program refused the settings: %v", err)
 			}
 			f.serve(cfg)
 			if len(f.log.find(tt.msg, `hook="`+tt.hook.Name+`"`)) != 1 {
 				t.Errorf("no warning naming the hook: %q", f.log.find(tt.msg))
+			}
+			// Inspect, as "hookflow hooks list" runs it, logs the same.
+			seen := &records{}
+			quiet.Logger = slog.New(seen)
+			if _, err := command.Inspect(quiet); err != nil || len(seen.find(tt.msg)) != 1 {
+				t.Errorf("Inspect logged %q, %v", seen.find(""), err)
 			}
 			tt.hook.FailClosed = true
 			_, err := command.Inspect(f.config(hooksFor("PreToolUse", "", tt.hook)))
