@@ -11,7 +11,7 @@ func hooksListVerb() hooksVerb {
 	return hooksVerb{name: "list", summary: "list the trust store, or a settings file's command hooks and their trust", run: runHooksList}
 }
 
-const listUsage = `hookflow hooks list [-store FILE] [-dir DIR] [-interpreters LIST] [SETTINGS_FILE]
+const listUsage = `hookflow hooks list [-store FILE] [-dir DIR] [-interpreters LIST] [-agent A] [-shell LIST] [-runners LIST] [-lenient] [SETTINGS_FILE|PLUGIN_DIR]
 
 Without SETTINGS_FILE, lists the trusted scripts of the store. With it,
 lists each command hook the server would run, and whether the store
@@ -37,23 +37,40 @@ func runHooksList(args []string, io stdio) int {
 			fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
 			return exitFailed
 		}
-		fmt.Fprintf(tw, "SCRIPT\tSHA256\tINTERPRETER\tTRUSTED AT\n")
+		fmt.Fprintf(tw, "SCRIPT\tSHA256\tINTERPRETER\tFORM\tTRUSTED AT\n")
 		for _, e := range store.Entries {
 			interp := e.Interpreter
 			if interp == "" {
 				interp = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Script, short(e.SHA256), interp, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
+			// A shell line is its line; a program's and a runner's line is
+			// part of what is trusted; a runner's fetched code is not.
+			what, form := e.Script, e.Form.String()
+			switch e.Form {
+			case cmdhooks.FormShell:
+				what = fmt.Sprintf("%q", e.Line)
+			case cmdhooks.FormProgram:
+				what += fmt.Sprintf(" as %q", e.Line)
+			case cmdhooks.FormRunner:
+				what += fmt.Sprintf(" as %q", e.Line)
+				form = "runner: fetches code at run time, not covered"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, short(e.SHA256), interp, form, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
 		}
 		tw.Flush()
 		return exitOK
 	}
-	hooks, err := cmdhooks.Inspect(sf.config(fs.Arg(0)))
+	cfg, err := sf.config(fs.Arg(0), io.err)
+	if err != nil {
+		fmt.Fprintf(io.err, "hookflow hooks %s: %v\n", fs.Name()[len("hookflow hooks "):], err)
+		return exitUsage
+	}
+	hooks, err := cmdhooks.Inspect(cfg)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
 		return exitFailed
 	}
-	code := exitOK
+	code, trust := exitOK, ""
 	fmt.Fprintf(tw, "TRUST\tEVENT\tMATCHER\tNAME\tCOMMAND\tWHERE\n")
 	for _, h := range hooks {
 		matcher := h.Matcher
@@ -62,12 +79,12 @@ func runHooksList(args []string, io stdio) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Trust, h.Key, matcher, h.Name, h.Command, h.Where)
 		if h.Trust != cmdhooks.Trusted {
-			code = exitFailed
+			code, trust = exitFailed, h.TrustCommand(sf.store, h.File)
 		}
 	}
 	tw.Flush()
 	if code != exitOK {
-		fmt.Fprintf(io.err, "some hooks are not trusted; review their scripts, then run: hookflow hooks trust -store %s %s\n", sf.store, fs.Arg(0))
+		fmt.Fprintf(io.err, "some hooks are not trusted; review what they run, then run: %s\n", trust)
 	}
 	return code
 }

@@ -13,13 +13,15 @@ func hooksTrustVerb() hooksVerb {
 	return hooksVerb{name: "trust", summary: "trust the command hooks of a settings file, or one script", run: runHooksTrust}
 }
 
-const trustUsage = `hookflow hooks trust [-store FILE] [-dir DIR] [-interpreters LIST] SETTINGS_FILE [NAME...]
+const trustUsage = `hookflow hooks trust [-store FILE] [-dir DIR] [-interpreters LIST] [-agent A] [-shell LIST] [-runners LIST] [-lenient] SETTINGS_FILE|PLUGIN_DIR [NAME...]
        hookflow hooks trust [-store FILE] -script PATH [-interpreter PATH]
 
-Trusts each command hook of SETTINGS_FILE (or only those named NAME): the
-trust store records its script's SHA-256 and its interpreter, and the
-server runs the hook as long as both stay the same. Review the scripts
-first. With -script, trusts one script as a server with hooks in Go
+Trusts each command hook of SETTINGS_FILE, or of a Claude Code plugin's
+directory (or only those named NAME): the trust store records what it
+runs (its script's SHA-256 and interpreter; a program's SHA-256 and the
+command line; a shell line's text), and the server runs the hook as long
+as that stays the same. -agent, -shell, -runners and -lenient read the
+file as the server's import does. Review the scripts first. With -script, trusts one script as a server with hooks in Go
 settings names it.`
 
 func runHooksTrust(args []string, io stdio) int {
@@ -42,7 +44,12 @@ func runHooksTrust(args []string, io stdio) int {
 		fs.Usage()
 		return exitUsage
 	}
-	hooks, err := cmdhooks.Inspect(sf.config(fs.Arg(0)))
+	cfg, err := sf.config(fs.Arg(0), io.err)
+	if err != nil {
+		fmt.Fprintf(io.err, "hookflow hooks %s: %v\n", fs.Name()[len("hookflow hooks "):], err)
+		return exitUsage
+	}
+	hooks, err := cmdhooks.Inspect(cfg)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks trust: %v\n", err)
 		return exitFailed
@@ -106,10 +113,4 @@ func trustScript(store, script, interp string, io stdio) int {
 	return exitOK
 }
 
-func describeIdentity(id cmdhooks.Identity) string {
-	s := fmt.Sprintf("%s (sha256 %s)", id.Script, short(id.SHA256))
-	if id.Interpreter != "" {
-		s += " with " + id.Interpreter
-	}
-	return s
-}
+func describeIdentity(id cmdhooks.Identity) string { return id.String() }

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,82 +11,163 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/mattn/go-shellwords"
 )
+
+// Form is how a hook's command runs, and so what its trust vouches for
+// (see the package doc, "Trust").
+type Form string
+
+// The forms of a command.
+const (
+	// FormScript is a script file run directly or by an interpreter of
+	// [Config.Interpreters]: trusted by the script's content.
+	FormScript Form = ""
+	// FormProgram is a program found on PATH with its arguments: trusted
+	// by the program's content and the exact command line.
+	FormProgram Form = "program"
+	// FormRunner is a runner that fetches the code it runs when it runs
+	// (npx, uvx, uv run…): trusted by the runner's content and the exact
+	// command line, which cannot cover the fetched code; it needs an
+	// explicit opt-in ([Hook.Runner], an import's runners).
+	FormRunner Form = "runner"
+	// FormShell is a command line only a shell can run (a pipeline, a
+	// list, a substitution…), run by the shell: trusted by the exact
+	// command line; it needs an explicit opt-in ([Hook.Shell], an import's
+	// shell list).
+	FormShell Form = "shell"
+)
+
+// String returns the form's name: script, program, runner or shell.
+func (f Form) String() string {
+	if f == FormScript {
+		return "script"
+	}
+	return string(f)
+}
 
 // commandLine is a hook's command, split and resolved once, at Start.
 type commandLine struct {
-	// path is the absolute path exec runs: the interpreter, or the script
-	// when it runs directly.
+	form Form
+	// path is the absolute path exec runs: the interpreter, the shell, the
+	// program, or the script when it runs directly.
 	path string
-	// argv is the process's argv, argv[0] as written (the interpreter's
-	// name, or the script's path).
+	// argv is the process's argv, argv[0] as written.
 	argv []string
-	// script is the absolute path of the script, symlinks resolved: the
-	// file whose content the trust store vouches for.
+	// env are the NAME=value assignments the line starts with.
+	env []string
+	// script is the absolute path of the file whose content the trust
+	// store vouches for (symlinks resolved): the script, or the program;
+	// "" for a shell line.
 	script string
-	// interpreter is the absolute path of the interpreter, "" when the
-	// script runs directly.
+	// interpreter is the absolute path of the interpreter or shell, ""
+	// when the file runs directly.
 	interpreter string
+	// missing are programs a shell line starts that are not on PATH.
+	missing []string
 }
 
-// projectVars are the variables a command may name, as the agents' do;
-// they are the project directory. No other $ is allowed.
+// projectVars are the variables that name the project directory, as the
+// agents' do.
 var projectVars = []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"}
 
-// metachars are the characters a command may not hold anywhere, quoted or
-// not: a command is a program and its arguments, never shell syntax, and a
-// command that looks like a pipeline would not do what it says.
+// pluginRootVar names a Claude Code plugin's directory in the commands of
+// its hooks/hooks.json.
+const pluginRootVar = "CLAUDE_PLUGIN_ROOT"
+
+// metachars are the characters a program name may not hold.
 const metachars = ";&|<>()`*?[]{}~!#\n\r\x00"
 
-// parseCommand splits line into argv without a shell and resolves its
-// program. interpreters maps each allowed interpreter name to its
-// absolute path; dir is the project directory, which $CLAUDE_PROJECT_DIR
-// names and relative script paths start from.
-func parseCommand(line string, interpreters map[string]string, dir string) (commandLine, error) {
+// lineOptions are what a command line is resolved against.
+type lineOptions struct {
+	// interpreters maps each allowed interpreter name to its absolute
+	// path ("" when it is not installed).
+	interpreters map[string]string
+	// dir is the project directory: relative paths start there.
+	dir string
+	// vars are the variables the line may name: the hook's environment.
+	vars map[string]string
+	// shell is the shell's absolute path when the hook may run through
+	// one, else "".
+	shell string
+	// runner allows the hook to be a runner that fetches code.
+	runner bool
+}
+
+// runners are the programs that fetch the code they run when they run,
+// each with the first arguments that make it do so (none: always).
+var runners = map[string][]string{
+	"npx": nil, "pnpx": nil, "bunx": nil, "uvx": nil,
+	"uv": {"run", "tool"}, "pnpm": {"dlx", "exec"}, "yarn": {"dlx"}, "bun": {"x"},
+	"pipx": {"run"}, "deno": {"run"}, "go": {"run"},
+}
+
+// runnerNames returns the runners' names, sorted.
+func runnerNames() []string {
+	names := make([]string, 0, len(runners))
+	for n := range runners {
+		names = append(names, n)
+	}
+	return sortedStrings(names)
+}
+
+// isRunner reports whether argv runs a runner that fetches code.
+func isRunner(argv []string) bool {
+	subs, ok := runners[filepath.Base(argv[0])]
+	if !ok {
+		return false
+	}
+	return subs == nil || len(argv) > 1 && slices.Contains(subs, argv[1])
+}
+
+// parseCommand splits line into its environment and argv without a
+// shell, decides its form, and resolves its program.
+func parseCommand(line string, o lineOptions) (commandLine, error) {
 	var cl commandLine
 	if strings.TrimSpace(line) == "" {
 		return cl, errors.New("is empty")
 	}
-	// The project variables are the only $ allowed; what remains must hold
-	// no shell syntax at all.
-	rest := line
-	for _, v := range projectVars {
-		rest = strings.ReplaceAll(rest, "${"+v+"}", "")
-		rest = strings.ReplaceAll(rest, "$"+v, "")
+	w, err := splitCommand(line, func(name string) (string, bool) {
+		v, ok := o.vars[name]
+		return v, ok
+	})
+	if err != nil {
+		return cl, err
 	}
-	if i := strings.IndexAny(rest, metachars+"$"); i >= 0 {
-		c := rest[i : i+1]
-		if c == "$" {
-			return cl, fmt.Errorf("names a variable or substitution (%q): hooks run without a shell; only $CLAUDE_PROJECT_DIR (the project directory) may be used", excerpt(rest[i:]))
+	if w.shell != "" {
+		if o.shell == "" {
+			return cl, fmt.Errorf("needs a shell: it holds %s. Hooks run without a shell unless the hook opts in: set \"shell\": true on it (or list it under the import's shell), and its trust covers the exact command line; or move the shell syntax into a script", w.shell)
 		}
-		return cl, fmt.Errorf("holds the shell metacharacter %q: hooks run without a shell, so a command is a program and its arguments; put pipelines, redirections and patterns in the script", c)
-	}
-	p := shellwords.NewParser()
-	p.ParseEnv = true
-	p.Getenv = func(name string) string {
-		for _, v := range projectVars {
-			if name == v {
-				return dir
+		cl.form, cl.path, cl.interpreter = FormShell, o.shell, o.shell
+		cl.argv = []string{filepath.Base(o.shell), "-c", line}
+		for _, c := range w.commands {
+			if shellBuiltins[c] || c == "" {
+				continue
+			}
+			if strings.ContainsRune(c, '/') {
+				p := c
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(o.dir, p)
+				}
+				if _, err := os.Stat(p); err != nil {
+					cl.missing = append(cl.missing, c)
+				}
+			} else if _, err := exec.LookPath(c); err != nil {
+				cl.missing = append(cl.missing, c)
 			}
 		}
-		return ""
+		return cl, nil
 	}
-	words, err := p.Parse(line)
-	if err != nil {
-		return cl, fmt.Errorf("cannot be split into words: %v (an unclosed quote?)", err)
-	}
-	if p.Position >= 0 || len(words) == 0 {
-		return cl, errors.New("cannot be split into words")
-	}
+	cl.env = w.env
+	words := w.argv
 	prog := words[0]
 	if strings.ContainsRune(prog, '/') {
-		// The script itself is the program.
-		if !filepath.IsAbs(prog) {
-			return cl, fmt.Errorf("runs %q, a relative path: write it absolute, or as \"$CLAUDE_PROJECT_DIR/%s\"", prog, strings.TrimPrefix(prog, "./"))
+		// The script itself is the program; a relative path starts from
+		// the project directory, the hook's working directory.
+		path := prog
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(o.dir, path)
 		}
-		script, err := checkFile(prog, true)
+		script, err := checkFile(path, true)
 		if err != nil {
 			return cl, err
 		}
@@ -92,16 +175,18 @@ func parseCommand(line string, interpreters map[string]string, dir string) (comm
 		cl.argv = append([]string{prog}, words[1:]...)
 		return cl, nil
 	}
-	interp, ok := interpreters[prog]
+	if isRunner(words) {
+		if !o.runner {
+			return cl, fmt.Errorf("runs %s, which fetches the code it runs when it runs, so no hash can vouch for it: allow it explicitly with \"runner\": true on the hook (or list %s under the import's runners); the trust listing then shows it as a runner", strings.Join(words[:min(2, len(words))], " "), prog)
+		}
+		return programLine(cl, FormRunner, words)
+	}
+	interp, ok := o.interpreters[prog]
 	if ok && interp == "" {
-		return cl, fmt.Errorf("runs the interpreter %s, which is allowed but not found on the server's PATH", prog)
+		return cl, &missingError{fmt.Sprintf("runs the interpreter %s, which is allowed but not found on the server's PATH", prog)}
 	}
 	if !ok {
-		names := make([]string, 0, len(interpreters))
-		for n := range interpreters {
-			names = append(names, n)
-		}
-		return cl, fmt.Errorf("runs %q, which is neither an absolute path nor an allowed interpreter (%s; see Config.Interpreters)", prog, strings.Join(sortedStrings(names), ", "))
+		return programLine(cl, FormProgram, words)
 	}
 	if len(words) < 2 {
 		return cl, fmt.Errorf("runs the interpreter %s without a script: write %s /path/to/script", prog, prog)
@@ -111,7 +196,7 @@ func parseCommand(line string, interpreters map[string]string, dir string) (comm
 	}
 	script := words[1]
 	if !filepath.IsAbs(script) {
-		script = filepath.Join(dir, script)
+		script = filepath.Join(o.dir, script)
 	}
 	script, err = checkFile(script, false)
 	if err != nil {
@@ -120,6 +205,49 @@ func parseCommand(line string, interpreters map[string]string, dir string) (comm
 	cl.path, cl.interpreter, cl.script = interp, interp, script
 	cl.argv = append([]string{prog, script}, words[2:]...)
 	return cl, nil
+}
+
+// missingError is a command whose program is not installed.
+type missingError struct{ msg string }
+
+func (e *missingError) Error() string { return e.msg }
+
+// programLine resolves a program on PATH, run with its arguments.
+func programLine(cl commandLine, form Form, words []string) (commandLine, error) {
+	p, err := exec.LookPath(words[0])
+	if err != nil {
+		return cl, &missingError{fmt.Sprintf("runs %q, which is not on the server's PATH (nor a path, nor an interpreter of Config.Interpreters)", words[0])}
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return cl, err
+	}
+	real, err := checkFile(p, true)
+	if err != nil {
+		return cl, err
+	}
+	cl.form, cl.path, cl.script = form, real, real
+	cl.argv = words
+	return cl, nil
+}
+
+// lineHash is the hex SHA-256 of a command line: what the trust of a
+// shell line vouches for.
+func lineHash(line string) string {
+	sum := sha256.Sum256([]byte(line))
+	return hex.EncodeToString(sum[:])
+}
+
+// resolveShell returns the absolute path of the shell that runs the
+// hooks that opt in: bash, as Claude Code runs hooks, else sh.
+func resolveShell() string {
+	for _, n := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(n); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+	}
+	return ""
 }
 
 // checkFile returns path with symlinks resolved, after checking that it is
@@ -140,18 +268,22 @@ func checkFile(path string, exe bool) (string, error) {
 		return "", fmt.Errorf("runs %s, which is not a regular file", path)
 	}
 	if err := checkNotShared(real, fi); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w%s", err, umaskHint)
 	}
 	// Whoever may write the directory may replace the file.
 	dir := filepath.Dir(real)
 	if di, err := os.Stat(dir); err == nil && di.Mode().Perm()&0o022 != 0 && di.Mode()&fs.ModeSticky == 0 {
-		return "", fmt.Errorf("%s is in %s, which its group or others may write (mode %v): anyone who can replace the file decides what the server runs; chmod go-w %s", path, dir, di.Mode().Perm(), dir)
+		return "", fmt.Errorf("%s is in %s, which its group or others may write (mode %v): anyone who can replace the file decides what the server runs; chmod go-w %s%s", path, dir, di.Mode().Perm(), dir, umaskHint)
 	}
 	if exe && fi.Mode().Perm()&0o111 == 0 {
 		return "", fmt.Errorf("runs %s, which is not executable: chmod +x it, or run it with an interpreter (bash %s)", path, path)
 	}
 	return real, nil
 }
+
+// umaskHint says what to change when a whole checkout is group-writable,
+// as a clone made under umask 002 is.
+const umaskHint = " (a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"
 
 // checkNotShared refuses a file that others than its owner may write:
 // anyone who can change it could change what the server runs.

@@ -1,21 +1,18 @@
 package command
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/priority"
 )
 
@@ -40,9 +37,9 @@ var DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "T
 // (the file's first).
 //
 // Config is also the plugin's section of a configuration file, under the
-// yaml names of its fields. A file names the agent's settings file
-// (settings_file); the hooks themselves stay in the agents' own JSON
-// format there, whose errors carry that file's positions. Settings,
+// yaml names of its fields. A file names the agents' settings files
+// (settings_file, imports); the hooks themselves stay in the agents' own
+// JSON format there, whose errors carry that file's positions. Settings,
 // Logger and Audit are Go-only. A file holds no secret: pass one to hooks
 // from the server's environment with env_allow.
 type Config struct {
@@ -55,6 +52,11 @@ type Config struct {
 	// .codex/hooks.json or a .gemini/settings.json. No default: a
 	// configuration needs it or Settings.
 	SettingsFile string `yaml:"settings_file"`
+	// Imports are more files of hooks, each with how to load it: an
+	// agent's settings file or a Claude Code plugin, its format, strict or
+	// lenient, and the hooks that may run through a shell or a runner.
+	// Default none.
+	Imports []Import `yaml:"imports"`
 	// Settings are hooks given as a Go value, in the same format. Go-only:
 	// a configuration file names a settings file instead.
 	Settings Settings `yaml:"-"`
@@ -131,8 +133,27 @@ func (c Config) Validate() error {
 	if c.Name != "" && strings.ContainsFunc(c.Name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }) {
 		bad("name", "%q must not hold '/' or white space: the name is part of the plugin's hook IDs", c.Name)
 	}
-	if c.SettingsFile == "" && len(c.Settings) == 0 {
-		bad("settings_file", "no hooks: name the agent's settings file (or set Settings in Go)")
+	if c.SettingsFile == "" && len(c.Settings) == 0 && len(c.Imports) == 0 {
+		bad("settings_file", "no hooks: name the agent's settings file, or import some (or set Settings in Go)")
+	}
+	for i, imp := range c.Imports {
+		f := fmt.Sprintf("imports[%d]", i)
+		if (imp.File == "") == (imp.Plugin == "") {
+			bad(f, "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both")
+		}
+		if imp.Agent > AgentGemini {
+			bad(f+".agent", "unknown agent %v", imp.Agent)
+		}
+		for j, n := range imp.Shell {
+			if n == "" {
+				bad(fmt.Sprintf("%s.shell[%d]", f, j), "is empty: name a hook, a path such as PreToolUse[0].hooks[1], or *")
+			}
+		}
+		for j, n := range imp.Runners {
+			if _, ok := runners[n]; !ok && n != "*" {
+				bad(fmt.Sprintf("%s.runners[%d]", f, j), "%q is not a runner hookflow knows (%s)", n, strings.Join(runnerNames(), ", "))
+			}
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -228,6 +249,16 @@ func (c Config) withDefaults() Config {
 			c.SettingsFile = abs
 		}
 	}
+	c.Imports = slices.Clone(c.Imports)
+	for i := range c.Imports {
+		for _, p := range []*string{&c.Imports[i].File, &c.Imports[i].Plugin} {
+			if *p != "" {
+				if abs, err := filepath.Abs(*p); err == nil {
+					*p = abs
+				}
+			}
+		}
+	}
 	if abs, err := filepath.Abs(c.Dir); err == nil {
 		c.Dir = abs
 	}
@@ -268,6 +299,16 @@ type HookInfo struct {
 	Name string
 	// Command is the command line as written.
 	Command string
+	// Timeout is the hook's timeout as its file sets it (Gemini CLI's
+	// milliseconds read as such); 0 uses Config.Timeout.
+	Timeout time.Duration
+	// Description is the hook's description, as written.
+	Description string
+	// File is the settings file the hook comes from, "" for Go settings.
+	File string
+	// trustArgs are the arguments of "hookflow hooks trust" that read the
+	// hook's file as the configuration does.
+	trustArgs string
 	// Where locates the hook: file:line:col in a settings file, or its
 	// path in Config.Settings.
 	Where string
@@ -286,7 +327,11 @@ type HookInfo struct {
 // store: for a hook of a settings file, the trust of that file's hooks.
 func (h HookInfo) TrustCommand(store, settingsFile string) string {
 	if settingsFile != "" {
-		return fmt.Sprintf("hookflow hooks trust -store %s %s", shellQuote(store), shellQuote(settingsFile))
+		args := h.trustArgs
+		if args == "" || settingsFile != h.File {
+			args = " " + shellQuote(settingsFile)
+		}
+		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {
@@ -302,234 +347,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// compiled is one hook as Start compiled it.
-type compiled struct {
-	HookInfo
-	match   matcher
-	cl      commandLine
-	hook    Hook
-	stamp   fileStamp
-	skipped string // why the hook is not registered, "" when it is
-}
-
-// compile reads and checks every hook of cfg (defaults applied), resolves
-// its command and hashes its script, and says what the trust store makes
-// of it. Every problem is reported at once, as *ConfigError values.
-func compile(cfg Config, store *TrustStore, logSkip func(msg string, args ...any)) ([]*compiled, error) {
-	interps, err := resolveInterpreters(cfg.Interpreters)
-	if err != nil {
-		return nil, err
-	}
-	var out []*compiled
-	var errs []error
-	add := func(s Settings, src *source) {
-		for _, key := range s.sortedKeys() {
-			ev, known := ParseEvent(key)
-			path := "hooks." + key
-			if !ev.Valid() {
-				if known {
-					logSkip("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", src.errorf(path, "").location())
-					continue
-				}
-				hint := ""
-				if sug, ok := suggestEvent(key); ok {
-					hint = fmt.Sprintf(" (did you mean %q?)", sug)
-				}
-				errs = append(errs, src.errorf(path, "unknown event %q%s", key, hint))
-				continue
-			}
-			names := map[string]bool{}
-			for gi, g := range s[key] {
-				gpath := fmt.Sprintf("%s[%d]", path, gi)
-				m, err := compileMatcher(g.Matcher)
-				if err != nil {
-					errs = append(errs, src.errorf(gpath+".matcher", "%v", err))
-					continue
-				}
-				if len(g.Hooks) == 0 {
-					errs = append(errs, src.errorf(gpath, "has no hooks"))
-				}
-				for hi, h := range g.Hooks {
-					hpath := fmt.Sprintf("%s.hooks[%d]", gpath, hi)
-					c, cerrs := compileHook(cfg, interps, store, ev, key, g.Matcher, m, h, hpath, src)
-					errs = append(errs, cerrs...)
-					if c == nil {
-						continue
-					}
-					if names[c.Name] {
-						errs = append(errs, src.errorf(hpath, "another hook of %s is named %q: set \"name\" to tell them apart", key, c.Name))
-						continue
-					}
-					names[c.Name] = true
-					out = append(out, c)
-				}
-			}
-		}
-	}
-	if cfg.SettingsFile != "" {
-		s, src, err := readSettingsFile(cfg.SettingsFile)
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			errs = append(errs, j.Unwrap()...)
-		} else if err != nil {
-			errs = append(errs, err)
-		}
-		if s != nil {
-			add(s, src)
-		}
-	}
-	if len(cfg.Settings) > 0 {
-		add(cfg.Settings, &source{})
-	}
-	return out, joinInOrder(errs)
-}
-
-// joinInOrder joins errs with the *ConfigError values of one file in the
-// file's order.
-func joinInOrder(errs []error) error {
-	slices.SortStableFunc(errs, func(a, b error) int {
-		var ca, cb *ConfigError
-		if !errors.As(a, &ca) || !errors.As(b, &cb) || ca.File != cb.File {
-			return 0
-		}
-		return cmp.Or(cmp.Compare(ca.Line, cb.Line), cmp.Compare(ca.Col, cb.Col))
-	})
-	return errors.Join(errs...)
-}
-
-func suggestEvent(key string) (string, bool) {
-	return suggest.Closest(key, eventKeys())
-}
-
-// location returns the error's position, "file:line:col" or the path in
-// Config.Settings.
-func (e *ConfigError) location() string {
-	if e.File != "" {
-		return fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
-	}
-	return "Config.Settings: " + e.Path
-}
-
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func compileHook(cfg Config, interps map[string]string, store *TrustStore, ev Event, key, matcherText string, m matcher, h Hook, path string, src *source) (*compiled, []error) {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		p := path
-		if field != "" {
-			p += "." + field
-		}
-		errs = append(errs, src.errorf(p, format, args...))
-	}
-	if h.Type != "" && h.Type != "command" {
-		bad("type", "is %q: hookflow runs command hooks only", h.Type)
-		return nil, errs
-	}
-	cl, err := parseCommand(h.Command, interps, cfg.Dir)
-	if err != nil {
-		bad("command", "%v", err)
-	}
-	if h.Name != "" && !namePattern.MatchString(h.Name) {
-		bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
-	}
-	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
-		bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
-	}
-	if (h.RateLimit.Calls > 0) != (h.RateLimit.Per > 0) {
-		bad("rateLimit", "needs both calls (at least 1) and per (seconds), got %d per %v", h.RateLimit.Calls, h.RateLimit.Per)
-	}
-	if h.Protocol != Claude && h.Protocol != OLLM {
-		bad("protocol", "unknown protocol %d", h.Protocol)
-	}
-	if !h.OnFailure.Valid() {
-		bad("onFailure", "unknown policy %d", h.OnFailure)
-	}
-	for k, v := range h.Env {
-		if err := checkEnv(k, v); err != nil {
-			bad("env", "%v", err)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	c := &compiled{match: m, cl: cl, hook: h}
-	c.Event, c.Key, c.Matcher, c.Command, c.Path = ev, key, matcherText, h.Command, path
-	c.Protocol, c.OnFailure = h.Protocol, h.OnFailure
-	c.Where = src.errorf(path, "").location()
-	c.Name = h.Name
-	if c.Name == "" {
-		c.Name = strings.TrimSuffix(filepath.Base(cl.script), filepath.Ext(cl.script))
-		if !namePattern.MatchString(c.Name) {
-			c.Name = strings.Map(func(r rune) rune {
-				if r < 128 && namePattern.MatchString(string(r)) {
-					return r
-				}
-				return '_'
-			}, c.Name)
-		}
-	}
-	sum, stamp, err := hashFile(cl.script)
-	if err != nil {
-		bad("command", "reading the script: %v", err)
-		return nil, errs
-	}
-	c.stamp = stamp
-	c.Identity = Identity{Script: cl.script, SHA256: sum, Interpreter: cl.interpreter}
-	if store != nil {
-		c.Trust = store.Status(c.Identity)
-	}
-	return c, nil
-}
-
-// Inspect compiles cfg's hooks as Start would (defaults applied, every
-// command resolved and its script hashed) and says what the trust store
-// makes of each, without starting anything: the "hookflow hooks" verbs
-// use it. Settings errors are *ConfigError values, all at once.
-func Inspect(cfg Config) ([]HookInfo, error) {
-	cfg = cfg.withDefaults()
-	store, err := LoadTrustStore(cfg.TrustStore)
-	if err != nil {
-		return nil, err
-	}
-	hooks, err := compile(cfg, store, func(string, ...any) {})
-	infos := make([]HookInfo, len(hooks))
-	for i, h := range hooks {
-		infos[i] = h.HookInfo
-	}
-	return infos, err
-}
-
-// matcher selects the calls a group's hooks run for, from the tool name,
-// prompt name, resource URI or session source (see the package doc).
-type matcher struct {
-	all   bool
-	names []string
-	re    *regexp.Regexp
-}
-
-var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|-]+$`)
-
-func compileMatcher(s string) (matcher, error) {
-	switch {
-	case s == "" || s == "*":
-		return matcher{all: true}, nil
-	case plainMatcher.MatchString(s):
-		return matcher{names: strings.Split(s, "|")}, nil
-	}
-	re, err := regexp.Compile(s)
-	if err != nil {
-		return matcher{}, fmt.Errorf("%q is not a valid regular expression: %v", s, err)
-	}
-	return matcher{re: re}, nil
-}
-
-func (m matcher) match(subject string) bool {
-	switch {
-	case m.all:
-		return true
-	case m.re != nil:
-		return m.re.MatchString(subject)
-	}
-	return slices.Contains(m.names, subject)
 }

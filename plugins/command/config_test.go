@@ -43,8 +43,7 @@ func TestSettingsErrors(t *testing.T) {
 		`:6:19: hooks.PreToolUse[0].matcher: "(" is not a valid regular expression`,
 		`:7:38: hooks.PreToolUse[1].hooks[0].comand: unknown key "comand" (did you mean "command"?)`,
 		`:7:18: hooks.PreToolUse[1].hooks[0].command: is empty`,
-		`:8:35: hooks.PreToolUse[2].hooks[0].url: unknown key "url"`,
-		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": hookflow runs command hooks only`,
+		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": this build of hookflow parses http hooks but does not run them yet`,
 		`:9:79: hooks.PreToolUse[3].hooks[0].timeout: must be a number of seconds greater than 0 and at most 86400, got -1`,
 		`:9:92: hooks.PreToolUse[3].hooks[0].async: is not supported`,
 		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure policy "sometimes": want closed or open`,
@@ -58,7 +57,7 @@ func TestSettingsErrors(t *testing.T) {
 		t.Errorf("an agent-only event or setting was refused:\n%v", err)
 	}
 	if got := strings.Count(err.Error(), "\n") + 1; got != len(want)+1 {
-		t.Errorf("%d errors, want %d (the metacharacter too):\n%v", got, len(want)+1, err)
+		t.Errorf("%d errors, want %d (the shell syntax too):\n%v", got, len(want)+1, err)
 	}
 	// In the file's order.
 	var last [2]int
@@ -113,7 +112,7 @@ func TestConfigErrors(t *testing.T) {
 		cfg  command.Config
 		want string
 	}{
-		{command.Config{}, "settings_file: no hooks: name the agent's settings file (or set Settings in Go)"},
+		{command.Config{}, "settings_file: no hooks: name the agent's settings file, or import some (or set Settings in Go)"},
 		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Timeout: -1}, "timeout: must not be negative"},
 		{command.Config{Settings: command.Settings{"PreToolUse": nil}, AgentToolNames: true}, "agent_tool_names: needs server_name"},
 		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `env.A=B: "A=B" is not a variable name`},

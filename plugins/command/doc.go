@@ -12,13 +12,19 @@
 //
 // # Configuration
 //
-// [Config] takes a settings file (Config.SettingsFile), a Go value of the
-// same shape ([Settings]), or both. Each [Hook] has the agents' fields
-// (Type, Command, Timeout) and hookflow's (Name, [Protocol], OnFailure
+// [Config] takes a settings file (Config.SettingsFile), more files or
+// Claude Code plugin directories ([Config.Imports], each an [Import] read
+// as its [Agent] reads it, strict or lenient), a Go value of the same
+// shape ([Settings]), or all of them; in a configuration file, the same
+// under the fields' yaml names. Each [Hook] has the agents' fields (Type,
+// Command, Timeout, Description, If, and an http or prompt hook's) and
+// hookflow's (Name, Shell, Runner, FailClosed, [Protocol], OnFailure
 // policy, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
 // Errors are [*ConfigError] values at a settings file's line and column,
 // all at once, in the file's order. [Inspect] compiles a configuration as
-// Start would, without starting anything.
+// Start would, without starting anything. http and prompt hooks are
+// parsed and refused where they are compiled (compile.go, compiler.hook):
+// that is where their execution plugs in.
 //
 // # Events and order
 //
@@ -48,15 +54,18 @@
 // # Trust
 //
 // A hook runs only if the [TrustStore] at [Config.TrustStore] vouches for
-// its [Identity]: script path, SHA-256 and interpreter. Attach refuses
+// its [Identity], by its command's [Form]: a script's SHA-256 and
+// interpreter, a program's SHA-256 and command line, or a shell line's
+// text; paths are display names. Attach refuses
 // untrusted hooks (or skips them, [SkipUntrusted]) with the command that
 // trusts them; "hookflow hooks trust|list|revoke" manage the store through
 // [UpdateTrustStore], [TrustStore.Trust] and [TrustStore.Revoke].
 //
 // # Processes
 //
-// No shell ever runs: the command is split into words once, at Attach, and
-// its program resolved to an absolute path. Each run starts the process in
+// No shell runs unless the hook opts in ([Hook.Shell]): the command is
+// split into words once, at Attach, by a shell-words parser that says
+// what needs a shell, and its program resolved to an absolute path. Each run starts the process in
 // its own group with the request's data on stdin, a scrubbed environment
 // and the project directory as working directory; it is killed (SIGTERM,
 // then SIGKILL after [Config.KillGrace]) on timeout, on the request's

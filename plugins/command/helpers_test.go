@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,6 +78,7 @@ func (f *fixture) config(s command.Settings) command.Config {
 // trust trusts every hook of cfg, as "hookflow hooks trust" does.
 func (f *fixture) trust(cfg command.Config) {
 	f.t.Helper()
+	cfg.Logger = nil // the server logs its warnings; trusting is quiet
 	infos, err := command.Inspect(cfg)
 	if err != nil {
 		f.t.Fatalf("Inspect: %v", err)
@@ -233,4 +235,21 @@ func hooksFor(event, matcher string, h command.Hook) command.Settings {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// realPath returns the absolute path, symlinks resolved, of the program
+// name on PATH.
+func realPath(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+	if p, err = filepath.Abs(p); err == nil {
+		p, err = filepath.EvalSymlinks(p)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

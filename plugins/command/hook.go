@@ -40,7 +40,7 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
 		compiled: c, p: p,
-		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cfg.Dir,
+		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
 		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
 		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
@@ -163,6 +163,12 @@ func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exit
 // for: when its stat changed since the last check, it is hashed again.
 // It returns why not, or "".
 func (h *hook) verify() string {
+	if msg := h.args.verify(h.Identity.Files, h.TrustCommand(h.p.cfg.TrustStore, h.File)); msg != "" {
+		return msg
+	}
+	if h.Identity.Script == "" {
+		return "" // a shell line: its identity is the line, fixed at start
+	}
 	fi, err := os.Stat(h.Identity.Script)
 	if err != nil {
 		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
@@ -180,7 +186,7 @@ func (h *hook) verify() string {
 	}
 	if sum != h.Identity.SHA256 {
 		return fmt.Sprintf("its script %s changed since it was trusted (sha256 was %s, is %s), so it did not run; review it, then run: %s",
-			h.Identity.Script, h.Identity.SHA256, sum, h.TrustCommand(h.p.cfg.TrustStore, h.p.cfg.SettingsFile))
+			h.Identity.Script, h.Identity.SHA256, sum, h.TrustCommand(h.p.cfg.TrustStore, h.File))
 	}
 	h.mu.Lock()
 	h.stamp = st

@@ -2,9 +2,12 @@ package command
 
 import (
 	"context"
+	"strings"
+
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"log/slog"
 	"os"
 	"slices"
@@ -95,7 +98,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	promptContext := false
 	for _, c := range compiled {
 		if c.Trust != Trusted {
-			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, cfg.SettingsFile)
+			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, c.File)
 			if cfg.Untrusted == SkipUntrusted {
 				logger.Warn("command hook skipped: "+msg, "hook", c.Name, "where", c.Where)
 				continue
@@ -112,6 +115,18 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if len(untrusted) > 0 {
 		return errors.Join(untrusted...)
 	}
+	if tools := toolMatchers(p.hooks); len(tools) > 0 {
+		var once sync.Once
+		regs = append(regs, flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: cfg.Priority,
+			Name: "matcher-check", Fn: func(c *flows.Context) error {
+				res, ok := c.Output().(*mcp.ListToolsResult)
+				if !ok || res == nil {
+					return nil
+				}
+				once.Do(func() { p.warnUnmatched(tools, res.Tools) })
+				return nil
+			}})
+	}
 	if promptContext {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "prompt-context", Fn: appendPromptContext})
@@ -126,17 +141,48 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	return nil
 }
 
+// toolMatchers returns the hooks of tool events whose matcher selects
+// some tools only.
+func toolMatchers(hooks []*hook) []*hook {
+	var out []*hook
+	for _, h := range hooks {
+		switch h.Event {
+		case PreToolUse, PostToolUse, PostToolUseFailure:
+			if !h.match.all || h.match.tool != "" {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// warnUnmatched warns, once, of each hook whose matcher selects none of
+// the tools the server lists: a guard that never runs.
+func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = p.subjectName(t.Name)
+	}
+	for _, h := range hooks {
+		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.tool != "" && !slices.Contains(names, h.match.tool) {
+			p.logger().Warn("command hook: its matcher selects none of the server's tools, so it never runs",
+				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", h.match.tool, "where", h.Where, "tools", strings.Join(names, ","))
+		}
+	}
+}
+
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
-	what := fmt.Sprintf("command hook %q runs %s (sha256 %s)", h.Name, h.Identity.Script, h.Identity.SHA256[:16])
-	if h.Identity.Interpreter != "" {
-		what += " with " + h.Identity.Interpreter
-	}
+	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
 	state := "which is not in the trust store " + store
 	if h.Trust == Changed {
 		state = "which changed since it was trusted in " + store
 	}
-	return fmt.Sprintf("%s, %s; review the script, then run: %s", what, state, h.TrustCommand(store, settingsFile))
+	review := "review the script"
+	if h.Identity.Form != FormScript {
+		review = "review the command"
+	}
+	return fmt.Sprintf("%s, %s; %s, then run: %s", what, state, review, h.TrustCommand(store, settingsFile))
 }
 
 // baseEnv is the environment every hook starts from: the allowed

@@ -48,6 +48,7 @@ func TestCommandLine(t *testing.T) {
 		command string
 		script  string // the script it resolves to, when it is accepted
 		interp  bool   // it runs through an interpreter
+		form    command.Form
 		err     string
 	}{
 		{command: guard, script: guard},
@@ -56,19 +57,21 @@ func TestCommandLine(t *testing.T) {
 		{command: "bash guard.sh", script: guard, interp: true},
 		{command: `bash "$CLAUDE_PROJECT_DIR/dir with space/guard.sh" one 'two words'`, script: spaced, interp: true},
 		{command: "python3 guard.py", script: f.path("guard.py"), interp: true},
-		{command: "bash guard.sh; rm -rf /", err: `holds the shell metacharacter ";"`},
-		{command: "bash guard.sh | tee log", err: `holds the shell metacharacter "|"`},
-		{command: "bash guard.sh > out", err: `holds the shell metacharacter ">"`},
-		{command: "bash guard.sh && true", err: `holds the shell metacharacter "&"`},
-		{command: "bash `id`.sh", err: "holds the shell metacharacter \"`\""},
-		{command: "bash 'guard.sh;x'", err: `holds the shell metacharacter ";"`},
-		{command: "bash guard.sh *", err: `holds the shell metacharacter "*"`},
-		{command: "bash $(whoami).sh", err: `names a variable or substitution ("$(whoami).sh")`},
-		{command: "$HOME/guard.sh", err: `names a variable or substitution ("$HOME/guard.sh")`},
+		{command: "./guard.sh", script: guard},
+		{command: "HOOK_ASK_CRITICAL=true A='b c' bash guard.sh", script: guard, interp: true},
+		{command: "cat guard.sh", script: realPath(t, "cat"), form: command.FormProgram},
+		{command: "bash guard.sh; rm -rf /", err: `needs a shell: it holds a list of commands (";")`},
+		{command: "bash guard.sh | tee log", err: `needs a shell: it holds a pipeline ("|")`},
+		{command: "bash guard.sh > out", err: `needs a shell: it holds a redirection (">")`},
+		{command: "bash guard.sh && true", err: `needs a shell: it holds a list of commands ("&&")`},
+		{command: "bash `id`.sh", err: "needs a shell: it holds a command substitution (`…`)"},
+		{command: "bash 'guard.sh;x'", err: "runs " + f.path("guard.sh;x") + ", which does not exist"},
+		{command: "bash guard.sh *", err: `needs a shell: it holds a file name pattern ("*")`},
+		{command: "bash $(whoami).sh", err: `needs a shell: it holds a command substitution ($(…))`},
+		{command: "$NOT_SET/guard.sh", err: `needs a shell: it holds the variable $NOT_SET, which the hook's environment does not set`},
+		{command: `cd "$CLAUDE_PROJECT_DIR"`, err: `needs a shell: it holds the shell builtin "cd"`},
+		{command: "npx some-guard", err: `fetches the code it runs when it runs, so no hash can vouch for it`},
 		{command: "bash guard.sh 'unclosed", err: "cannot be split into words"},
-		{command: "guard.sh", err: `runs "guard.sh", which is neither an absolute path nor an allowed interpreter (bash, node, python3, sh`},
-		{command: "./guard.sh", err: `runs "./guard.sh", a relative path: write it absolute, or as "$CLAUDE_PROJECT_DIR/guard.sh"`},
-		{command: "ruby guard.rb", err: `runs "ruby", which is neither an absolute path nor an allowed interpreter`},
 		{command: "bash -c 'echo hi'", err: `passes "-c" to bash before the script`},
 		{command: "bash", err: "runs the interpreter bash without a script"},
 		{command: "/nonexistent/guard.sh", err: "runs /nonexistent/guard.sh, which does not exist"},
@@ -76,6 +79,7 @@ func TestCommandLine(t *testing.T) {
 		{command: shared, err: "is writable by its group or others (mode -rwxrwxr-x)"},
 		{command: "bash " + f.dir, err: "which is not a regular file"},
 		{command: inOpen, err: "which its group or others may write (mode -rwxrwxrwx): anyone who can replace the file"},
+		{command: "bash " + shared, err: "(a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
@@ -95,7 +99,7 @@ func TestCommandLine(t *testing.T) {
 				t.Fatalf("Inspect: %v", err)
 			}
 			id := infos[0].Identity
-			if id.Script != tt.script || (id.Interpreter != "") != tt.interp {
+			if id.Script != tt.script || (id.Interpreter != "") != tt.interp || id.Form != tt.form {
 				t.Errorf("identity %+v, want script %s (interpreter: %v)", id, tt.script, tt.interp)
 			}
 		})

@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,20 +31,50 @@ type Group struct {
 	Hooks []Hook
 }
 
-// Hook is one command hook: the agents' handler fields (Type, Command,
-// Timeout) and hookflow's own. In a settings file its keys are
-// type, command, timeout (seconds), name, protocol ("claude" or "ollm"),
-// onFailure ("open" or "closed"), maxConcurrent, rateLimit
-// ({"calls": n, "per": seconds}), cooldown (seconds), env (an object of
-// strings) and maxOutputBytes; the agents' statusMessage is accepted and
-// ignored.
+// Hook is one hook: the agents' handler fields (Type, Command, Timeout,
+// Description, If, and an http or prompt hook's fields) and hookflow's
+// own. In a settings file its keys are type, command, timeout (seconds;
+// milliseconds in Gemini CLI's files), name, description, if, shell,
+// runner, failClosed, protocol ("claude" or "ollm"), onFailure ("open" or
+// "closed"), maxConcurrent, rateLimit ({"calls": n, "per": seconds}),
+// cooldown (seconds), env (an object of strings), maxOutputBytes, and
+// url, headers, allowedEnvVars, prompt and model; the agents'
+// statusMessage is accepted and ignored.
 type Hook struct {
-	// Type must be "command" ("" means "command" in Go).
+	// Type is "command" ("" means "command" in Go), "http" or "prompt";
+	// "agent" hooks are refused.
 	Type string
-	// Command is the program and its arguments: an absolute path, or an
-	// interpreter of [Config.Interpreters] followed by the script's path.
-	// No shell ever runs it (see the package doc, "Safety").
+	// Command is the command line (see the package doc, "Commands"): a
+	// script, an interpreter of [Config.Interpreters] and its script, or a
+	// program on PATH, with its arguments, after NAME=value assignments;
+	// without a shell unless Shell is set.
 	Command string
+	// Description says what the hook is for (Gemini CLI's and Claude Code
+	// plugins' field); hookflow logs it with the hook's failures.
+	Description string
+	// If is Claude Code's per-hook condition in permission-rule syntax: a
+	// tool name, which the call's tool must also have for the hook to run.
+	If string
+	// Shell lets the command hold shell syntax (pipelines, lists,
+	// substitutions…): it runs through the shell, and its trust covers
+	// the exact command line.
+	Shell bool
+	// Runner lets the command be a runner that fetches the code it runs
+	// (npx, uvx, uv run…), which no hash can cover.
+	Runner bool
+	// FailClosed asks for a failure of the hook to block the call, and a
+	// program it needs that is missing at start to refuse the settings.
+	FailClosed bool
+	// URL, Headers and AllowedEnvVars are an http hook's: where the
+	// event's JSON is posted, the request's headers, and the variables
+	// the headers may name.
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+	// Prompt and Model are a prompt hook's: what the model is asked, and
+	// which model.
+	Prompt string
+	Model  string
 	// Timeout bounds the process; 0 uses [Config.Timeout].
 	Timeout time.Duration
 	// Name names the hook in hook IDs, logs and audit records; "" derives
@@ -110,6 +141,48 @@ type source struct {
 	file string
 	data []byte
 	offs map[string]int
+	opts fileOptions
+	// bad are the paths the decoder found a problem at, for lenient
+	// loading to skip what holds them.
+	bad []string
+}
+
+// fileOptions are how one settings file is loaded: an [Import]'s options.
+type fileOptions struct {
+	agent      Agent
+	lenient    bool
+	failClosed bool
+	// shell are the hooks (names or paths, "*" for all) that may run
+	// through a shell; runners the runner programs they may use.
+	shell   []string
+	runners []string
+	// pluginRoot is the Claude Code plugin's directory, "" for a
+	// settings file.
+	pluginRoot string
+	// declared is the agent the import names, before detection.
+	declared Agent
+}
+
+// trustArgs returns the flags of "hookflow hooks trust" that read the file
+// as these options do, and the file or directory it names.
+func (o fileOptions) trustArgs(file string) string {
+	var b strings.Builder
+	if o.declared != AgentAuto {
+		b.WriteString(" -agent " + o.declared.String())
+	}
+	if len(o.shell) > 0 {
+		b.WriteString(" -shell " + shellQuote(strings.Join(o.shell, ",")))
+	}
+	if len(o.runners) > 0 {
+		b.WriteString(" -runners " + shellQuote(strings.Join(o.runners, ",")))
+	}
+	if o.lenient {
+		b.WriteString(" -lenient")
+	}
+	if o.pluginRoot != "" {
+		file = o.pluginRoot
+	}
+	return b.String() + " " + shellQuote(file)
 }
 
 func (s *source) errorf(path, format string, args ...any) *ConfigError {
@@ -135,16 +208,27 @@ func parentPath(p string) string {
 	return p[:i]
 }
 
+// maxSettingsBytes bounds a settings file.
+const maxSettingsBytes = 4 << 20
+
 // readSettingsFile reads the "hooks" object of an agent's settings file.
-func readSettingsFile(file string) (Settings, *source, error) {
-	data, err := os.ReadFile(file)
+func readSettingsFile(file string, opts fileOptions) (Settings, *source, error) {
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+	}
+	if len(data) > maxSettingsBytes {
+		return nil, nil, fmt.Errorf("hook settings %s: more than the %d bytes a settings file may have", file, maxSettingsBytes)
 	}
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	src := &source{file: file, data: data, offs: map[string]int{}}
+	src := &source{file: file, data: data, offs: map[string]int{}, opts: opts}
 	root, err := parseJSON(data)
 	if err != nil {
 		var pe *posError
@@ -153,6 +237,9 @@ func readSettingsFile(file string) (Settings, *source, error) {
 			return nil, nil, &ConfigError{File: file, Line: line, Col: col, Msg: pe.msg}
 		}
 		return nil, nil, err
+	}
+	if src.opts.agent == AgentAuto {
+		src.opts.agent = detectAgent(file, root)
 	}
 	d := &decoder{src: src}
 	s := d.settings(root)
@@ -168,6 +255,7 @@ type decoder struct {
 
 func (d *decoder) fail(path string, off int, format string, args ...any) {
 	d.src.offs[path] = off
+	d.src.bad = append(d.src.bad, path)
 	d.errs = append(d.errs, d.src.errorf(path, format, args...))
 }
 
@@ -238,7 +326,8 @@ func (d *decoder) group(path string, n *node) Group {
 }
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
-	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell"}
+	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
+	"if", "runner", "failClosed", "url", "headers", "allowedEnvVars", "prompt", "model"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -250,18 +339,24 @@ func (d *decoder) hook(path string, n *node) Hook {
 	if n.get("type") == nil {
 		d.fail(path, n.off, `no "type": a command hook has "type": "command"`)
 	}
+	ms := d.src.opts.agent == AgentGemini
 	for i, key := range n.keys {
 		v, kp := n.vals[i], path+"."+key
 		d.src.offs[kp] = v.off
 		switch key {
 		case "type":
 			if h.Type = d.str(kp, v); h.Type == "" && v.kind == '"' {
-				d.fail(kp, v.off, `must be "command"`)
+				d.fail(kp, v.off, `must be "command", "http" or "prompt"`)
 			}
 		case "command":
 			h.Command = d.str(kp, v)
 		case "timeout":
-			h.Timeout = d.seconds(kp, v)
+			if ms {
+				// Gemini CLI writes timeouts in milliseconds.
+				h.Timeout = d.seconds(kp, v) / 1000
+			} else {
+				h.Timeout = d.seconds(kp, v)
+			}
 		case "name":
 			h.Name = d.str(kp, v)
 		case "protocol":
@@ -293,7 +388,25 @@ func (d *decoder) hook(path string, n *node) Hook {
 				d.fail(kp, v.off, "is not supported: a server's command hook runs for every matching call and takes part in its outcome")
 			}
 		case "shell":
-			d.fail(kp, v.off, "is not supported: hookflow never runs hooks through a shell")
+			h.Shell = d.boolean(kp, v)
+		case "runner":
+			h.Runner = d.boolean(kp, v)
+		case "failClosed":
+			h.FailClosed = d.boolean(kp, v)
+		case "description":
+			h.Description = d.str(kp, v)
+		case "if":
+			h.If = d.str(kp, v)
+		case "url":
+			h.URL = d.str(kp, v)
+		case "prompt":
+			h.Prompt = d.str(kp, v)
+		case "model":
+			h.Model = d.str(kp, v)
+		case "headers":
+			h.Headers = d.env(kp, v)
+		case "allowedEnvVars":
+			h.AllowedEnvVars = d.strs(kp, v)
 		default:
 			d.unknown(kp, n.koff[i], key, hookKeys)
 		}
@@ -315,6 +428,18 @@ func (d *decoder) str(path string, n *node) string {
 		return ""
 	}
 	return n.str
+}
+
+func (d *decoder) strs(path string, n *node) []string {
+	if n.kind != '[' {
+		d.fail(path, n.off, "must be an array of strings, not %s", n.kindName())
+		return nil
+	}
+	out := make([]string, 0, len(n.vals))
+	for i, v := range n.vals {
+		out = append(out, d.str(fmt.Sprintf("%s[%d]", path, i), v))
+	}
+	return out
 }
 
 func (d *decoder) boolean(path string, n *node) bool {
@@ -346,8 +471,12 @@ func (d *decoder) seconds(path string, n *node) time.Duration {
 		return 0
 	}
 	f, err := n.num.Float64()
-	if err != nil || f <= 0 || f > 24*3600 {
-		d.fail(path, n.off, "must be a number of seconds greater than 0 and at most 86400, got %s", n.num)
+	unit, most := "seconds", 24*3600.0
+	if d.src.opts.agent == AgentGemini && strings.HasSuffix(path, ".timeout") {
+		unit, most = "milliseconds (Gemini CLI's unit)", most*1000
+	}
+	if err != nil || f <= 0 || f > most {
+		d.fail(path, n.off, "must be a number of %s greater than 0 and at most %.0f, got %s", unit, most, n.num)
 		return 0
 	}
 	return time.Duration(f * float64(time.Second))

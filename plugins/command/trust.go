@@ -16,16 +16,74 @@ import (
 	"time"
 )
 
-// Identity is what the trust store vouches for: a script's content and the
-// interpreter that runs it.
+// Identity is what the trust store vouches for, by the command's [Form]:
+// a script's content and the interpreter that runs it; a program's
+// content and the exact command line; or, for a shell line, the exact
+// command line and the shell. Paths are display names: the same content
+// at another path (a fresh checkout elsewhere) is the same identity.
 type Identity struct {
-	// Script is the script's absolute path, symlinks resolved.
-	Script string `json:"script"`
-	// SHA256 is the hex SHA-256 of the script's content.
+	// Form is the command's form; "" (FormScript) for a script.
+	Form Form `json:"form,omitempty"`
+	// Script is the absolute path of the script or program, symlinks
+	// resolved; "" for a shell line.
+	Script string `json:"script,omitempty"`
+	// SHA256 is the hex SHA-256 of the script's or program's content, or
+	// of the command line for a shell line.
 	SHA256 string `json:"sha256"`
-	// Interpreter is the interpreter's absolute path, "" when the script
-	// runs directly (its #! line is part of its content).
+	// Interpreter is the interpreter's or shell's absolute path, "" when
+	// the file runs directly (its #! line is part of its content).
 	Interpreter string `json:"interpreter,omitempty"`
+	// Line is the exact command line, for the program, runner and shell
+	// forms, whose arguments decide what runs.
+	Line string `json:"line,omitempty"`
+	// Files are the files a program's or runner's line names, by content.
+	Files []FileSum `json:"files,omitempty"`
+}
+
+// String describes the identity for people: what runs, its SHA-256's
+// first 16 digits, and for a runner that the code it fetches is not
+// covered.
+func (id Identity) String() string {
+	short := id.SHA256
+	if len(short) > 16 {
+		short = short[:16]
+	}
+	switch id.Form {
+	case FormShell:
+		return fmt.Sprintf("shell line %q (sha256 %s) run by %s", id.Line, short, id.Interpreter)
+	case FormProgram:
+		return fmt.Sprintf("program %s (sha256 %s) as %q%s", id.Script, short, id.Line, filesText(id.Files))
+	case FormRunner:
+		return fmt.Sprintf("runner %s (sha256 %s) as %q%s, which fetches code at run time that this trust does not cover", id.Script, short, id.Line, filesText(id.Files))
+	}
+	s := fmt.Sprintf("%s (sha256 %s)", id.Script, short)
+	if id.Interpreter != "" {
+		s += " with " + id.Interpreter
+	}
+	return s
+}
+
+// filesText lists the files of a line for people.
+func filesText(files []FileSum) string {
+	s := ""
+	for _, f := range files {
+		s += fmt.Sprintf(" with %s (sha256 %.16s)", f.Path, f.SHA256)
+	}
+	return s
+}
+
+// sameCode reports whether a and b run the same code: same form, content,
+// interpreter and line, wherever the file is.
+func (id Identity) sameCode(o Identity) bool {
+	return id.Form == o.Form && id.SHA256 == o.SHA256 && id.Interpreter == o.Interpreter && id.Line == o.Line &&
+		sameSums(id.Files, o.Files)
+}
+
+// sameFile reports whether a and b are the same file (or line) run the
+// same way, whatever its content.
+func (id Identity) sameFile(o Identity) bool {
+	return id.Form == o.Form && id.Interpreter == o.Interpreter && id.Script == o.Script && id.Script != "" &&
+		(id.Form == FormScript || id.Line == o.Line)
 }
 
 // TrustEntry is one trusted identity in a [TrustStore].
@@ -42,11 +100,10 @@ type TrustEntry struct {
 type TrustStatus uint8
 
 const (
-	// Untrusted: the store knows nothing of the script with this
-	// interpreter.
+	// Untrusted: the store knows neither this code nor this file.
 	Untrusted TrustStatus = iota
-	// Trusted: the script, with this content and interpreter, is in the
-	// store.
+	// Trusted: the store trusts this code (content, interpreter and
+	// line), at this path or another.
 	Trusted
 	// Changed: the store trusts the script with this interpreter, but with
 	// other content: it was edited since it was trusted.
@@ -126,31 +183,31 @@ func LoadTrustStore(path string) (*TrustStore, error) {
 	return s, nil
 }
 
-// Status says whether the store trusts id.
+// Status says whether the store trusts id: Trusted when an entry has the
+// same code (the path is only a display name, so a fresh checkout at
+// another path stays trusted), Changed when an entry has the same file
+// with other content.
 func (s *TrustStore) Status(id Identity) TrustStatus {
 	st := Untrusted
 	for _, e := range s.Entries {
-		if e.Script != id.Script || e.Interpreter != id.Interpreter {
-			continue
-		}
-		if e.SHA256 == id.SHA256 {
+		if e.sameCode(id) {
 			return Trusted
 		}
-		st = Changed
+		if e.sameFile(id) {
+			st = Changed
+		}
 	}
 	return st
 }
 
 // Trust adds id (trusted for the command line command) to the store,
-// replacing earlier entries for the same script and interpreter. It
+// replacing earlier entries for the same file run the same way. It
 // reports whether the store changed.
 func (s *TrustStore) Trust(id Identity, command string, now time.Time) bool {
 	if s.Status(id) == Trusted {
 		return false
 	}
-	s.Entries = slices.DeleteFunc(s.Entries, func(e TrustEntry) bool {
-		return e.Script == id.Script && e.Interpreter == id.Interpreter
-	})
+	s.Entries = slices.DeleteFunc(s.Entries, func(e TrustEntry) bool { return e.sameFile(id) })
 	s.Entries = append(s.Entries, TrustEntry{Identity: id, Command: command, TrustedAt: now.UTC().Truncate(time.Second)})
 	return true
 }

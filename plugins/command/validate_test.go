@@ -3,6 +3,7 @@ package command_test
 import (
 	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,9 +29,20 @@ func TestConfigValidate(t *testing.T) {
 			Untrusted: command.SkipUntrusted, Interpreters: []string{"bash", "python3"}, EnvAllow: []string{"PATH", "API_KEY"},
 			Env: map[string]string{"MODE": "ci"}, Timeout: 5 * time.Second, KillGrace: time.Second, MaxOutputBytes: 4096,
 			MaxConcurrent: 2, ServerName: "notes", AgentToolNames: true, Priority: 10}, nil},
+		{"imports only", command.Config{Imports: []command.Import{{File: ".claude/settings.json", Shell: []string{"*"}},
+			{Plugin: "plugins/guards", Agent: command.AgentClaude, Runners: []string{"npx", "uv"}, Lenient: true, FailClosed: true}}}, nil},
+		{"bad imports", command.Config{Imports: []command.Import{{}, {File: "a.json", Plugin: "p"},
+			{File: "b.json", Shell: []string{""}, Runners: []string{"npm"}, Agent: 9}}},
+			[]configtest.FieldErr{
+				{"imports[0]", "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both"},
+				{"imports[1]", "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both"},
+				{"imports[2].agent", "unknown agent Agent(9)"},
+				{"imports[2].shell[0]", "is empty: name a hook, a path such as PreToolUse[0].hooks[1], or *"},
+				{"imports[2].runners[0]", `"npm" is not a runner hookflow knows (bun, bunx, deno, go, npx, pipx, pnpm, pnpx, uv, uvx, yarn)`},
+			}},
 		{"no interpreters", with(func(c *command.Config) { c.Interpreters = []string{} }), nil},
 		{"no hooks", command.Config{},
-			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file (or set Settings in Go)"}}},
+			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file, or import some (or set Settings in Go)"}}},
 		{"name with a space", with(func(c *command.Config) { c.Name = "my hooks" }),
 			[]configtest.FieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"negative timeout", with(func(c *command.Config) { c.Timeout = -time.Second }),
@@ -94,5 +106,20 @@ func TestUntrustedPolicyText(t *testing.T) {
 		if err := p.UnmarshalText([]byte(in)); err == nil || err.Error() != want {
 			t.Errorf("UnmarshalText(%q) = %v, want %q", in, err, want)
 		}
+	}
+}
+
+// An agent's name reads back as itself; an unknown one is refused.
+func TestAgentText(t *testing.T) {
+	for _, a := range []command.Agent{command.AgentAuto, command.AgentClaude, command.AgentCodex, command.AgentGemini} {
+		b, _ := a.MarshalText()
+		var got command.Agent
+		if err := got.UnmarshalText(b); err != nil || got != a {
+			t.Errorf("%v round-trips to %v, %v", a, got, err)
+		}
+	}
+	var a command.Agent
+	if err := a.UnmarshalText([]byte("cursor")); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor": want claude, codex, gemini or auto`) {
+		t.Errorf("error %v", err)
 	}
 }

@@ -1,0 +1,461 @@
+package command
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/suggest"
+)
+
+// compiled is one hook as Start compiled it.
+type compiled struct {
+	HookInfo
+	match matcher
+	cl    commandLine
+	hook  Hook
+	stamp fileStamp
+	// dir is the hook's working directory: its file's project directory.
+	dir string
+	// args re-checks the files a program's line names.
+	args argCheck
+}
+
+// compiler compiles the hooks of every source of a configuration.
+type compiler struct {
+	cfg     Config
+	interps map[string]string
+	shell   string
+	base    map[string]string
+	store   *TrustStore
+	warn    func(msg string, args ...any)
+
+	out  []*compiled
+	errs []error
+}
+
+// compile reads and checks every hook of cfg (defaults applied), resolves
+// its command and hashes what it runs, and says what the trust store
+// makes of it. Every problem is reported at once, as *ConfigError values;
+// a lenient file's bad entries are logged by warn and left out instead.
+func compile(cfg Config, store *TrustStore, warn func(msg string, args ...any)) ([]*compiled, error) {
+	interps, err := resolveInterpreters(cfg.Interpreters)
+	if err != nil {
+		return nil, err
+	}
+	cp := &compiler{cfg: cfg, interps: interps, shell: resolveShell(), base: baseEnv(cfg), store: store, warn: warn}
+	for _, imp := range cfg.imports() {
+		file, opts := imp.file(), imp.options()
+		s, src, err := readSettingsFile(file, opts)
+		if src != nil && opts.lenient {
+			// Problems of entries are skipped with the entries; the
+			// others refuse the file still.
+			err = cp.lenient(src, err)
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			cp.errs = append(cp.errs, j.Unwrap()...)
+		} else if err != nil {
+			cp.errs = append(cp.errs, err)
+		}
+		if s != nil {
+			cp.add(s, src, imp.projectDir(cfg))
+		}
+	}
+	if len(cfg.Settings) > 0 {
+		cp.add(cfg.Settings, &source{}, cfg.Dir)
+	}
+	return cp.out, joinInOrder(cp.errs)
+}
+
+// lenient turns the decoder's problems at entries (a group or a hook) into
+// warnings, and returns the others.
+func (cp *compiler) lenient(src *source, err error) error {
+	var keep []error
+	for _, e := range unwrapAll(err) {
+		var ce *ConfigError
+		if errors.As(e, &ce) && entryPath(ce.Path) != "" {
+			cp.warn("command hooks: entry skipped (lenient): "+ce.Error(), "where", ce.location())
+			continue
+		}
+		keep = append(keep, e)
+	}
+	return errors.Join(keep...)
+}
+
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
+// entryPath returns the event, group or hook a settings path lies in
+// ("hooks.PreToolUse", "hooks.PreToolUse[0]" or
+// "hooks.PreToolUse[0].hooks[1]"), or "" for a path above the events.
+func entryPath(p string) string {
+	rest, ok := strings.CutPrefix(p, "hooks.")
+	if !ok || rest == "" {
+		return ""
+	}
+	i := strings.IndexByte(rest, '[')
+	if i < 0 {
+		return p // an event's value
+	}
+	j := strings.IndexByte(rest[i:], ']')
+	if j < 0 {
+		return ""
+	}
+	group := p[:len("hooks.")+i+j+1]
+	if h, ok := strings.CutPrefix(p[len(group):], ".hooks["); ok {
+		if k := strings.IndexByte(h, ']'); k >= 0 {
+			return group + ".hooks[" + h[:k+1]
+		}
+	}
+	return group
+}
+
+// skipBad reports whether path (a group or hook) holds a problem the
+// decoder found in a lenient file, its hooks aside: then it is left out.
+// A group with a bad hook keeps its other hooks; a group with a bad
+// matcher is left out whole, never read as "match everything".
+func skipBad(src *source, path string) bool {
+	if !src.opts.lenient {
+		return false
+	}
+	for _, b := range src.bad {
+		if strings.HasPrefix(b, path+".hooks[") && !strings.Contains(path, ".hooks[") {
+			continue // a hook's problem: the hook is skipped, not its group
+		}
+		if b == path || strings.HasPrefix(b, path+".") || strings.HasPrefix(b, path+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// add compiles the hooks of one source, whose project directory is dir.
+func (cp *compiler) add(s Settings, src *source, dir string) {
+	fail := func(path string, e *ConfigError) {
+		if src.opts.lenient {
+			cp.warn("command hooks: entry skipped (lenient): "+e.Error(), "where", e.location())
+			return
+		}
+		cp.errs = append(cp.errs, e)
+	}
+	names := map[string]bool{}
+	for _, key := range s.sortedKeys() {
+		ev, known := ParseEvent(key)
+		path := "hooks." + key
+		if !ev.Valid() {
+			if known {
+				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", src.errorf(path, "").location())
+				continue
+			}
+			hint := ""
+			if sug, ok := suggestEvent(key); ok {
+				hint = fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			fail(path, src.errorf(path, "unknown event %q%s", key, hint))
+			continue
+		}
+		for gi, g := range s[key] {
+			gpath := fmt.Sprintf("%s[%d]", path, gi)
+			if skipBad(src, gpath) {
+				continue
+			}
+			m, err := compileMatcher(g.Matcher, src.opts.agent, ev)
+			if err != nil {
+				fail(gpath, src.errorf(gpath+".matcher", "%v", err))
+				continue
+			}
+			if len(g.Hooks) == 0 {
+				fail(gpath, src.errorf(gpath, "has no hooks"))
+			}
+			for hi, h := range g.Hooks {
+				hpath := fmt.Sprintf("%s.hooks[%d]", gpath, hi)
+				if skipBad(src, hpath) {
+					continue
+				}
+				c, herrs := cp.hook(ev, key, g.Matcher, m, h, hpath, src, dir)
+				for _, e := range herrs {
+					fail(hpath, e)
+				}
+				if c == nil {
+					continue
+				}
+				if names[key+"/"+c.Name] {
+					if h.Name != "" {
+						fail(hpath, src.errorf(hpath, "another hook of %s is named %q: set \"name\" to tell them apart", key, c.Name))
+						continue
+					}
+					base := c.Name
+					for n := 2; names[key+"/"+c.Name]; n++ {
+						c.Name = fmt.Sprintf("%s-%d", base, n)
+					}
+				}
+				names[key+"/"+c.Name] = true
+				cp.out = append(cp.out, c)
+			}
+		}
+	}
+}
+
+// joinInOrder joins errs with the *ConfigError values of one file in the
+// file's order.
+func joinInOrder(errs []error) error {
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var ca, cb *ConfigError
+		if !errors.As(a, &ca) || !errors.As(b, &cb) || ca.File != cb.File {
+			return 0
+		}
+		return cmp.Or(cmp.Compare(ca.Line, cb.Line), cmp.Compare(ca.Col, cb.Col))
+	})
+	return errors.Join(errs...)
+}
+
+func suggestEvent(key string) (string, bool) {
+	return suggest.Closest(key, eventKeys())
+}
+
+// location returns the error's position, "file:line:col" or the path in
+// Config.Settings.
+func (e *ConfigError) location() string {
+	if e.File != "" {
+		return fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	}
+	return "Config.Settings: " + e.Path
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// hook compiles one hook of src at path.
+func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, path string, src *source, dir string) (*compiled, []*ConfigError) {
+	var errs []*ConfigError
+	bad := func(field, format string, args ...any) {
+		p := path
+		if field != "" {
+			p += "." + field
+		}
+		errs = append(errs, src.errorf(p, format, args...))
+	}
+	failClosed := h.FailClosed || src.opts.failClosed
+	if h.FailClosed && h.OnFailure == flows.FailOpen {
+		bad("failClosed", `contradicts "onFailure": "open"`)
+	}
+	if failClosed {
+		h.OnFailure = flows.FailClosed
+	}
+	switch h.Type {
+	case "", "command":
+	case "agent":
+		bad("type", `is "agent": agent hooks (experimental in Claude Code) are not run by hookflow; remove the hook, or load the file with lenient to skip it`)
+		return nil, errs
+	case "http", "prompt":
+		checkRemoteHook(h, bad)
+		if len(errs) == 0 {
+			bad("type", "is %q: this build of hookflow parses %s hooks but does not run them yet; load the file with lenient to skip them", h.Type, h.Type)
+		}
+		return nil, errs
+	case "mcp_tool":
+		bad("type", `is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)
+		return nil, errs
+	default:
+		bad("type", "is %q: hook types are command, http, prompt, mcp_tool and agent", h.Type)
+		return nil, errs
+	}
+	if h.If != "" {
+		tool, err := parseIf(h.If, ev)
+		if err != nil {
+			bad("if", "%v", err)
+		}
+		m.tool = tool
+	}
+	name := h.Name
+	vars := maps.Clone(cp.base)
+	for _, v := range projectVars {
+		vars[v] = dir
+	}
+	if src.opts.pluginRoot != "" {
+		vars[pluginRootVar] = src.opts.pluginRoot
+	}
+	maps.Copy(vars, h.Env)
+	o := lineOptions{interpreters: cp.interps, dir: dir, vars: vars,
+		runner: h.Runner || slices.Contains(src.opts.runners, "*")}
+	if h.Shell || slices.Contains(src.opts.shell, "*") || name != "" && slices.Contains(src.opts.shell, name) ||
+		slices.Contains(src.opts.shell, strings.TrimPrefix(path, "hooks.")) {
+		o.shell = cp.shell
+	}
+	if words, err := splitCommand(h.Command, func(string) (string, bool) { return "", true }); err == nil && len(words.argv) > 0 &&
+		slices.Contains(src.opts.runners, filepath.Base(words.argv[0])) {
+		o.runner = true
+	}
+	cl, err := parseCommand(h.Command, o)
+	var missing *missingError
+	switch {
+	case errors.As(err, &missing) && !failClosed:
+		cp.warn("command hooks: a program the hook needs is missing, so the hook is left out; in the agent it would fail on every call, without blocking: "+missing.Error(),
+			"hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
+		return nil, nil
+	case err != nil:
+		bad("command", "%v", err)
+	}
+	if len(cl.missing) > 0 {
+		msg := fmt.Sprintf("runs %s, which the server's PATH does not have", strings.Join(cl.missing, ", "))
+		if failClosed {
+			bad("command", "%s (failClosed)", msg)
+		} else {
+			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
+		}
+	}
+	if h.Name != "" && !namePattern.MatchString(h.Name) {
+		bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
+	}
+	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
+		bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
+	}
+	if (h.RateLimit.Calls > 0) != (h.RateLimit.Per > 0) {
+		bad("rateLimit", "needs both calls (at least 1) and per (seconds), got %d per %v", h.RateLimit.Calls, h.RateLimit.Per)
+	}
+	if h.Protocol != Claude && h.Protocol != OLLM {
+		bad("protocol", "unknown protocol %d", h.Protocol)
+	}
+	if !h.OnFailure.Valid() {
+		bad("onFailure", "unknown policy %d", h.OnFailure)
+	}
+	for k, v := range h.Env {
+		if err := checkEnv(k, v); err != nil {
+			bad("env", "%v", err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	// The line's assignments, the plugin's root and the project directory
+	// of the hook's own file join its environment.
+	env := maps.Clone(h.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for _, kv := range cl.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if src.opts.pluginRoot != "" {
+		env[pluginRootVar] = src.opts.pluginRoot
+	}
+	if dir != cp.cfg.Dir {
+		for _, v := range projectVars {
+			env[v] = dir
+		}
+	}
+	h.Env = env
+	c := &compiled{match: m, cl: cl, hook: h, dir: dir}
+	c.Event, c.Key, c.Matcher, c.Command, c.Path = ev, key, matcherText, h.Command, path
+	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, src.file, h.Description, h.Timeout
+	c.Where = src.errorf(path, "").location()
+	if src.file != "" {
+		c.trustArgs = src.opts.trustArgs(src.file)
+	}
+	c.Name = cmp.Or(name, derivedName(cl, h.Command))
+	if cl.form == FormShell {
+		c.Identity = Identity{Form: FormShell, SHA256: lineHash(h.Command), Interpreter: cl.interpreter, Line: h.Command}
+	} else {
+		sum, stamp, err := hashFile(cl.script)
+		if err != nil {
+			bad("command", "reading %s: %v", cl.script, err)
+			return nil, errs
+		}
+		c.stamp = stamp
+		c.Identity = Identity{Form: cl.form, Script: cl.script, SHA256: sum, Interpreter: cl.interpreter}
+		if cl.form != FormScript {
+			c.Identity.Line = h.Command
+			files, stamps, err := argFiles(cl.argv[1:], dir)
+			if err != nil {
+				bad("command", "%v", err)
+				return nil, errs
+			}
+			c.Identity.Files, c.args.stamps = files, stamps
+		}
+	}
+	if cp.store != nil {
+		c.Trust = cp.store.Status(c.Identity)
+	}
+	return c, nil
+}
+
+// derivedName names a hook after what it runs: its script's or program's
+// file name, or a shell line's first program.
+func derivedName(cl commandLine, line string) string {
+	base := cl.script
+	if cl.form == FormShell {
+		base = "shell"
+		if w, err := splitCommand(line, func(string) (string, bool) { return "", true }); err == nil && len(w.commands) > 0 {
+			base = w.commands[0]
+		}
+	}
+	name := strings.TrimSuffix(filepath.Base(base), filepath.Ext(base))
+	if !namePattern.MatchString(name) {
+		name = strings.Map(func(r rune) rune {
+			if r < 128 && namePattern.MatchString(string(r)) {
+				return r
+			}
+			return '_'
+		}, name)
+	}
+	return name
+}
+
+// checkRemoteHook checks an http or prompt hook's own fields.
+func checkRemoteHook(h Hook, bad func(field, format string, args ...any)) {
+	switch h.Type {
+	case "http":
+		if !strings.HasPrefix(h.URL, "https://") && !strings.HasPrefix(h.URL, "http://") {
+			bad("url", "must be an http or https URL, got %q", h.URL)
+		}
+		for _, v := range h.AllowedEnvVars {
+			if !isIdentifier(v) {
+				bad("allowedEnvVars", "%q is not a variable name", v)
+			}
+		}
+	case "prompt":
+		if strings.TrimSpace(h.Prompt) == "" {
+			bad("prompt", "is empty: a prompt hook needs the prompt the model judges")
+		}
+	}
+	if h.Command != "" {
+		bad("command", "is a command hook's field; a %s hook has none", h.Type)
+	}
+}
+
+// Inspect compiles cfg's hooks as Start would (defaults applied, every
+// command resolved and its script hashed) and says what the trust store
+// makes of each, without starting anything: the "hookflow hooks" verbs
+// use it. Settings errors are *ConfigError values, all at once; the
+// warnings Start would log (skipped entries, missing programs) go to
+// Config.Logger when it is set.
+func Inspect(cfg Config) ([]HookInfo, error) {
+	cfg = cfg.withDefaults()
+	store, err := LoadTrustStore(cfg.TrustStore)
+	if err != nil {
+		return nil, err
+	}
+	warn := func(string, ...any) {}
+	if cfg.Logger != nil {
+		warn = cfg.Logger.Warn
+	}
+	hooks, err := compile(cfg, store, warn)
+	infos := make([]HookInfo, len(hooks))
+	for i, h := range hooks {
+		infos[i] = h.HookInfo
+	}
+	return infos, err
+}

@@ -1,0 +1,124 @@
+package command_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookflow/hookflow/plugins/command"
+)
+
+// copyCorpus copies testdata/corpus/name into the fixture's directory,
+// scripts executable and nothing writable by others, and returns the
+// copy's root.
+func copyCorpus(t *testing.T, f *fixture, name string) string {
+	t.Helper()
+	root := f.path(name)
+	err := filepath.WalkDir(filepath.Join("testdata", "corpus", name), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("testdata", "corpus", name), p)
+		dst := filepath.Join(root, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, ".sh") {
+			mode = 0o755
+		}
+		return os.WriteFile(dst, data, mode)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// The corpus holds settings in each agent's documented forms (see
+// docs/command-hooks.md, "The corpus"): each loads as written, and its
+// guard blocks the server's delete tool.
+func TestCorpus(t *testing.T) {
+	tests := []struct {
+		name   string
+		imp    func(root string) command.Import
+		hooks  []string // name/form of each hook loaded, in order
+		block  string   // the reason a call of delete is blocked with
+		checks func(t *testing.T, infos []command.HookInfo)
+	}{{
+		name: "claude",
+		imp: func(root string) command.Import {
+			return command.Import{File: filepath.Join(root, ".claude", "settings.json"),
+				Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}
+		},
+		hooks: []string{"no-delete/script", "guard/script", "guard-2/script", "cat/shell", "cat/program", "cd/shell"},
+		block: "deleting is not allowed here",
+		checks: func(t *testing.T, infos []command.HookInfo) {
+			if infos[0].Timeout != 10*time.Second {
+				t.Errorf("timeout %v, want 10s", infos[0].Timeout)
+			}
+		},
+	}, {
+		name: "codex",
+		imp: func(root string) command.Import {
+			return command.Import{File: filepath.Join(root, ".codex", "hooks.json")}
+		},
+		hooks: []string{"pre_tool_use/script", "session_start/script"},
+		block: "codex: no deletes",
+	}, {
+		name: "gemini",
+		imp: func(root string) command.Import {
+			return command.Import{File: filepath.Join(root, ".gemini", "settings.json")}
+		},
+		hooks: []string{"secret-scan/script", "scan/script", "scan/script"},
+		block: "gemini: no deletes",
+		checks: func(t *testing.T, infos []command.HookInfo) {
+			// Gemini CLI's timeouts are milliseconds.
+			if infos[0].Timeout != 1500*time.Millisecond || infos[2].Timeout != time.Minute {
+				t.Errorf("timeouts %v and %v, want 1.5s and 1m", infos[0].Timeout, infos[2].Timeout)
+			}
+			if infos[0].Description != "Refuses writes that hold secrets" {
+				t.Errorf("description %q", infos[0].Description)
+			}
+		},
+	}, {
+		name:  "plugin",
+		imp:   func(root string) command.Import { return command.Import{Plugin: filepath.Join(root, "guards")} },
+		hooks: []string{"guard/script"},
+		block: "plugin guard at ",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			root := copyCorpus(t, f, tt.name)
+			cfg := f.config(nil)
+			cfg.Imports = []command.Import{tt.imp(root)}
+			infos, err := command.Inspect(cfg)
+			if err != nil {
+				t.Fatalf("the file does not load as written: %v", err)
+			}
+			var got []string
+			for _, h := range infos {
+				got = append(got, h.Name+"/"+h.Identity.Form.String())
+			}
+			if strings.Join(got, " ") != strings.Join(tt.hooks, " ") {
+				t.Errorf("hooks %v, want %v", got, tt.hooks)
+			}
+			if tt.checks != nil && len(infos) == len(tt.hooks) {
+				tt.checks(t, infos)
+			}
+			s := f.serve(cfg)
+			s.Call("delete", DeleteIn{Path: "x"}).WantToolError(tt.block)
+			if r := s.Call("echo", echoHi); r.IsError() {
+				t.Errorf("echo: %s", r.Text())
+			}
+		})
+	}
+}

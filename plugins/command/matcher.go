@@ -1,0 +1,110 @@
+package command
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// matcher selects the calls a group's hooks run for, from the tool name,
+// prompt name, resource URI or session source (see the package doc,
+// "Matchers").
+type matcher struct {
+	all   bool
+	names []string
+	re    *regexp.Regexp
+	// tool is a hook's "if" condition: the tool name the call must have
+	// too, "" for none.
+	tool string
+}
+
+// isNameList reports whether s is, for Claude Code, a name or a list of
+// names: only letters, digits, '_', '-', spaces, ',' and '|'.
+func isNameList(s string) bool {
+	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-, |") == ""
+}
+
+// splitNames splits a Claude Code name list at '|' and ',', spaces
+// trimmed.
+func splitNames(s string) []string {
+	var names []string
+	for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// compileMatcher reads a group's matcher as agent's reference says for
+// event ev.
+func compileMatcher(s string, agent Agent, ev Event) (matcher, error) {
+	switch {
+	case s == "" || s == "*":
+		return matcher{all: true}, nil
+	case agent == AgentGemini && ev == SessionStart:
+		// Gemini CLI matches lifecycle events by exact string.
+		return matcher{names: []string{s}}, nil
+	case agent != AgentGemini && isNameList(s):
+		return matcher{names: splitNames(s)}, nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return matcher{}, fmt.Errorf("%q is not a valid regular expression: %v", s, err)
+	}
+	return matcher{re: re}, nil
+}
+
+func (m matcher) match(subject string) bool {
+	if m.tool != "" && subject != m.tool {
+		return false
+	}
+	switch {
+	case m.all:
+		return true
+	case m.re != nil:
+		return m.re.MatchString(subject)
+	}
+	return slices.Contains(m.names, subject)
+}
+
+// parseIf reads a hook's "if" condition for event ev: a tool name, for
+// the tool events. Claude Code's rules also take an argument pattern in
+// parentheses (Bash(git *)), which names the agent's own tools' arguments:
+// hookflow refuses it, so that a hook never runs wider than written.
+func parseIf(s string, ev Event) (string, error) {
+	switch ev {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+	default:
+		return "", fmt.Errorf("applies to tool events only, not %s", ev)
+	}
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		return "", fmt.Errorf("%q has an argument pattern, which hookflow does not evaluate: test the arguments in the script (tool_input), or use the tool name alone", s)
+	}
+	if s == "" || !isNameList(s) || strings.ContainsAny(s, "|, ") {
+		return "", fmt.Errorf("%q is not a tool name", s)
+	}
+	return s, nil
+}
+
+// unmatched returns the matcher's text when it selects none of tools, for
+// the start-up warning; "" when it selects one, or everything.
+func (m matcher) unmatched(text string, tools []string) string {
+	if m.all || slices.ContainsFunc(tools, m.match) {
+		return ""
+	}
+	if m.re != nil && strings.Contains(text, ",") {
+		return text + ` (read as a regular expression: in this file's format, names are separated by "|")`
+	}
+	return text
+}
+
+// subjectName is the name a tool has for matchers: its own, or the agents'
+// name of an MCP tool with Config.AgentToolNames.
+func (p *Plugin) subjectName(tool string) string {
+	if p.cfg.AgentToolNames {
+		return "mcp__" + p.cfg.ServerName + "__" + tool
+	}
+	return tool
+}

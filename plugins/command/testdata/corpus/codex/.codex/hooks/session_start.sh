@@ -1,0 +1,3 @@
+#!/bin/sh
+# Adds the session's context.
+echo "Codex context"
