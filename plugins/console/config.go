@@ -18,10 +18,11 @@ import (
 type Config struct {
 	// Name is the plugin's name (default "console").
 	Name string `yaml:"name"`
-	// Addr is the address of the console's own HTTP listener, e.g.
-	// "127.0.0.1:9090"; empty (the default) opens none, and the program
-	// mounts [Plugin.Handler] itself. A listener of its own needs Token
-	// or TokenEnv: no auth plugin stands in front of it.
+	// Addr is the address of the console's own HTTP listener, such as
+	// "127.0.0.1:9090" (none by default: a program mounts
+	// [Plugin.Handler] itself; the gateway serves the console only here).
+	// A listener of its own needs Token or TokenEnv: no auth plugin
+	// stands in front of it.
 	Addr string `yaml:"addr"`
 	// Path is the path the console is served under (default "/console").
 	Path string `yaml:"path"`
@@ -55,17 +56,17 @@ type Config struct {
 	// text content may hold what no field name redacts, and encoding it
 	// costs the call an allocation of its size).
 	Results bool `yaml:"results"`
-	// Window is how far back the rate charts go (default 5m; at most 1h),
-	// in one-second buckets.
+	// Window is how far back the rate charts go (default 5m; at least
+	// 10s, at most 1h), in 300 buckets (one second each by default).
 	Window time.Duration `yaml:"window"`
-	// TraceURL links a run to its trace when the otel plugin traces it:
-	// "{trace_id}" in it is replaced by the run's trace ID, e.g.
-	// "http://jaeger:16686/trace/{trace_id}" (none by default).
+	// TraceURL links each run the otel plugin traced to its trace, with
+	// "{trace_id}" replaced by the run's trace ID (none by default), as
+	// in "http://jaeger:16686/trace/{trace_id}".
 	TraceURL string `yaml:"trace_url"`
-	// HealthURL is a readiness endpoint whose JSON report the console
-	// shows as the upstreams' health, e.g. the gateway's
-	// "http://127.0.0.1:8080/health/ready" (none by default). It is read
-	// when the page is drawn, with a 2 s timeout.
+	// HealthURL is the readiness endpoint whose JSON report the console
+	// shows as the upstreams' health (none by default), such as the
+	// gateway's "http://127.0.0.1:8080/health/ready". It is read when the
+	// page is drawn, with a 2 s timeout.
 	HealthURL string `yaml:"health_url"`
 	// Viewers caps the live streams open at once (default
 	// DefaultViewers, 16); a viewer past it gets 503.
@@ -124,13 +125,6 @@ func (c Config) Validate() error {
 			invalid("token_env", "required with addr: the console's own listener has no auth plugin in front of it")
 		}
 	}
-	if c.TokenEnv != "" {
-		if v, ok := os.LookupEnv(c.TokenEnv); !ok || v == "" {
-			invalid("token_env", "the environment variable %s is not set or empty", c.TokenEnv)
-		} else if len(v) < minToken {
-			invalid("token_env", "the token in %s must be at least %d characters long, got %d", c.TokenEnv, minToken, len(v))
-		}
-	}
 	if c.Token != "" && len(c.Token) < minToken {
 		invalid("token", "must be at least %d characters long, got %d", minToken, len(c.Token))
 	}
@@ -165,6 +159,22 @@ func checkURL(s string) error {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("must be an http or https URL with a host, got %q", s)
+	}
+	return nil
+}
+
+// checkTokenEnv checks the token Config.TokenEnv names, when the
+// console starts (a configuration is checked without its environment).
+func (c Config) checkTokenEnv() error {
+	if c.TokenEnv == "" {
+		return nil
+	}
+	v, ok := os.LookupEnv(c.TokenEnv)
+	switch {
+	case !ok || v == "":
+		return &flows.Error{Code: flows.CodeInvalid, Field: "token_env", Msg: fmt.Sprintf("the environment variable %s is not set or empty", c.TokenEnv)}
+	case len(v) < minToken:
+		return &flows.Error{Code: flows.CodeInvalid, Field: "token_env", Msg: fmt.Sprintf("the token in %s must be at least %d characters long, got %d", c.TokenEnv, minToken, len(v))}
 	}
 	return nil
 }

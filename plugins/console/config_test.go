@@ -2,16 +2,19 @@ package console_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/configtest"
 	"github.com/hookflow/hookflow/plugins/console"
 )
 
 func TestConfigValidate(t *testing.T) {
-	t.Setenv("CONSOLE_TEST_TOKEN", "a-token-of-enough-length")
-	t.Setenv("CONSOLE_SHORT_TOKEN", "short")
 	tests := []struct {
 		name string
 		cfg  console.Config
@@ -25,10 +28,8 @@ func TestConfigValidate(t *testing.T) {
 			[]configtest.FieldErr{{"token_env", "required with addr: the console's own listener has no auth plugin in front of it"}}},
 		{"bad addr", console.Config{Addr: "9090", Token: "a-token-of-enough-length"},
 			[]configtest.FieldErr{{"addr", "must be host:port, e.g. 127.0.0.1:9090: address 9090: missing port in address"}}},
-		{"unset token variable", console.Config{TokenEnv: "CONSOLE_NO_SUCH_VARIABLE"},
-			[]configtest.FieldErr{{"token_env", "the environment variable CONSOLE_NO_SUCH_VARIABLE is not set or empty"}}},
-		{"short token", console.Config{TokenEnv: "CONSOLE_SHORT_TOKEN"},
-			[]configtest.FieldErr{{"token_env", "the token in CONSOLE_SHORT_TOKEN must be at least 16 characters long, got 5"}}},
+		{"short token", console.Config{Token: "short"},
+			[]configtest.FieldErr{{"token", "must be at least 16 characters long, got 5"}}},
 		{"bounds", console.Config{Runs: -1, MaxBytes: 2 << 20, Viewers: 5000, Window: 2 * time.Hour},
 			[]configtest.FieldErr{
 				{"runs", "must not be negative, got -1"},
@@ -52,6 +53,31 @@ func TestConfigValidate(t *testing.T) {
 			got := configtest.FieldErrs(t, tc.cfg.Validate())
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("Validate:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The token an environment variable holds is checked when the console
+// starts: a configuration is checked without its environment.
+func TestTokenEnv(t *testing.T) {
+	t.Setenv("CONSOLE_SHORT_TOKEN", "short")
+	for _, tc := range []struct {
+		env  string
+		want configtest.FieldErr
+	}{
+		{"CONSOLE_NO_SUCH_VARIABLE", configtest.FieldErr{"token_env", "the environment variable CONSOLE_NO_SUCH_VARIABLE is not set or empty"}},
+		{"CONSOLE_SHORT_TOKEN", configtest.FieldErr{"token_env", "the token in CONSOLE_SHORT_TOKEN must be at least 16 characters long, got 5"}},
+	} {
+		t.Run(tc.env, func(t *testing.T) {
+			c := console.New(console.Config{TokenEnv: tc.env})
+			srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+			if err := srv.Use(c); err != nil {
+				t.Fatal(err)
+			}
+			err := srv.Start()
+			if err == nil || flows.CodeOf(err) != flows.CodeInvalid || !strings.Contains(err.Error(), tc.want[0]+": "+tc.want[1]) {
+				t.Fatalf("Start: %v, want %v", err, tc.want)
 			}
 		})
 	}

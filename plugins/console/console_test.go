@@ -52,9 +52,14 @@ func newConsole(t *testing.T, cfg console.Config) (*plugintest.Harness, *console
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return h, c, newServer(t, c)
+}
+
+// newServer serves c's handler.
+func newServer(t *testing.T, c *console.Plugin) *httptest.Server {
 	ts := httptest.NewServer(c.Handler())
 	t.Cleanup(ts.Close)
-	return h, c, ts
+	return ts
 }
 
 // get fetches path with the token, and returns the body.

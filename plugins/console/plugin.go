@@ -104,7 +104,7 @@ func (p *Plugin) start(srv *framework.Server) error {
 }
 
 func (p *Plugin) open(srv *framework.Server) error {
-	if err := p.cfg.Validate(); err != nil {
+	if err := errors.Join(p.cfg.Validate(), p.cfg.checkTokenEnv()); err != nil {
 		return err
 	}
 	if p.closed.Load() {
