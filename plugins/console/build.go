@@ -33,8 +33,12 @@ func (p *Plugin) build(l *live) *Run {
 	}
 	for i := range l.steps[:l.n] {
 		s := &l.steps[i]
+		stage := s.stage.String()
+		if s.step != "" {
+			stage = s.step // validate and execute are steps between stages
+		}
 		r.Steps = append(r.Steps, Step{
-			Stage: s.stage.String(), Hook: s.hook, Step: s.step,
+			Stage: stage, Hook: s.hook, Step: s.step,
 			Outcome: stepOutcome(s.outcome), Reason: reasonOf(s.err),
 			At: s.at, Dur: s.end - s.at,
 		})
