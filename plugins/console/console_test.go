@@ -315,3 +315,15 @@ func TestRingBounded(t *testing.T) {
 		t.Errorf("run %d with a ring of 3 after %d: %d, want 200", newest-2, newest, code)
 	}
 }
+
+// The rates page counts each hook's calls and blocks over the window.
+func TestRatesPage(t *testing.T) {
+	h, _, ts := newConsole(t, console.Config{})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "ok"})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "block"})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "block again"})
+	body := waitFor(t, ts, "/console/rates", `<td class="hook">plugintest/plugin:guard/tools:call-tool/beforeExecute/moon</td><td class="num">3</td><td class="num">2</td>`)
+	if !strings.Contains(body, `<svg class="spark"`) || !strings.Contains(body, `aria-label="3 calls and 2 blocked in the window`) {
+		t.Errorf("no chart:\n%s", body)
+	}
+}
