@@ -1,0 +1,123 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
+	"github.com/hookflow/hookflow/plugins/console"
+	"github.com/hookflow/hookflow/stages"
+)
+
+// Behind the auth plugin's kind of handler (the SDK's bearer middleware),
+// a verified token with the console's scope opens it; one without the
+// scope gets 403; the console needs no token of its own then.
+func TestScope(t *testing.T) {
+	c := console.New(console.Config{Scope: "ops:console"})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c}})
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	verify := func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		exp := time.Now().Add(time.Hour)
+		switch tok {
+		case "operator":
+			return &sdkauth.TokenInfo{UserID: "op", Scopes: []string{"ops:console"}, Expiration: exp}, nil
+		case "agent":
+			return &sdkauth.TokenInfo{UserID: "agent", Scopes: []string{"mcp"}, Expiration: exp}, nil
+		}
+		return nil, sdkauth.ErrInvalidToken
+	}
+	ts := httptest.NewServer(sdkauth.RequireBearerToken(verify, nil)(c.Handler()))
+	defer ts.Close()
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{"operator", http.StatusOK}, {"agent", http.StatusForbidden}, {"", http.StatusUnauthorized}} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/console/", nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("token %q: %d, want %d", tc.token, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// With Config.Addr the console serves on a listener of its own, behind
+// its token, until Close.
+func TestOwnListener(t *testing.T) {
+	c := console.New(console.Config{Addr: "127.0.0.1:0", Token: token, Path: "/ops"})
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c}})
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + c.Addr().String() + "/ops/rates"
+	status := func(tok string) int {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return -1
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status(""); got != http.StatusUnauthorized {
+		t.Errorf("without the token: %d", got)
+	}
+	if got := status(token); got != http.StatusOK {
+		t.Errorf("with the token: %d", got)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(token); got != -1 {
+		t.Errorf("after Close: %d, want no answer", got)
+	}
+}
+
+// A run whose context carries a span links to its trace by TraceURL.
+func TestTraceLink(t *testing.T) {
+	const traceID = "0af7651916cd43dd8448eb211c80319c"
+	tid, _ := trace.TraceIDFromHex(traceID)
+	sid, _ := trace.SpanIDFromHex("b7ad6b7169203331")
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled})
+	tracer := framework.NewPlugin("tracer", func(pc *framework.PluginContext) error {
+		return pc.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Name: "span", Fn: func(c *flows.Context) error {
+			c.SetContext(trace.ContextWithSpanContext(c.Context(), sc))
+			return nil
+		}})
+	})
+	c := console.New(console.Config{Token: token, TraceURL: "http://jaeger:16686/trace/{trace_id}"})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c, tracer}})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "x"})
+	ts := newServer(t, c)
+	list := waitFor(t, ts, "/console/?tool=echo", `data-seq="`)
+	i := strings.Index(list, `href="/console/runs/`)
+	link := list[i+len(`href="`):]
+	_, run := get(t, ts, link[:strings.IndexByte(link, '"')])
+	if want := `<a href="http://jaeger:16686/trace/` + traceID + `">` + traceID + `</a>`; !strings.Contains(run, want) {
+		t.Errorf("no trace link %s:\n%s", want, run)
+	}
+}
