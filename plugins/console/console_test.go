@@ -327,3 +327,46 @@ func TestRatesPage(t *testing.T) {
 		t.Errorf("no chart:\n%s", body)
 	}
 }
+
+// Arguments past Config.MaxBytes are cut, with their length, after
+// redaction; a filter value is capped.
+func TestArgsCapped(t *testing.T) {
+	h, _, ts := newConsole(t, console.Config{MaxBytes: 64})
+	long := strings.Repeat("x", 200)
+	h.Call(plugintest.ToolEcho, map[string]any{"text": "t", "note": long})
+	list := waitFor(t, ts, "/console/?tool=echo", `data-seq="`)
+	i := strings.Index(list, `href="/console/runs/`)
+	link := list[i+len(`href="`):]
+	_, run := get(t, ts, link[:strings.IndexByte(link, '"')])
+	args := run[strings.Index(run, `<pre id="args">`):]
+	args = args[:strings.Index(args, "</pre>")]
+	if strings.Contains(args, long) || !strings.Contains(args, "… [cut: ") || len(args) > 200 {
+		t.Errorf("arguments not capped: %s", args)
+	}
+	if _, body := get(t, ts, "/console/?principal="+strings.Repeat("p", 5000)); strings.Count(body, "p") > 5000 {
+		t.Errorf("the filter value is not capped")
+	}
+}
+
+// One console attached to two apps records each run of their tools once,
+// each hook call once, and no run of the server's own tools.
+func TestTwoApps(t *testing.T) {
+	c := console.New(console.Config{Token: token})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	h := plugintest.New(t, &plugintest.Options{Apps: []plugintest.AppOptions{
+		{Name: "a", Plugins: []framework.Plugin{c}}, {Name: "b", Plugins: []framework.Plugin{c}},
+	}})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "server"})
+	h.Call("a_"+plugintest.ToolEcho, plugintest.Text{Text: "a"})
+	ts := newServer(t, c)
+	list := waitFor(t, ts, "/console/?flow=tools:call-tool", `<td>a_echo</td>`)
+	if strings.Contains(list, "<td>echo</td>") {
+		t.Errorf("a run of the server's own tool:\n%s", list)
+	}
+	i := strings.Index(list, `href="/console/runs/`)
+	link := list[i+len(`href="`):]
+	_, run := get(t, ts, link[:strings.IndexByte(link, '"')])
+	if n := strings.Count(run, "/tools:call-tool/beforeValidation/start</td>"); n != 1 {
+		t.Errorf("the start hook shows %d times:\n%s", n, run)
+	}
+}

@@ -37,20 +37,23 @@ type Plugin struct {
 	key  flows.Key[*live]
 	pool sync.Pool
 
-	mu       sync.Mutex // guards setup
-	setup    bool
-	setupErr error
-	srv      *framework.Server
-	redact   *flows.Redactor
-	ring     *ring
-	rates    *rates
-	handler  http.Handler
-	tmpl     *template.Template
-	q        chan *live
-	stop     chan struct{}
-	done     chan struct{}
-	listener *http.Server
-	addr     net.Addr
+	mu    sync.Mutex // guards setup
+	setup bool
+	// observing is set once the observer is added: a console attached
+	// to several apps of a server observes its runs once.
+	observing bool
+	setupErr  error
+	srv       *framework.Server
+	redact    *flows.Redactor
+	ring      *ring
+	rates     *rates
+	handler   http.Handler
+	tmpl      *template.Template
+	q         chan *live
+	stop      chan struct{}
+	done      chan struct{}
+	listener  *http.Server
+	addr      net.Addr
 
 	closed  atomic.Bool
 	dropped atomic.Uint64
@@ -88,6 +91,13 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	if err := pc.Hook(hooks...); err != nil {
 		return err
+	}
+	p.mu.Lock()
+	first := !p.observing
+	p.observing = true
+	p.mu.Unlock()
+	if !first {
+		return nil // attached to a second app: one observer serves both
 	}
 	return pc.Observe(p.observe)
 }
