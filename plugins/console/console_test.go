@@ -370,3 +370,14 @@ func TestTwoApps(t *testing.T) {
 		t.Errorf("the start hook shows %d times:\n%s", n, run)
 	}
 }
+
+// The console passes the plugin checks every plugin passes: its hooks
+// run where it is attached, calls succeed and fail as without it, finally
+// runs once, concurrently and race-free.
+func TestPluginChecks(t *testing.T) {
+	plugintest.Run(t, func(t testing.TB) framework.Plugin {
+		c := console.New(console.Config{Token: token})
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+		return c
+	}, nil)
+}
