@@ -15,11 +15,11 @@ import (
 // a reason, a decision's reason.
 const maxText = 1 << 10
 
-// build turns a finished run's record into the Run the pages show, on
+// build turns a finished run's record into the record the pages show, on
 // the feed's goroutine: it decides the outcome as the audit plugin does,
 // redacts and caps the arguments and the result.
-func (p *Plugin) build(l *live) *Run {
-	r := &Run{
+func (p *Plugin) build(l *live) *record {
+	r := &record{
 		Start:     l.start,
 		Duration:  l.dur,
 		Flow:      string(l.flow),
@@ -37,7 +37,7 @@ func (p *Plugin) build(l *live) *Run {
 		if s.step != "" {
 			stage = s.step // validate and execute are steps between stages
 		}
-		r.Steps = append(r.Steps, Step{
+		r.Steps = append(r.Steps, stepView{
 			Stage: stage, Hook: s.hook, Step: s.step,
 			Outcome: stepOutcome(s.outcome), Reason: reasonOf(s.err),
 			At: s.at, Dur: s.end - s.at,
@@ -48,7 +48,7 @@ func (p *Plugin) build(l *live) *Run {
 		r.Decisions = append(r.Decisions, d)
 	}
 	for _, f := range l.failures {
-		s := Step{Outcome: stepFailOpen, Reason: reasonOf(f)}
+		s := stepView{Outcome: stepFailOpen, Reason: reasonOf(f)}
 		var fe *flows.Error
 		if errors.As(f, &fe) {
 			s.Hook = fe.Hook

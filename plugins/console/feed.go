@@ -9,7 +9,7 @@ import (
 )
 
 // maxSteps is how many hook calls and steps a run keeps for its
-// waterfall; the ones after are counted (Run.MoreSteps).
+// waterfall; the ones after are counted (record.MoreSteps).
 const maxSteps = 48
 
 // The outcomes of a run, as the console shows them; the audit plugin's
@@ -68,7 +68,7 @@ type liveStep struct {
 }
 
 // live is what the console records of a run while it runs, on the run's
-// goroutine; it is recycled once the feed has turned it into a [Run].
+// goroutine; it is recycled once the feed has turned it into a [record].
 type live struct {
 	start time.Time
 	last  time.Duration
@@ -126,9 +126,9 @@ func (l *live) add(ev *flows.Event, now time.Time) {
 	}
 }
 
-// Run is one finished run as the console shows it. It is immutable once
+// record is one finished run as the console shows it. It is immutable once
 // in the ring.
-type Run struct {
+type record struct {
 	Seq       uint64
 	Start     time.Time
 	Duration  time.Duration
@@ -143,17 +143,17 @@ type Run struct {
 	// Reason is what the client read of the failure: the error's reason,
 	// or an isError result's first text.
 	Reason     string
-	Steps      []Step
+	Steps      []stepView
 	MoreSteps  int
 	Decisions  []flows.Decision
-	FailedOpen []Step
+	FailedOpen []stepView
 	Args       string
 	Result     string
 	TraceID    string
 }
 
-// Step is one hook call or step of a run's waterfall.
-type Step struct {
+// stepView is one hook call or step of a run's waterfall.
+type stepView struct {
 	Stage   string
 	Hook    string
 	Step    string
@@ -166,7 +166,7 @@ type Step struct {
 // ring keeps the newest runs, and tells the live streams of each new one.
 type ring struct {
 	mu   sync.Mutex
-	runs []*Run // a circle of len cap; next is where the next run goes
+	runs []*record // a circle of len cap; next is where the next run goes
 	next int
 	full bool
 	seq  uint64
@@ -174,11 +174,11 @@ type ring struct {
 }
 
 func newRing(n int) *ring {
-	return &ring{runs: make([]*Run, n), subs: map[*viewer]struct{}{}}
+	return &ring{runs: make([]*record, n), subs: map[*viewer]struct{}{}}
 }
 
 // add numbers r, keeps it, and offers it to every viewer.
-func (g *ring) add(r *Run) {
+func (g *ring) add(r *record) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.seq++
@@ -194,10 +194,10 @@ func (g *ring) add(r *Run) {
 }
 
 // list returns up to n runs that match keep, newest first.
-func (g *ring) list(n int, keep func(*Run) bool) []*Run {
+func (g *ring) list(n int, keep func(*record) bool) []*record {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*Run
+	var out []*record
 	count := g.next
 	if g.full {
 		count = len(g.runs)
@@ -212,7 +212,7 @@ func (g *ring) list(n int, keep func(*Run) bool) []*Run {
 }
 
 // get returns the run numbered seq, if it is still kept.
-func (g *ring) get(seq uint64) *Run {
+func (g *ring) get(seq uint64) *record {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if seq == 0 || seq > g.seq || g.seq-seq >= uint64(len(g.runs)) {
@@ -247,7 +247,7 @@ const viewerBuffer = 64
 // viewer is one open live stream: a bounded buffer of runs to send.
 type viewer struct {
 	mu      sync.Mutex
-	queue   []*Run
+	queue   []*record
 	dropped int
 	wake    chan struct{}
 }
@@ -255,7 +255,7 @@ type viewer struct {
 func newViewer() *viewer { return &viewer{wake: make(chan struct{}, 1)} }
 
 // offer queues r, dropping the oldest queued run when the buffer is full.
-func (v *viewer) offer(r *Run) {
+func (v *viewer) offer(r *record) {
 	v.mu.Lock()
 	if len(v.queue) == viewerBuffer {
 		copy(v.queue, v.queue[1:])
@@ -272,7 +272,7 @@ func (v *viewer) offer(r *Run) {
 
 // take returns the queued runs and how many were dropped since the last
 // take.
-func (v *viewer) take() ([]*Run, int) {
+func (v *viewer) take() ([]*record, int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	q, d := v.queue, v.dropped

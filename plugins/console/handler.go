@@ -107,7 +107,7 @@ func filterOf(r *http.Request) filter {
 	return filter{Outcome: get("outcome"), Tool: get("tool"), Principal: get("principal"), Upstream: get("upstream"), Flow: get("flow")}
 }
 
-func (f filter) keep(r *Run) bool {
+func (f filter) keep(r *record) bool {
 	return (f.Outcome == "" || f.Outcome == r.Outcome) &&
 		(f.Tool == "" || f.Tool == r.Entity) &&
 		(f.Principal == "" || f.Principal == r.Principal) &&

@@ -88,7 +88,7 @@ var allOutcomes = []string{outcomeOK, outcomeBlocked, outcomeFailed, outcomeAnsw
 func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r)
 	runs := p.ring.list(pageRuns, f.keep)
-	all := p.ring.list(p.cfg.Runs, func(*Run) bool { return true })
+	all := p.ring.list(p.cfg.Runs, func(*record) bool { return true })
 	tools := map[string]bool{}
 	for _, run := range all {
 		if run.Entity != "" && len(tools) < 200 {
@@ -103,7 +103,7 @@ func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 		page
 		Filter   filter
 		Query    string
-		Runs     []*Run
+		Runs     []*record
 		Kept     int
 		Cap      int
 		Max      int
@@ -135,6 +135,6 @@ func (p *Plugin) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p.render(w, "run", struct {
 		page
-		Run *Run
+		Run *record
 	}{page{title, "runs"}, run})
 }

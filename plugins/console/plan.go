@@ -69,7 +69,7 @@ func (p *Plugin) planPage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The entities the console saw lately, to choose from.
 	seen := map[string]bool{}
-	for _, run := range p.ring.list(p.cfg.Runs, func(r *Run) bool { return r.Flow == string(flow) && r.Entity != "" }) {
+	for _, run := range p.ring.list(p.cfg.Runs, func(r *record) bool { return r.Flow == string(flow) && r.Entity != "" }) {
 		if len(seen) < 200 {
 			seen[run.Entity] = true
 		}

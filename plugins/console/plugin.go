@@ -305,7 +305,7 @@ func (p *Plugin) work() {
 	}
 }
 
-// keep builds l's Run, adds it to the ring and the rates, and recycles l.
+// keep builds l's record, adds it to the ring and the rates, and recycles l.
 func (p *Plugin) keep(l *live) {
 	r := p.build(l)
 	p.rates.add(l, r)

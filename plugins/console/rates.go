@@ -43,7 +43,7 @@ func newRates(window time.Duration) *rates {
 func (rt *rates) slot(t time.Time) int64 { return t.UnixNano() / int64(rt.width) }
 
 // add counts the hook calls of a finished run.
-func (rt *rates) add(l *live, r *Run) {
+func (rt *rates) add(l *live, r *record) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	for i := range l.steps[:l.n] {

@@ -19,7 +19,7 @@ import (
 func TestViewerBufferBounded(t *testing.T) {
 	v := newViewer()
 	for i := range viewerBuffer + 36 {
-		v.offer(&Run{Seq: uint64(i + 1)})
+		v.offer(&record{Seq: uint64(i + 1)})
 	}
 	q, dropped := v.take()
 	if len(q) != viewerBuffer || dropped != 36 {
@@ -92,11 +92,11 @@ func TestSlowViewerDropsWithMarker(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	p.ring.add(&Run{Flow: "tools:call-tool", Outcome: outcomeOK}) // its write gets stuck
+	p.ring.add(&record{Flow: "tools:call-tool", Outcome: outcomeOK}) // its write gets stuck
 	<-w.first
 	const n = viewerBuffer + 10
 	for range n {
-		p.ring.add(&Run{Flow: "tools:call-tool", Outcome: outcomeOK})
+		p.ring.add(&record{Flow: "tools:call-tool", Outcome: outcomeOK})
 	}
 	close(w.release)
 	deadline := time.Now().Add(10 * time.Second)
