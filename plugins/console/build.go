@@ -141,7 +141,7 @@ func stopCode(s *liveStep) flows.Code {
 	if errors.As(s.err, &e) {
 		return e.Code
 	}
-	if s.outcome == "abort" || s.outcome == "refused" {
+	if s.outcome == "abort" {
 		return flows.CodeAborted
 	}
 	return flows.CodeOf(s.err)

@@ -381,3 +381,27 @@ func TestPluginChecks(t *testing.T) {
 		return c
 	}, nil)
 }
+
+// A request refused before any flow ran (the auth plugin's HTTP scope
+// challenge hands it to its Auditor) shows as a blocked run decided by
+// the refuser, its arguments redacted.
+func TestRefusal(t *testing.T) {
+	_, c, ts := newConsole(t, console.Config{})
+	c.RecordRefusal(context.Background(), flows.Refusal{
+		Flow: flows.ToolsCallTool, Entity: "echo", By: "server/plugin:auth/http:scope-challenge",
+		Err:  &flows.Error{Code: flows.CodeAborted, Msg: "insufficient scope: needs admin"},
+		Args: []byte(`{"text":"` + secret + `"}`),
+	})
+	list := waitFor(t, ts, "/console/?outcome=blocked", "server/plugin:auth/http:scope-challenge")
+	i := strings.Index(list, `href="/console/runs/`)
+	link := list[i+len(`href="`):]
+	_, run := get(t, ts, link[:strings.IndexByte(link, '"')])
+	for _, want := range []string{`id="decided-by">server/plugin:auth/http:scope-challenge<`, `id="reason">insufficient scope: needs admin<`, `>blocked</span>`, flows.Redacted} {
+		if !strings.Contains(run, want) {
+			t.Errorf("no %q:\n%s", want, run)
+		}
+	}
+	if strings.Contains(run, secret) {
+		t.Errorf("the refusal's arguments are not redacted:\n%s", run)
+	}
+}

@@ -21,7 +21,9 @@
 // recovered), redacts the arguments (and, with Config.Results, the tool
 // result, encoded as the run ends) with a [flows.Redactor] of Config.Redact (give it the audit plugin's list and
 // both hide the same fields), caps each at Config.MaxBytes, and keeps the
-// run in a ring of Config.Runs runs.
+// run in a ring of Config.Runs runs. A request refused before any flow
+// ran (the auth plugin's HTTP scope challenge) reaches the console when
+// it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]).
 //
 // A step's duration is the time between the observer's event before it
 // and its own, so it includes the runner's few nanoseconds between hooks.
@@ -43,7 +45,7 @@
 //   - /runs/{n} is one run: its outcome, the hook that decided it, the
 //     reason the client read, a waterfall of each hook and step with its
 //     outcome (ran, skipped, blocked, answered early, failed open, timed
-//     out, failed, canceled) and duration, the hooks' decisions, the
+//     out, failed, canceled, respond refused) and duration, the hooks' decisions, the
 //     redacted arguments and result, and a link to its trace when the
 //     otel plugin traces it and Config.TraceURL is set.
 //   - /plan?flow=…&entity=… is the ordered plan of [framework.Server.Explain]:

@@ -32,6 +32,8 @@ const (
 	stepTimedOut = "timed out"
 	stepFailed   = "failed"
 	stepCanceled = "canceled"
+	// stepRefused: a finally hook's Respond, which the runner refuses.
+	stepRefused = "respond refused"
 )
 
 // stepOutcome names an observer outcome ([flows.Event]) for the waterfall.
@@ -41,8 +43,10 @@ func stepOutcome(o string) string {
 		return stepRan
 	case "skip":
 		return stepSkipped
-	case "abort", "refused":
+	case "abort":
 		return stepBlocked
+	case "refused":
+		return stepRefused
 	case "respond":
 		return stepAnswered
 	case "failed-open":
@@ -117,7 +121,7 @@ func (l *live) add(ev *flows.Event, now time.Time) {
 	l.last = at
 	if l.stop == nil && ev.Stage < stages.OnError {
 		switch ev.Outcome {
-		case "abort", "panic", "timeout", "error", "canceled", "refused":
+		case "abort", "panic", "timeout", "error", "canceled":
 			l.stop = s
 		}
 	}

@@ -287,6 +287,40 @@ func (p *Plugin) finish(c *flows.Context) error {
 	return nil
 }
 
+// RecordRefusal keeps a request refused before any flow ran for it, such
+// as the auth plugin's HTTP scope challenge (the console is an
+// auth.Auditor), as a blocked run decided by r.By, with one step: the
+// refusal. Like a run's, it never blocks: a full queue drops it.
+func (p *Plugin) RecordRefusal(_ context.Context, r flows.Refusal) {
+	p.mu.Lock()
+	started := p.setup && p.setupErr == nil
+	p.mu.Unlock()
+	if !started || p.closed.Load() {
+		return
+	}
+	l := p.pool.Get().(*live)
+	l.start = time.Now()
+	l.flow, l.entity = r.Flow, r.Entity
+	req := r.Request
+	l.principal = req.Principal()
+	if req != nil {
+		l.session, l.request = req.SessionID, req.ID
+	}
+	l.err = r.Err
+	if l.err == nil {
+		l.err = flows.ErrAborted
+	}
+	l.args = r.Args
+	l.steps[0] = liveStep{hook: r.By, step: "before any flow", outcome: "abort", err: l.err}
+	l.n, l.stop = 1, &l.steps[0]
+	select {
+	case p.q <- l:
+	default:
+		p.dropped.Add(1)
+		p.recycle(l)
+	}
+}
+
 func (p *Plugin) recycle(l *live) {
 	l.reset()
 	p.pool.Put(l)
