@@ -121,3 +121,44 @@ func TestTraceLink(t *testing.T) {
 		t.Errorf("no trace link %s:\n%s", want, run)
 	}
 }
+
+// The upstreams page shows the readiness report at HealthURL, a 503's
+// too, a row per upstream with the gateway's fields first and any other
+// after; an endpoint that answers no report is said so.
+func TestUpstreamsPage(t *testing.T) {
+	report := `{"status":"degraded","upstreams":[
+		{"name":"files","state":"up","since":"2026-11-24T09:30:00Z","reconnects":0,"dropped":0,"sessions":3},
+		{"name":"search","state":"down","since":"2026-11-24T09:41:07Z","error":"connection refused","reconnects":2,"dropped":120}]}`
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/broken" {
+			io.WriteString(w, "<html>not json</html>")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, report)
+	}))
+	defer health.Close()
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"/ready", []string{
+			`<span class="badge u-degraded">degraded</span>`,
+			`<th scope="col">name</th><th scope="col">state</th><th scope="col">since</th><th scope="col">error</th><th scope="col">dropped</th><th scope="col">reconnects</th><th scope="col">sessions</th>`,
+			`<tr><td>files</td><td>up</td><td>2026-11-24T09:30:00Z</td><td></td><td>0</td><td>0</td><td>3</td></tr>`,
+			`<tr><td>search</td><td>down</td><td>2026-11-24T09:41:07Z</td><td>connection refused</td><td>120</td><td>2</td><td></td></tr>`,
+		}},
+		{"/broken", []string{`role="alert">the readiness endpoint answered 200 OK, not a health report`}},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			_, _, ts := newConsole(t, console.Config{HealthURL: health.URL + tc.path})
+			_, body := get(t, ts, "/console/upstreams")
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("no %s in:\n%s", w, body)
+				}
+			}
+		})
+	}
+}
