@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // maxText caps each text a run keeps besides its arguments and result:
@@ -37,9 +38,13 @@ func (p *Plugin) build(l *live) *record {
 		if s.step != "" {
 			stage = s.step // validate and execute are steps between stages
 		}
+		outcome := stepOutcome(s.outcome)
+		if s.outcome == "respond" && s.stage == stages.OnError {
+			outcome = stepRecovered
+		}
 		r.Steps = append(r.Steps, stepView{
 			Stage: stage, Hook: s.hook, Step: s.step,
-			Outcome: stepOutcome(s.outcome), Reason: reasonOf(s.err),
+			Outcome: outcome, Reason: reasonOf(s.err),
 			At: s.at, Dur: s.end - s.at,
 		})
 	}
@@ -73,9 +78,11 @@ func (p *Plugin) build(l *live) *record {
 		}
 	case l.answer != "":
 		r.Outcome, r.DecidedBy = outcomeAnswered, l.answer
-	case l.stop != nil:
-		r.Outcome, r.DecidedBy = outcomeRecovered, l.stop.hook
-		r.Reason = reasonOf(l.stop.err)
+	case l.recovered != "":
+		r.Outcome, r.DecidedBy = outcomeRecovered, l.recovered
+		if l.stop != nil {
+			r.Reason = reasonOf(l.stop.err) // what failed, not what the client read
+		}
 	default:
 		r.Outcome = outcomeOK
 		if l.isError {

@@ -45,9 +45,10 @@
 //   - /runs/{n} is one run: its outcome, the hook that decided it, the
 //     reason the client read, a waterfall of each hook and step with its
 //     outcome (ran, skipped, blocked, answered early, failed open, timed
-//     out, failed, canceled, respond refused) and duration, the hooks'
-//     decisions, the redacted arguments and result, and a link to its
-//     trace when the otel plugin traces it and Config.TraceURL is set.
+//     out, failed, canceled, recovered, respond refused) and duration,
+//     the hooks' decisions, the redacted arguments and result, and a link
+//     to its trace when the otel plugin traces it and Config.TraceURL is
+//     set.
 //   - /plan?flow=…&entity=… is the ordered plan of [framework.Server.Explain]:
 //     per stage the hooks in the order a call runs them, with their
 //     positions, owners, timeouts and failure policies.

@@ -34,6 +34,8 @@ const (
 	stepCanceled = "canceled"
 	// stepRefused: a finally hook's Respond, which the runner refuses.
 	stepRefused = "respond refused"
+	// stepRecovered: an onError hook's Respond, which recovers the run.
+	stepRecovered = "recovered"
 )
 
 // stepOutcome names an observer outcome ([flows.Event]) for the waterfall.
@@ -84,6 +86,8 @@ type live struct {
 	// changed the run's error; answer is the hook that answered early.
 	stop   *liveStep
 	answer string
+	// recovered is the onError hook that answered a failed run.
+	recovered string
 	// filled in finally by the console's last hook.
 	flow      flows.ID
 	entity    string
@@ -125,8 +129,13 @@ func (l *live) add(ev *flows.Event, now time.Time) {
 			l.stop = s
 		}
 	}
-	if ev.Outcome == "respond" && ev.Stage <= stages.BeforeExecute {
-		l.answer = ev.Hook
+	if ev.Outcome == "respond" {
+		switch {
+		case ev.Stage <= stages.BeforeExecute:
+			l.answer = ev.Hook
+		case ev.Stage == stages.OnError:
+			l.recovered = ev.Hook
+		}
 	}
 }
 

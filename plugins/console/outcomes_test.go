@@ -38,6 +38,10 @@ func TestWaterfallOutcomes(t *testing.T) {
 			<-c.Context().Done()
 			return c.Context().Err()
 		}}, "failed", "h", "timed out"},
+		{"recovered", flows.Hook{Stage: stages.OnError, Fn: func(c *flows.Context) error {
+			c.Respond(plugintest.Text{Text: "recovered"})
+			return nil
+		}}, "recovered", "h", "recovered"},
 		{"blocked", flows.Hook{Stage: stages.BeforeValidation, Fn: func(c *flows.Context) error { return c.Abort(errors.New("no")) }}, "blocked", "h", "blocked"},
 	}
 	for _, tc := range tests {
@@ -47,7 +51,11 @@ func TestWaterfallOutcomes(t *testing.T) {
 			hook := tc.hook
 			hook.Flow, hook.Name = flows.ToolsCallTool, "h"
 			h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c, framework.NewPlugin("p", func(pc *framework.PluginContext) error { return pc.Hook(hook) })}})
-			h.Call(plugintest.ToolEcho, plugintest.Text{Text: text})
+			tool := plugintest.ToolEcho
+			if tc.name == "recovered" {
+				tool = plugintest.ToolFail // onError runs on a failed run
+			}
+			h.Call(tool, plugintest.Text{Text: text})
 			ts := newServer(t, c)
 			waitFor(t, ts, "/console/?flow=tools:call-tool", `data-seq="`)
 			_, list := get(t, ts, "/console/?flow=tools:call-tool")
