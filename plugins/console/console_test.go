@@ -170,6 +170,13 @@ func TestPlanPage(t *testing.T) {
 	if _, body := get(t, ts, "/console/plan?flow=tools:call-tool&entity=ecko"); !strings.Contains(body, `did you mean &#34;echo&#34;?`) {
 		t.Errorf("an unknown tool gets no hint:\n%s", body)
 	}
+	if _, body := get(t, ts, "/console/plan?flow=tools:list-tools&entity=ignored"); !strings.Contains(body, `<h2>tools:list-tools (every request)</h2>`) ||
+		!strings.Contains(body, `plugintest/plugin:console/tools:list-tools/beforeValidation/start`) {
+		t.Errorf("the plan of a flow without an entity:\n%s", body)
+	}
+	if _, body := get(t, ts, "/console/plan?flow=tools:cal-tool"); !strings.Contains(body, `role="alert">unknown flow tools:cal-tool`) {
+		t.Errorf("an unknown flow:\n%s", body)
+	}
 }
 
 // Without the credential every page and the stream answer 401 (a

@@ -85,10 +85,13 @@ func (p *Plugin) planPage(w http.ResponseWriter, r *http.Request) {
 		Stages   []planStage
 		Text     string
 	}{page: page{"Plan", "plan"}, Flows: ids, Flow: string(flow), Entity: entity, Entities: sortedKeys(seen)}
+	if flow.Index() < 0 {
+		data.Error = "unknown flow " + capText(string(flow))
+		p.render(w, "plan", data)
+		return
+	}
 	info := flow.Info()
 	switch {
-	case flow.Index() < 0:
-		data.Error = "unknown flow " + string(flow)
 	case info.Entity != flows.EntityNone && entity == "":
 		data.Error = "Name an entity of " + string(flow) + " (a tool, prompt or resource) to see the plan its calls run."
 	default:
