@@ -162,3 +162,21 @@ func TestUpstreamsPage(t *testing.T) {
 		})
 	}
 }
+
+// Whatever the path and query, a page answers with a status below 500.
+func TestHostileRequests(t *testing.T) {
+	_, _, ts := newConsole(t, console.Config{})
+	long := strings.Repeat("%F0%9F", 3000)
+	for _, path := range []string{
+		"/console/runs/abc", "/console/runs/0", "/console/runs/-1", "/console/runs/99999999999999999999999",
+		"/console/plan?flow=%00", "/console/plan?flow=" + long, "/console/plan?flow=prompts:get-prompt&entity=" + long,
+		"/console/plan?flow=session:initialize&entity=x", "/console/?outcome=" + long + "&tool=%FF",
+		"/console/static/v1/../../../etc/passwd", "/console/static/v0/console.js", "/console/nothing",
+		"/console/upstreams", "/console/rates?window=-1",
+	} {
+		code, body := get(t, ts, path)
+		if code >= 500 {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
