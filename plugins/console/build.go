@@ -90,9 +90,17 @@ func (p *Plugin) build(l *live) *record {
 			r.Reason = capText(l.errText)
 		}
 	}
-	if len(l.args) > 0 {
+	switch {
+	case len(l.args) > 0:
 		r.Args = p.capJSON(p.redact.Redact(l.args))
+	case l.prompt != nil && len(l.prompt.Arguments) > 0:
+		args := make(map[string]any, len(l.prompt.Arguments))
+		for k, v := range l.prompt.Arguments {
+			args[k] = v
+		}
+		r.Args = p.capJSON(p.redact.RedactValue(args))
 	}
+	r.URI = capText(l.uri)
 	switch {
 	case l.result != nil:
 		r.Result = p.capJSON(p.redact.Redact(l.result))

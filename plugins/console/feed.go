@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/stages"
 )
@@ -101,6 +103,8 @@ type live struct {
 	result    []byte
 	resultLen int
 	args      []byte
+	prompt    *mcp.GetPromptParams
+	uri       string
 	decisions []flows.Decision
 	failures  []error
 	traceID   string
@@ -161,6 +165,7 @@ type record struct {
 	Decisions  []flows.Decision
 	FailedOpen []stepView
 	Args       string
+	URI        string
 	Result     string
 	TraceID    string
 }

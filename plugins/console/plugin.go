@@ -263,8 +263,15 @@ func (p *Plugin) finish(c *flows.Context) error {
 		}
 	}
 	if l.args = c.Arguments(); len(l.args) == 0 {
-		if in, ok := c.Input().(json.RawMessage); ok {
+		switch in := c.Input().(type) {
+		case json.RawMessage:
 			l.args = in // cancelled before the first hook: still raw
+		case *mcp.GetPromptParams:
+			l.prompt = in // nothing writes to it once the run is over
+		case *mcp.ReadResourceParams:
+			if in != nil {
+				l.uri = in.URI
+			}
 		}
 	}
 	if ds := c.Decisions(); len(ds) > 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookflow/hookflow/flows"
@@ -177,6 +178,45 @@ func TestHostileRequests(t *testing.T) {
 		code, body := get(t, ts, path)
 		if code >= 500 {
 			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
+
+// A prompt's arguments are shown redacted, a resource's URI as read.
+func TestPromptAndResource(t *testing.T) {
+	c := console.New(console.Config{Token: token, Redact: []string{"password"}})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c}, Setup: func(s *framework.Server) error {
+		err := framework.AddPromptFunc(s, &mcp.Prompt{Name: "login", Arguments: []*mcp.PromptArgument{{Name: "user"}, {Name: "password"}}},
+			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+			})
+		if err != nil {
+			return err
+		}
+		return framework.AddResourceFunc(s, nil, &mcp.ResourceTemplate{Name: "doc", URITemplate: "doc://{id}"},
+			func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
+			})
+	}})
+	cs := h.Session().Client()
+	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "login", Arguments: map[string]string{"user": "ann", "password": secret}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "doc://42"}); err != nil {
+		t.Fatal(err)
+	}
+	ts := newServer(t, c)
+	for _, tc := range []struct{ flow, want string }{
+		{"prompts:get-prompt", `<pre id="args">{&#34;password&#34;:&#34;[REDACTED]&#34;,&#34;user&#34;:&#34;ann&#34;}</pre>`},
+		{"resources:read-resource", `<dt>URI</dt><dd>doc://42</dd>`},
+	} {
+		list := waitFor(t, ts, "/console/?flow="+tc.flow, `data-seq="`)
+		i := strings.Index(list, `href="/console/runs/`)
+		link := list[i+len(`href="`):]
+		_, run := get(t, ts, link[:strings.IndexByte(link, '"')])
+		if !strings.Contains(run, tc.want) || strings.Contains(run, secret) {
+			t.Errorf("%s: want %s in:\n%s", tc.flow, tc.want, run)
 		}
 	}
 }
