@@ -52,8 +52,9 @@
 //   - /plan?flow=…&entity=… is the ordered plan of [framework.Server.Explain]:
 //     per stage the hooks in the order a call runs them, with their
 //     positions, owners, timeouts and failure policies.
-//   - /upstreams shows the report of the readiness endpoint at
-//     Config.HealthURL (the gateway's), one row per upstream.
+//   - /upstreams shows the report of the gateway's readiness endpoint,
+//     at Config.HealthURL or, in process, Config.Readiness (give it
+//     gateway.HealthHandler), one row per upstream.
 //   - /rates charts, per hook over Config.Window, calls/s, blocked/s and
 //     p50/p99 durations (upper bounds of power-of-two buckets), drawn as
 //     inline SVG on the server.

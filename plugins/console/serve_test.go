@@ -161,6 +161,21 @@ func TestUpstreamsPage(t *testing.T) {
 				}
 			}
 		})
+		t.Run(tc.path+" in process", func(t *testing.T) {
+			path := tc.path
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.URL.Path = path
+				health.Config.Handler.ServeHTTP(w, r)
+			})
+			_, _, ts := newConsole(t, console.Config{Readiness: h})
+			_, body := get(t, ts, "/console/upstreams")
+			for _, w := range tc.want {
+				w = strings.Replace(w, "endpoint answered 200 OK", "handler answered 200", 1)
+				if !strings.Contains(body, w) {
+					t.Errorf("no %s in:\n%s", w, body)
+				}
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"time"
@@ -32,7 +33,7 @@ func (p *Plugin) upstreamsPage(w http.ResponseWriter, r *http.Request) {
 		Error   string
 		Hint    string
 	}{page: page{Title: "Upstreams", Nav: "upstreams"}}
-	if p.cfg.HealthURL == "" {
+	if p.cfg.HealthURL == "" && p.cfg.Readiness == nil {
 		data.Hint = "The console shows the upstreams of a gateway when its health_url names the gateway's readiness endpoint (serve.health, e.g. http://127.0.0.1:8080/health/ready)."
 		p.render(w, "upstreams", data)
 		return
@@ -83,9 +84,19 @@ func cell(v any) string {
 	return capText(string(b))
 }
 
-// readHealth reads the readiness report at Config.HealthURL, waiting at
-// most 2 s. A 503 still carries a report.
+// readHealth reads the readiness report of Config.Readiness, or at
+// Config.HealthURL, waiting at most 2 s. A 503 still carries a report.
 func (p *Plugin) readHealth(ctx context.Context) (*healthReport, error) {
+	if h := p.cfg.Readiness; h != nil {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/ready", nil)
+		h.ServeHTTP(rec, req)
+		var rep healthReport
+		if err := json.NewDecoder(io.LimitReader(rec.Body, maxHealthBytes)).Decode(&rep); err != nil {
+			return nil, fmt.Errorf("the readiness handler answered %d, not a health report: %v", rec.Code, err)
+		}
+		return &rep, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.HealthURL, nil)
