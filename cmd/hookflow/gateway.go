@@ -17,6 +17,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
 	commandhook "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/console"
 	"github.com/hookflow/hookflow/plugins/declared"
 	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/plugins/guidance"
@@ -382,5 +383,6 @@ func gatewayPlugins() []gateway.PluginSpec {
 		gateway.Plugin("command", commandhook.New),
 		gateway.Plugin("declared", declared.New),
 		gateway.Plugin("middleware", middleware.New),
+		gateway.Plugin("console", console.New),
 	}
 }

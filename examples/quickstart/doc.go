@@ -8,6 +8,7 @@
 //	go run ./examples/quickstart -demo      # call the tools in-process and print each run's hooks
 //	go run ./examples/quickstart            # serve on stdio
 //	go run ./examples/quickstart -http 127.0.0.1:8080 -token s3cret
+//	HOOKFLOW_CONSOLE_TOKEN=<16+ characters> go run ./examples/quickstart -http 127.0.0.1:8080 -console 127.0.0.1:9090
 //
 // Over HTTP with -token, requests need "Authorization: Bearer <token>"; the
 // token carries the weather.admin scope that set_forecast requires. A
@@ -16,4 +17,9 @@
 // /.well-known/oauth-protected-resource. Without
 // -token (and over stdio) nobody has that scope, so the auth plugin hides
 // set_forecast and blocks calls to it. Audit events go to stderr as JSON.
+//
+// With -console the console (plugins/console) serves the recent runs, each
+// hook's outcome, the plans and the rates at http://<address>/console,
+// behind the token in HOOKFLOW_CONSOLE_TOKEN (as a bearer token, or the
+// password a browser asks for); set_forecast's description is redacted.
 package main

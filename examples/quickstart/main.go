@@ -24,6 +24,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/console"
 	"github.com/hookflow/hookflow/plugins/otel"
 	"github.com/hookflow/hookflow/plugins/otel/otelsetup"
 )
@@ -33,9 +34,15 @@ func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address (stdio when empty)")
 	token := flag.String("token", "", "with -http: require this bearer token, which grants the weather.admin scope")
 	traces := flag.Bool("otel", false, "trace every run with OpenTelemetry and print the spans as JSON lines (on stdout; on stderr when serving stdio)")
+	consoleAddr := flag.String("console", "", "serve the console on this address, e.g. 127.0.0.1:9090; its token is the environment variable "+consoleTokenEnv)
 	flag.Parse()
 
 	var more []framework.Plugin
+	if *consoleAddr != "" && !*demo {
+		c := console.New(console.Config{Addr: *consoleAddr, TokenEnv: consoleTokenEnv, Redact: []string{"description"}})
+		defer c.Close(context.Background())
+		more = append(more, c)
+	}
 	if *traces {
 		w := os.Stdout
 		if *addr == "" && !*demo {
@@ -77,6 +84,10 @@ func main() {
 	log.Printf("quickstart: serving MCP on http://%s", *addr)
 	log.Fatal(http.ListenAndServe(*addr, h))
 }
+
+// consoleTokenEnv is the environment variable that holds the console's
+// token, with -console.
+const consoleTokenEnv = "HOOKFLOW_CONSOLE_TOKEN"
 
 // metadataPath is where the server's OAuth protected resource metadata
 // (RFC 9728) is served.

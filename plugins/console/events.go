@@ -1,0 +1,86 @@
+package console
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The live stream's timing: a comment every keepAlive keeps proxies from
+// closing an idle stream; a write that takes longer than writeTimeout
+// ends the stream of a viewer that stopped reading.
+const (
+	keepAlive    = 15 * time.Second
+	writeTimeout = 10 * time.Second
+)
+
+// events serves the runs list's live stream (Server-Sent Events): an
+// event "run" per new run that matches the list's filters, its data the
+// list's row; an event "dropped" whose data counts the runs left out
+// because the viewer read slower than runs finished (its buffer holds
+// viewerBuffer runs).
+func (p *Plugin) events(w http.ResponseWriter, r *http.Request) {
+	f := filterOf(r)
+	v := newViewer()
+	if !p.ring.subscribe(v, p.cfg.Viewers) {
+		http.Error(w, "too many live viewers: at most "+strconv.Itoa(p.cfg.Viewers), http.StatusServiceUnavailable)
+		return
+	}
+	defer p.ring.unsubscribe(v)
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !send([]byte("retry: 2000\n: live\n\n")) {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	var buf, row bytes.Buffer
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-p.stop:
+			return
+		case <-tick.C:
+			if !send([]byte(": keep-alive\n\n")) {
+				return
+			}
+			continue
+		case <-v.wake:
+		}
+		runs, dropped := v.take()
+		buf.Reset()
+		if dropped > 0 {
+			buf.WriteString("event: dropped\ndata: " + strconv.Itoa(dropped) + "\n\n")
+		}
+		for _, run := range runs {
+			if !f.keep(run) {
+				continue
+			}
+			row.Reset()
+			if err := p.tmpl.ExecuteTemplate(&row, "row", run); err != nil {
+				return
+			}
+			buf.WriteString("event: run\nid: " + strconv.FormatUint(run.Seq, 10) + "\n")
+			for _, ln := range strings.Split(row.String(), "\n") {
+				buf.WriteString("data: " + ln + "\n")
+			}
+			buf.WriteString("\n")
+		}
+		if buf.Len() > 0 && !send(buf.Bytes()) {
+			return
+		}
+	}
+}

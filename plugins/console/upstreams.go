@@ -1,0 +1,116 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// maxHealthBytes caps the readiness report the console reads.
+const maxHealthBytes = 1 << 20
+
+// healthReport is the readiness endpoint's report: an overall status and
+// one object per upstream, whose fields the page shows as they come (the
+// gateway's: name, state, since, error, reconnects, dropped, and any it
+// adds).
+type healthReport struct {
+	Status    string           `json:"status"`
+	Upstreams []map[string]any `json:"upstreams"`
+}
+
+func (p *Plugin) upstreamsPage(w http.ResponseWriter, r *http.Request) {
+	data := struct {
+		page
+		Status  string
+		Columns []string
+		Rows    [][]string
+		Error   string
+		Hint    string
+	}{page: page{Title: "Upstreams", Nav: "upstreams"}}
+	if p.cfg.HealthURL == "" && p.cfg.Readiness == nil {
+		data.Hint = "The console shows the upstreams of a gateway when its health_url names the gateway's readiness endpoint (serve.health, e.g. http://127.0.0.1:8080/health/ready)."
+		p.render(w, "upstreams", data)
+		return
+	}
+	rep, err := p.readHealth(r.Context())
+	if err != nil {
+		data.Error = err.Error()
+		p.render(w, "upstreams", data)
+		return
+	}
+	data.Status = capText(rep.Status)
+	cols := []string{"name", "state", "since", "error"}
+	for _, u := range rep.Upstreams {
+		for k := range u {
+			if !slices.Contains(cols, k) && len(cols) < 32 {
+				cols = append(cols, k)
+			}
+		}
+	}
+	slices.Sort(cols[4:])
+	data.Columns = cols
+	for _, u := range rep.Upstreams {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			row[i] = cell(u[c])
+		}
+		data.Rows = append(data.Rows, row)
+	}
+	if len(data.Rows) == 0 {
+		data.Hint = "The readiness endpoint reports no upstream."
+	}
+	p.render(w, "upstreams", data)
+}
+
+// cell writes a JSON value for a table cell.
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return capText(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return capText(string(b))
+}
+
+// readHealth reads the readiness report of Config.Readiness, or at
+// Config.HealthURL, waiting at most 2 s. A 503 still carries a report.
+func (p *Plugin) readHealth(ctx context.Context) (*healthReport, error) {
+	if h := p.cfg.Readiness; h != nil {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/ready", nil)
+		h.ServeHTTP(rec, req)
+		var rep healthReport
+		if err := json.NewDecoder(io.LimitReader(rec.Body, maxHealthBytes)).Decode(&rep); err != nil {
+			return nil, fmt.Errorf("the readiness handler answered %d, not a health report: %v", rec.Code, err)
+		}
+		return &rep, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.HealthURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading the readiness endpoint: %v", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the readiness endpoint did not answer: %v", err)
+	}
+	defer resp.Body.Close()
+	var rep healthReport
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxHealthBytes)).Decode(&rep); err != nil {
+		return nil, fmt.Errorf("the readiness endpoint answered %s, not a health report: %v", resp.Status, err)
+	}
+	return &rep, nil
+}
