@@ -235,7 +235,7 @@ func (g *renderer) register() {
 // flows.On(stage, fn), which derives the flow from the view, with its name
 // and priority set by Named and At.
 func (g *renderer) scopeHook(h *analyze.HookDecl, fn *jen.Statement) jen.Code {
-	if h.View != analyze.ViewContext {
+	if h.View != flows.ViewContext {
 		c := g.qual(analyze.PathFlows, "On").Call(g.qual(analyze.PathStages, StageConst(h.Stage)), fn).Dot("Named").Call(jen.Lit(h.Name))
 		if h.Priority != 0 {
 			c = c.Dot("At").Call(g.priority(h.Priority))
