@@ -92,6 +92,9 @@
 // # Concurrency
 //
 // A [Runner] and a [Plan] may be used by any number of goroutines at once. A
-// [Context] belongs to one run; a run's hooks execute one after another on the
-// goroutine that called [Runner.Run].
+// [Context] belongs to one run; a run's hooks execute one after another, on
+// the goroutine that called [Runner.Run], except a hook with a
+// [Hook.Timeout], which runs on a goroutine of its own with a copy of the
+// Context while the run waits for it (or, once the time is up, goes on
+// without it; see "Timeouts and failure policy").
 package flows

@@ -33,9 +33,11 @@ const (
 	// CodeCanceled: the request's context was cancelled or timed out before a
 	// hook ran.
 	CodeCanceled
-	// CodeRefused: a hook asked for something its stage does not allow, such
-	// as [Context.Respond] in finally. Refusals are logged, not returned.
-	CodeRefused
+	// CodeNotAllowed: a hook asked for something its stage does not allow,
+	// such as [Context.Revalidate] after execute. (A hook's refusal of a
+	// request is CodeAborted, which the framework sends clients as
+	// framework.CodeRefused.)
+	CodeNotAllowed
 	// CodeFailed: the flow's execute step (the tool, resource or prompt
 	// itself) returned an error; the cause is that error.
 	CodeFailed
@@ -51,7 +53,14 @@ const (
 	CodeLimited
 )
 
-var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "refused", "failed", "timeout", "limited"}
+// CodeRefused is the former name of [CodeNotAllowed].
+//
+// Deprecated: use CodeNotAllowed. A hook's refusal of a request is
+// [CodeAborted]; framework.CodeRefused is the JSON-RPC code clients get
+// for it.
+const CodeRefused = CodeNotAllowed
+
+var codeNames = [...]string{"unknown", "invalid", "duplicate", "not_found", "invalid_input", "aborted", "panic", "canceled", "not_allowed", "failed", "timeout", "limited"}
 
 // String returns the code's snake_case name, e.g. "aborted".
 func (c Code) String() string {
@@ -158,8 +167,8 @@ func (e *Error) verb() string {
 		return "panicked"
 	case CodeCanceled:
 		return "canceled"
-	case CodeRefused:
-		return "refused"
+	case CodeNotAllowed:
+		return "was not allowed"
 	case CodeInvalidInput:
 		return "rejected the input"
 	case CodeTimeout:

@@ -98,11 +98,9 @@ func On[V View](stage stages.Stage, fn func(V) error) Hook {
 	return h
 }
 
-// View is the set of typed views a hook may take instead of *Context:
-// [ToolCall], [ResourceRead], [PromptGet], [List], [Completion],
-// [Initialize], [Subscribe], [Unsubscribe], [SetLevel],
-// [ClientNotification], [ServerNotification], [Sampling], [Elicitation]
-// and [RootsList]. Each names its flow.
+// View is the set of typed views a hook may take instead of *Context, one
+// per [ViewKind] (the View column of the flow table in docs/flows.md). Each
+// names its flow: its spec is generated from the flow table.
 type View interface {
 	~struct{ *Context }
 	spec() viewSpec
@@ -184,15 +182,16 @@ func flowName(id ID) string {
 	return string(id)
 }
 
-// listFlow returns the list flow whose result type is t (e.g.
-// *mcp.ListToolsResult → tools:list-tools), or "" when there is none.
-func listFlow(t reflect.Type) ID {
+// resultFlow returns the flow of the view kind whose result type is t,
+// *mcp.<Info.Result> (e.g. a List of *mcp.ListToolsResult →
+// tools:list-tools), or "" when there is none.
+func resultFlow(kind ViewKind, t reflect.Type) ID {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().PkgPath() != mcpPath {
 		return ""
 	}
 	name := t.Elem().Name()
 	for _, f := range table {
-		if f.View == ViewList && f.Result == name {
+		if f.View == kind && f.Result == name {
 			return f.ID
 		}
 	}

@@ -35,45 +35,9 @@ func (k EntityKind) String() string {
 }
 
 // ViewKind names the typed view a flow's hooks may take instead of a plain
-// *[Context].
+// *[Context]. The constants, one per view the flow table names, are
+// generated from it (table_gen.go).
 type ViewKind uint8
-
-// The view kinds.
-const (
-	// ViewContext: the flow has no typed view; hooks take *Context.
-	ViewContext ViewKind = iota
-	// ViewToolCall: [ToolCall][In, Out], typed by the tool's input and output.
-	ViewToolCall
-	// ViewResourceRead: [ResourceRead].
-	ViewResourceRead
-	// ViewPromptGet: [PromptGet].
-	ViewPromptGet
-	// ViewList: [List][R], where R is *mcp.<Info.Result>.
-	ViewList
-	// ViewCompletion: [Completion].
-	ViewCompletion
-	// ViewInitialize: [Initialize].
-	ViewInitialize
-	// ViewSubscribe: [Subscribe].
-	ViewSubscribe
-	// ViewUnsubscribe: [Unsubscribe].
-	ViewUnsubscribe
-	// ViewSetLevel: [SetLevel].
-	ViewSetLevel
-	// ViewClientNotification: [ClientNotification].
-	ViewClientNotification
-	// ViewServerNotification: [ServerNotification].
-	ViewServerNotification
-	// ViewSampling: [Sampling].
-	ViewSampling
-	// ViewElicitation: [Elicitation].
-	ViewElicitation
-	// ViewRootsList: [RootsList].
-	ViewRootsList
-)
-
-var viewKindNames = [...]string{"Context", "ToolCall", "ResourceRead", "PromptGet", "List", "Completion", "Initialize",
-	"Subscribe", "Unsubscribe", "SetLevel", "ClientNotification", "ServerNotification", "Sampling", "Elicitation", "RootsList"}
 
 // String returns the name of the view's type in this package, e.g.
 // "ToolCall".
@@ -131,6 +95,9 @@ type Info struct {
 	// Result is the name of the flow's result type in the MCP SDK's mcp
 	// package, e.g. "CallToolResult"; for ViewList it is the R of List[R].
 	Result string
+	// Doc says in a phrase what the flow's hooks can do, for the flow table
+	// of docs/flows.md.
+	Doc string
 }
 
 // All returns the description of every flow, in a fixed order: the order of

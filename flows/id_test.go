@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hookflow/hookflow/flows"
 )
 
@@ -66,6 +68,10 @@ func TestIDs(t *testing.T) {
 				t.Errorf("String() = %q", got)
 			}
 			want := flows.Info{ID: id, Const: tt.constName, Method: tt.method, Alias: tt.alias, Direction: tt.dir, Entity: tt.entity, View: tt.view, Result: tt.result}
+			want.Doc = id.Info().Doc // the docs' phrase; doccheck compares it with docs/flows.md
+			if want.Doc == "" {
+				t.Error("the row has no Doc")
+			}
 			if got := id.Info(); got != want {
 				t.Errorf("Info() = %+v, want %+v", got, want)
 			}
@@ -216,6 +222,32 @@ func TestIDForm(t *testing.T) {
 		s := string(f.ID)
 		if strings.ToLower(s) != s || strings.Count(s, ":") != 1 || f.ID.Namespace() == "" || f.ID.Name() == "" {
 			t.Errorf("flow ID %q is not lower-case namespace:name", s)
+		}
+	}
+}
+
+// IsResult accepts a non-nil value of the flow's result type only, and
+// nothing at all for a flow without one.
+func TestIsResult(t *testing.T) {
+	tests := []struct {
+		flow flows.ID
+		v    any
+		want bool
+	}{
+		{flows.SamplingCreateMessage, &mcp.CreateMessageWithToolsResult{}, true},
+		{flows.SamplingCreateMessage, &mcp.CreateMessageResult{}, false},
+		{flows.SamplingCreateMessage, (*mcp.CreateMessageWithToolsResult)(nil), false},
+		{flows.ElicitationCreate, &mcp.ElicitResult{}, true},
+		{flows.RootsListRoots, &mcp.ListRootsResult{}, true},
+		{flows.RootsListRoots, nil, false},
+		{flows.ToolsListTools, &mcp.ListToolsResult{}, true},
+		{flows.ToolsListTools, &mcp.ListPromptsResult{}, false},
+		{flows.NotificationsFromServer, nil, true},
+		{flows.NotificationsFromServer, &mcp.ElicitResult{}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.flow.IsResult(tt.v); got != tt.want {
+			t.Errorf("%s.IsResult(%T) = %v, want %v", tt.flow, tt.v, got, tt.want)
 		}
 	}
 }

@@ -19,11 +19,11 @@ import (
 // nothing changes and the validate step's error (an *[Error] with
 // CodeInvalidInput) is returned; the hook decides what to do with it,
 // typically fail the run. In any other stage Revalidate changes nothing
-// and returns a CodeRefused error: before validation, [Context.SetInput]
+// and returns a CodeNotAllowed error: before validation, [Context.SetInput]
 // is enough; after execute, the input no longer matters.
 func (c *Context) Revalidate(raw any) error {
 	if c.stage != stages.AfterValidation && c.stage != stages.BeforeExecute {
-		return &Error{Code: CodeRefused, Flow: c.flow, Stage: c.stage,
+		return &Error{Code: CodeNotAllowed, Flow: c.flow, Stage: c.stage,
 			Msg: fmt.Sprintf("Revalidate: only in %s or %s", stages.AfterValidation, stages.BeforeExecute)}
 	}
 	if c.steps == nil {

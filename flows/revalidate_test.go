@@ -41,8 +41,8 @@ func TestRevalidate(t *testing.T) {
 		{name: "beforeExecute, valid", stage: stages.BeforeExecute, raw: `{"N": 7}`, out: 7, args: `{"n":7}`},
 		{name: "afterValidation, valid", stage: stages.AfterValidation, raw: `{"N": 9}`, out: 9, args: `{"n":9}`},
 		{name: "beforeExecute, invalid keeps the input", stage: stages.BeforeExecute, raw: `{"N": -1}`, out: 2, args: `{"n":2}`, code: flows.CodeInvalidInput, wantErr: true},
-		{name: "beforeValidation refused", stage: stages.BeforeValidation, raw: `{"N": 5}`, out: 2, args: `{"n":2}`, code: flows.CodeRefused, wantErr: true},
-		{name: "afterExecute refused", stage: stages.AfterExecute, raw: `{"N": 5}`, out: 2, args: `{"n":2}`, code: flows.CodeRefused, wantErr: true},
+		{name: "beforeValidation refused", stage: stages.BeforeValidation, raw: `{"N": 5}`, out: 2, args: `{"n":2}`, code: flows.CodeNotAllowed, wantErr: true},
+		{name: "afterExecute refused", stage: stages.AfterExecute, raw: `{"N": 5}`, out: 2, args: `{"n":2}`, code: flows.CodeNotAllowed, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,12 @@
 
 package flows
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // The flows hookflow runs, one per row of the flow table.
 const (
@@ -143,4 +148,142 @@ func sentIndex(method string) int {
 		return 14
 	}
 	return -1
+}
+
+// The view kinds, one per typed view of the flow table.
+const (
+	// ViewContext is no typed view: hooks take *Context.
+	ViewContext ViewKind = iota
+	// ViewToolCall is the kind of [ToolCall], the view of tools:call-tool.
+	ViewToolCall
+	// ViewList is the kind of [List], the view of tools:list-tools, resources:list-resources, resources:list-resource-templates and prompts:list-prompts.
+	ViewList
+	// ViewResourceRead is the kind of [ResourceRead], the view of resources:read-resource.
+	ViewResourceRead
+	// ViewPromptGet is the kind of [PromptGet], the view of prompts:get-prompt.
+	ViewPromptGet
+	// ViewCompletion is the kind of [Completion], the view of completion:complete.
+	ViewCompletion
+	// ViewInitialize is the kind of [Initialize], the view of session:initialize.
+	ViewInitialize
+	// ViewSubscribe is the kind of [Subscribe], the view of resources:subscribe.
+	ViewSubscribe
+	// ViewUnsubscribe is the kind of [Unsubscribe], the view of resources:unsubscribe.
+	ViewUnsubscribe
+	// ViewSetLevel is the kind of [SetLevel], the view of logging:set-level.
+	ViewSetLevel
+	// ViewClientNotification is the kind of [ClientNotification], the view of notifications:from-client.
+	ViewClientNotification
+	// ViewServerNotification is the kind of [ServerNotification], the view of notifications:from-server.
+	ViewServerNotification
+	// ViewSampling is the kind of [Sampling], the view of sampling:create-message.
+	ViewSampling
+	// ViewElicitation is the kind of [Elicitation], the view of elicitation:create.
+	ViewElicitation
+	// ViewRootsList is the kind of [RootsList], the view of roots:list-roots.
+	ViewRootsList
+)
+
+var viewKindNames = [...]string{"Context", "ToolCall", "List", "ResourceRead", "PromptGet", "Completion", "Initialize", "Subscribe", "Unsubscribe", "SetLevel", "ClientNotification", "ServerNotification", "Sampling", "Elicitation", "RootsList"}
+
+func (ToolCall[In, Out]) spec() viewSpec {
+	return viewSpec{kind: ViewToolCall, flow: ToolsCallTool, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
+}
+
+func (List[R]) spec() viewSpec {
+	t := reflect.TypeFor[R]()
+	return viewSpec{kind: ViewList, flow: resultFlow(ViewList, t), in: t}
+}
+
+func (ResourceRead) spec() viewSpec {
+	return viewSpec{kind: ViewResourceRead, flow: ResourcesReadResource}
+}
+
+func (PromptGet) spec() viewSpec {
+	return viewSpec{kind: ViewPromptGet, flow: PromptsGetPrompt}
+}
+
+func (Completion) spec() viewSpec {
+	return viewSpec{kind: ViewCompletion, flow: CompletionComplete}
+}
+
+func (Initialize) spec() viewSpec {
+	return viewSpec{kind: ViewInitialize, flow: SessionInitialize}
+}
+
+func (Subscribe) spec() viewSpec {
+	return viewSpec{kind: ViewSubscribe, flow: ResourcesSubscribe}
+}
+
+func (Unsubscribe) spec() viewSpec {
+	return viewSpec{kind: ViewUnsubscribe, flow: ResourcesUnsubscribe}
+}
+
+func (SetLevel) spec() viewSpec {
+	return viewSpec{kind: ViewSetLevel, flow: LoggingSetLevel}
+}
+
+func (ClientNotification) spec() viewSpec {
+	return viewSpec{kind: ViewClientNotification, flow: NotificationsFromClient}
+}
+
+func (ServerNotification) spec() viewSpec {
+	return viewSpec{kind: ViewServerNotification, flow: NotificationsFromServer}
+}
+
+func (Sampling) spec() viewSpec {
+	return viewSpec{kind: ViewSampling, flow: SamplingCreateMessage}
+}
+
+func (Elicitation) spec() viewSpec {
+	return viewSpec{kind: ViewElicitation, flow: ElicitationCreate}
+}
+
+func (RootsList) spec() viewSpec {
+	return viewSpec{kind: ViewRootsList, flow: RootsListRoots}
+}
+
+// IsResult reports whether v is a non-nil value of the flow's result type,
+// *mcp.<Info.Result>; for a flow without a Result, whether v is nil. The
+// framework checks the answer to each message the server sends with it.
+func (id ID) IsResult(v any) bool {
+	switch id {
+	case ToolsCallTool:
+		r, ok := v.(*mcp.CallToolResult)
+		return ok && r != nil
+	case ToolsListTools:
+		r, ok := v.(*mcp.ListToolsResult)
+		return ok && r != nil
+	case ResourcesReadResource:
+		r, ok := v.(*mcp.ReadResourceResult)
+		return ok && r != nil
+	case ResourcesListResources:
+		r, ok := v.(*mcp.ListResourcesResult)
+		return ok && r != nil
+	case ResourcesListResourceTemplates:
+		r, ok := v.(*mcp.ListResourceTemplatesResult)
+		return ok && r != nil
+	case PromptsGetPrompt:
+		r, ok := v.(*mcp.GetPromptResult)
+		return ok && r != nil
+	case PromptsListPrompts:
+		r, ok := v.(*mcp.ListPromptsResult)
+		return ok && r != nil
+	case CompletionComplete:
+		r, ok := v.(*mcp.CompleteResult)
+		return ok && r != nil
+	case SessionInitialize:
+		r, ok := v.(*mcp.InitializeResult)
+		return ok && r != nil
+	case SamplingCreateMessage:
+		r, ok := v.(*mcp.CreateMessageWithToolsResult)
+		return ok && r != nil
+	case ElicitationCreate:
+		r, ok := v.(*mcp.ElicitResult)
+		return ok && r != nil
+	case RootsListRoots:
+		r, ok := v.(*mcp.ListRootsResult)
+		return ok && r != nil
+	}
+	return v == nil
 }

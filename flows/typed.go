@@ -2,7 +2,6 @@ package flows
 
 import (
 	"encoding/json"
-	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,10 +15,6 @@ import (
 // then a *In ([ToolCall.Input]). The output is an Out, or a
 // *mcp.CallToolResult when a hook answered with a whole result.
 type ToolCall[In, Out any] struct{ *Context }
-
-func (ToolCall[In, Out]) spec() viewSpec {
-	return viewSpec{kind: ViewToolCall, flow: ToolsCallTool, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out]()}
-}
 
 // Name returns the called tool's name.
 func (c ToolCall[In, Out]) Name() string { return c.entity.Name }
@@ -69,10 +64,6 @@ func (c ToolCall[In, Out]) Result() *mcp.CallToolResult {
 // is the read's parameters (the URI); its output a *mcp.ReadResourceResult.
 type ResourceRead struct{ *Context }
 
-func (ResourceRead) spec() viewSpec {
-	return viewSpec{kind: ViewResourceRead, flow: ResourcesReadResource}
-}
-
 // URI returns the requested URI.
 func (c ResourceRead) URI() string {
 	if p, ok := c.input.(*mcp.ReadResourceParams); ok {
@@ -100,8 +91,6 @@ func (c ResourceRead) Respond(res *mcp.ReadResourceResult) { c.Context.Respond(r
 // PromptGet is the typed view of a [PromptsGetPrompt] run. Its input is the
 // request parameters (name and arguments); its output a *mcp.GetPromptResult.
 type PromptGet struct{ *Context }
-
-func (PromptGet) spec() viewSpec { return viewSpec{kind: ViewPromptGet, flow: PromptsGetPrompt} }
 
 // Params returns the request parameters; hooks may change the arguments
 // before execute.
@@ -134,11 +123,6 @@ func (c PromptGet) Respond(res *mcp.GetPromptResult) { c.Context.Respond(res) }
 // rewrite the result the client sees.
 type List[R any] struct{ *Context }
 
-func (List[R]) spec() viewSpec {
-	t := reflect.TypeFor[R]()
-	return viewSpec{kind: ViewList, flow: listFlow(t), in: t}
-}
-
 // Result returns the list result, or the zero R before execute.
 func (c List[R]) Result() R {
 	r, _ := c.output.(R)
@@ -151,8 +135,6 @@ func (c List[R]) Respond(res R) { c.Context.Respond(res) }
 // Completion is the typed view of a [CompletionComplete] run. Its input is
 // the request parameters; its output a *mcp.CompleteResult.
 type Completion struct{ *Context }
-
-func (Completion) spec() viewSpec { return viewSpec{kind: ViewCompletion, flow: CompletionComplete} }
 
 // Params returns the completion request's parameters.
 func (c Completion) Params() *mcp.CompleteParams {
@@ -175,8 +157,6 @@ func (c Completion) Respond(res *mcp.CompleteResult) { c.Context.Respond(res) }
 // 2026-07-28 do not initialize: they send server/discover, which runs the
 // same flow with *mcp.DiscoverParams in and *mcp.DiscoverResult out.
 type Initialize struct{ *Context }
-
-func (Initialize) spec() viewSpec { return viewSpec{kind: ViewInitialize, flow: SessionInitialize} }
 
 // Params returns the client's initialize parameters.
 func (c Initialize) Params() *mcp.InitializeParams {
@@ -230,8 +210,6 @@ func (c Initialize) AddExperimental(name string, value any) {
 // to be told when a resource changes. Its input is the request parameters.
 type Subscribe struct{ *Context }
 
-func (Subscribe) spec() viewSpec { return viewSpec{kind: ViewSubscribe, flow: ResourcesSubscribe} }
-
 // Params returns the request parameters; hooks may change the URI before
 // execute.
 func (c Subscribe) Params() *mcp.SubscribeParams {
@@ -251,10 +229,6 @@ func (c Subscribe) URI() string {
 // is the request parameters.
 type Unsubscribe struct{ *Context }
 
-func (Unsubscribe) spec() viewSpec {
-	return viewSpec{kind: ViewUnsubscribe, flow: ResourcesUnsubscribe}
-}
-
 // Params returns the request parameters.
 func (c Unsubscribe) Params() *mcp.UnsubscribeParams {
 	p, _ := c.input.(*mcp.UnsubscribeParams)
@@ -273,8 +247,6 @@ func (c Unsubscribe) URI() string {
 // the lowest level of the log messages it wants. Its input is the request
 // parameters, which hooks may change before execute.
 type SetLevel struct{ *Context }
-
-func (SetLevel) spec() viewSpec { return viewSpec{kind: ViewSetLevel, flow: LoggingSetLevel} }
 
 // Params returns the request parameters.
 func (c SetLevel) Params() *mcp.SetLoggingLevelParams {
@@ -301,10 +273,6 @@ func (c SetLevel) Level() mcp.LoggingLevel {
 // never sees it. Cancellation is the exception: the MCP SDK cancels the
 // request a notifications/cancelled names before any hook runs.
 type ClientNotification struct{ *Context }
-
-func (ClientNotification) spec() viewSpec {
-	return viewSpec{kind: ViewClientNotification, flow: NotificationsFromClient}
-}
 
 // Method returns the notification's MCP method, e.g.
 // "notifications/initialized".
@@ -338,10 +306,6 @@ func (c ClientNotification) Drop() { c.Context.Respond(nil) }
 // (notifications/cancelled) past the flows, so no hook sees it.
 type ServerNotification struct{ *Context }
 
-func (ServerNotification) spec() viewSpec {
-	return viewSpec{kind: ViewServerNotification, flow: NotificationsFromServer}
-}
-
 // Method returns the notification's MCP method, e.g.
 // "notifications/progress".
 func (c ServerNotification) Method() string { return c.req.Method }
@@ -370,8 +334,6 @@ func (c ServerNotification) Drop() { c.Context.Respond(nil) }
 // asked.
 type Sampling struct{ *Context }
 
-func (Sampling) spec() viewSpec { return viewSpec{kind: ViewSampling, flow: SamplingCreateMessage} }
-
 // Params returns the sampling request.
 func (c Sampling) Params() *mcp.CreateMessageWithToolsParams {
 	p, _ := c.input.(*mcp.CreateMessageWithToolsParams)
@@ -397,8 +359,6 @@ func (c Sampling) Respond(res *mcp.CreateMessageWithToolsResult) { c.Context.Res
 // asked.
 type Elicitation struct{ *Context }
 
-func (Elicitation) spec() viewSpec { return viewSpec{kind: ViewElicitation, flow: ElicitationCreate} }
-
 // Params returns the elicitation request.
 func (c Elicitation) Params() *mcp.ElicitParams {
 	p, _ := c.input.(*mcp.ElicitParams)
@@ -421,8 +381,6 @@ func (c Elicitation) Respond(res *mcp.ElicitResult) { c.Context.Respond(res) }
 // the client for its roots. Its input is the request parameters, its
 // output the client's answer, which hooks may filter in afterExecute.
 type RootsList struct{ *Context }
-
-func (RootsList) spec() viewSpec { return viewSpec{kind: ViewRootsList, flow: RootsListRoots} }
 
 // Params returns the request parameters.
 func (c RootsList) Params() *mcp.ListRootsParams {

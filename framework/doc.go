@@ -90,7 +90,10 @@
 //
 // # Concurrency
 //
-// A Server is safe for concurrent use once started. Entities, apps and
-// plugins are added before Start; hooks may be added at any time and take
-// effect on the next request.
+// A Server is safe for concurrent use once started. Apps and plugins are
+// added before Start. Entities may be added before or after it: before,
+// two entities of one name are an error; after, a new entity replaces the
+// one of its name, as the SDK does, and clients are told the list changed
+// (RemoveTool and its kin take them away). Hooks may be added at any time
+// and take effect on the next request.
 package framework

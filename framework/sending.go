@@ -102,24 +102,7 @@ func (st sentSteps) Execute(c *flows.Context) (any, error) {
 // none.
 func (st sentSteps) CheckOutput(c *flows.Context) error {
 	out := c.Output()
-	var ok bool
-	switch st.flow {
-	case flows.SamplingCreateMessage:
-		var r *mcp.CreateMessageWithToolsResult
-		r, ok = out.(*mcp.CreateMessageWithToolsResult)
-		ok = ok && r != nil
-	case flows.ElicitationCreate:
-		var r *mcp.ElicitResult
-		r, ok = out.(*mcp.ElicitResult)
-		ok = ok && r != nil
-	case flows.RootsListRoots:
-		var r *mcp.ListRootsResult
-		r, ok = out.(*mcp.ListRootsResult)
-		ok = ok && r != nil
-	default:
-		ok = out == nil
-	}
-	if ok {
+	if st.flow.IsResult(out) {
 		return nil
 	}
 	who := "the client's answer"

@@ -25,8 +25,9 @@ import (
 // hooks ([Server.Hook]) and plugins ([Server.Use]), then serve it with
 // [Server.Run], [Server.Connect] or [Server.HTTPHandler]. The first of those
 // calls [Server.Start], which resolves dependencies, registers everything on
-// the SDK and compiles the hook plans; after that, entities and plugins can no
-// longer be added, but hooks can (plans recompile on their next use).
+// the SDK and compiles the hook plans; after that, apps and plugins can no
+// longer be added, but hooks can (plans recompile on their next use), and
+// entities can: a new one replaces the entity of its name.
 type Server struct {
 	sdk    *mcp.Server
 	scope  *scope.Scope

@@ -380,7 +380,8 @@ func TestEmbeddedPointerAndValue(t *testing.T) {
 	if _, err := s.RegisterEmbedded(reflect.PointerTo(typeA), emb(call, be, "val", 0)); flows.CodeOf(err) != flows.CodeDuplicate {
 		t.Errorf("registering val for *T after T: %v, want a duplicate", err)
 	}
-	if _, err := s.RegisterEmbedded(nil, emb(call, be, "x", 0)); flows.CodeOf(err) != flows.CodeInvalid {
-		t.Errorf("RegisterEmbedded(nil) = %v, want invalid", err)
+	// As for Register, the error names the hook it refuses.
+	if _, err := s.RegisterEmbedded(nil, emb(call, be, "x", 0)); flows.CodeOf(err) != flows.CodeInvalid || !strings.Contains(err.Error(), `hook "x"`) {
+		t.Errorf("RegisterEmbedded(nil) = %v, want invalid, naming hook \"x\"", err)
 	}
 }

@@ -158,7 +158,11 @@ func (s *Scope) Register(hooks ...flows.Hook) ([]string, error) {
 // as for [Scope.Register].
 func (s *Scope) RegisterEmbedded(t reflect.Type, hooks ...flows.Hook) ([]string, error) {
 	if t == nil {
-		return nil, &flows.Error{Code: flows.CodeInvalid, Msg: "RegisterEmbedded: nil type"}
+		err := &flows.Error{Code: flows.CodeInvalid, Msg: "RegisterEmbedded: nil entity type"}
+		if len(hooks) > 0 {
+			err.Flow, err.Msg = hooks[0].Flow, fmt.Sprintf("hook %q: nil entity type", hooks[0].Name)
+		}
+		return nil, err
 	}
 	return s.reg.add(s, baseType(t), hooks)
 }

@@ -164,7 +164,7 @@ func TestCLIGenerateAndCheck(t *testing.T) {
  	"github.com/modelcontextprotocol/go-sdk/mcp"
  )
  
-@@ -22,6 +24,9 @@
+@@ -27,6 +29,9 @@
  				Description: "Echo echoes.",
  			},
  			Execute: Echo.Execute,
@@ -174,7 +174,7 @@ func TestCLIGenerateAndCheck(t *testing.T) {
  		}),
  	)
  }
-@@ -30,4 +35,5 @@
+@@ -35,4 +40,5 @@
  // renamed or deleted, or its signature changed: re-run "go generate".
  var _ = [...]any{
  	Echo.Execute,

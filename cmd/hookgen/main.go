@@ -15,7 +15,6 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/engine"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/explain"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/load"
-	"github.com/hookflow/hookflow/cmd/hookgen/internal/udiff"
 	"github.com/hookflow/hookflow/flows"
 )
 
@@ -175,7 +174,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 			if p.New == nil {
 				to = "/dev/null"
 			}
-			fmt.Fprint(stdout, udiff.Unified(from, to, string(p.Old), string(p.New)))
+			fmt.Fprint(stdout, unified(from, to, p.Old, p.New))
 		}
 		if stale > 0 {
 			fmt.Fprintf(stderr, "hookgen: %s stale: run go generate\n", plural(stale, "generated file"))

@@ -6,8 +6,6 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/priority"
-	"github.com/hookflow/hookflow/stages"
 )
 
 // Config configures the plugin. The zero value reports calls slower than
@@ -48,13 +46,13 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		report = func(tool string, took time.Duration) { logger.Warn("slow call", "tool", tool, "took", took) }
 	}
 	return pc.Hook(
-		// priority.Max: first in beforeValidation, so the time covers every hook.
-		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeValidation, Priority: priority.Max, Name: "start",
+		// PriorityFirst: first in beforeValidation, so the time covers every hook.
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: flows.BeforeValidation, Priority: flows.PriorityFirst, Name: "start",
 			Fn: func(c *flows.Context) error {
 				p.started.Set(c, time.Now())
 				return nil
 			}},
-		flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "report",
+		flows.Hook{Flow: flows.ToolsCallTool, Stage: flows.Finally, Name: "report",
 			Fn: func(c *flows.Context) error {
 				if t0, ok := p.started.Get(c); ok {
 					if took := time.Since(t0); took >= threshold {

@@ -19,6 +19,10 @@
 // go/parser, so a selector that names nothing is an error, and the files are
 // ordinary packages and tests that go vet and go test compile.
 //
+// The flow table of docs/flows.md, between the markers of package
+// internal/flowtable, must equal the table flowtable renders from
+// flows/table.go (`go generate ./flows` writes it).
+//
 // The test fails when a block differs from its source, when a Go block has no
 // marker, and when a relative link names a missing file. Run
 //

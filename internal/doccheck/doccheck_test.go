@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/hookflow/hookflow/internal/flowtable"
 )
 
 var update = flag.Bool("update", false, "rewrite the Go snippets of README.md and docs/*.md from their sources")
@@ -52,6 +54,34 @@ func TestSnippets(t *testing.T) {
 	}
 	if snippets == 0 {
 		t.Error("no Go snippet found: the markers are not being read")
+	}
+}
+
+// TestFlowTable checks the flow table of docs/flows.md against
+// flows/table.go, or rewrites it with -update (as `go generate ./flows`
+// does).
+func TestFlowTable(t *testing.T) {
+	tab, err := flowtable.Read(filepath.Join(root, "flows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "docs", "flows.md")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := flowtable.Splice(string(src), tab.Markdown())
+	switch {
+	case !ok:
+		t.Fatal("docs/flows.md has no flow table markers")
+	case got == string(src):
+	case *update:
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("rewrote the flow table of docs/flows.md")
+	default:
+		t.Error("the flow table of docs/flows.md is stale: run `go generate ./flows`")
 	}
 }
 

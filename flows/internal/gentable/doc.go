@@ -1,6 +1,4 @@
-// Command gentable writes flows/table_gen.go from the flow table in
-// flows/table.go: the ID constants, Count, ID.Index and the method switch.
-// It reads table.go with go/parser rather than importing package flows, so
-// it runs even while a new row has made the package fail to compile. Run it
-// with `go generate ./flows`.
+// Command gentable writes flows/table_gen.go and the flow table of
+// docs/flows.md from the flow table in flows/table.go (see package
+// internal/flowtable). Run it with `go generate ./flows`.
 package main

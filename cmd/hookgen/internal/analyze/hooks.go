@@ -136,15 +136,15 @@ func (a *analyzer) externalView(sig *types.Signature, flow flows.ID) (View, stri
 	}
 	t := sig.Params().At(0).Type()
 	if isPtrToNamed(t, PathFlows, "Context") {
-		return ViewContext, "", true
+		return flows.ViewContext, "", true
 	}
 	view, listOf, ok := flowView(flow)
 	if !ok {
 		return 0, "", false
 	}
-	if view == ViewList {
+	if view == flows.ViewList {
 		if n := named(t); n != nil && isNamed(n, PathFlows, "List") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, listOf) {
-			return ViewList, listOf, true
+			return flows.ViewList, listOf, true
 		}
 		return 0, "", false
 	}
@@ -158,7 +158,7 @@ func externalWant(flow flows.ID) string {
 	want := "func(*flows.Context) error"
 	if view, listOf, ok := flowView(flow); ok {
 		v := "flows." + view.String()
-		if view == ViewList {
+		if view == flows.ViewList {
 			v += "[*mcp." + listOf + "]"
 		}
 		want += " or func(" + v + ") error"

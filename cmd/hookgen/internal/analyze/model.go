@@ -138,19 +138,9 @@ func (e *Entity) DisplayName() string {
 }
 
 // View is how a hook function sees the flow: the parameter type it takes,
-// as the flow table names it.
+// as the flow table names it (flows.ViewContext for *flows.Context, and one
+// flows.View<Type> constant per typed view).
 type View = flows.ViewKind
-
-// The views.
-const (
-	ViewContext      = flows.ViewContext      // *flows.Context
-	ViewToolCall     = flows.ViewToolCall     // flows.ToolCall[In, Out] (embedded on a tool)
-	ViewResourceRead = flows.ViewResourceRead // flows.ResourceRead
-	ViewPromptGet    = flows.ViewPromptGet    // flows.PromptGet
-	ViewList         = flows.ViewList         // flows.List[*mcp.<ListOf>]
-	ViewCompletion   = flows.ViewCompletion   // flows.Completion
-	ViewInitialize   = flows.ViewInitialize   // flows.Initialize
-)
 
 // HookDecl is one //hook: directive on a method or function, with what
 // the analysis found: its flow, view, name and positions.

@@ -9,28 +9,13 @@
 //
 // # Grammar
 //
-//	//mcp:tool name=get_weather [title="…"] [description="…"] [readonly] [destructive] [idempotent] [openworld] [scopes=read,write] [inputschema=ident] [outputschema=ident]
-//	//mcp:resource uri=test://static-text [name=…] [title=…] [description=…] [mime=text/plain]
-//	//mcp:resource-template uri="test://template/{id}/data" [name=…] [title=…] [description=…] [mime=…]
-//	//mcp:prompt name=review_code [title=…] [description=…] [args=code,language?]
-//	//mcp:arg name=code [title=…] [description=…] [optional]
-//	//mcp:plugin name=audit
-//	//mcp:declare event=post_tool_use [toolname=Bash] [inputcontains="git commit"] [toolserver=…] [context=…] [contexttool=…] [contextargs=…] [priority=suggestion]
-//	//hook:<stage> [flow=<flow-id>] [priority=<priority>] [name=<word>]
-//	//hook:validator events=tools/call,… [name=…] [phase=request|response|both] [audit] [failopen] [description=…] [version=…]
-//	//hook:mutator events=… [name=…] [phase=…] [priorityhint=<int>] [audit] [failopen] [description=…] [version=…]
-//
-// A directive is "//" immediately followed by a namespace hookflow owns ("mcp"
-// or "hook"), a colon, a name that starts with a lowercase letter or a digit,
-// and whitespace-separated arguments. These are exactly the lines go/ast treats
-// as directives, so godoc hides them. An argument is key=value or a lone flag
-// word. A value is a bare word (it runs to the next space or tab and may hold
-// ":", "/", "{", "}", "," and "."), or a Go-quoted string ("…" with escapes, or
-// `raw`) decoded with [strconv.Unquote]. Integers follow Go's literal syntax
-// ([strconv.ParseInt] with base 0: signs, 0x, 0o, 0b and underscores) and must
-// fit in an int32. A list is one bare value with comma-separated elements.
-// Only string keys accept quoted values: an integer, word, flow or list is
-// always bare, so there is exactly one way to write each value.
+// The grammar is written once. The directives, with their keys, kinds and
+// targets, are the typed definitions of the [Registry] ([Default]): hookgen
+// -list prints them with [Registry.List], and the directives block of
+// docs/hookgen.md is [Registry.Synopsis] (a test keeps it so). The lexical
+// rules (what a directive line is, bare words, quoted strings, integers,
+// durations, lists) are section "Grammar" of docs/hookgen.md; [Parse]
+// implements them.
 //
 // # Use
 //

@@ -226,6 +226,16 @@ func (r *Registry) mcpNames() []string {
 	return out
 }
 
+// Synopsis returns the usage line of every directive, in -list's order and
+// followed by where it may sit: the grammar block of docs/hookgen.md.
+func (r *Registry) Synopsis() string {
+	var b strings.Builder
+	for _, d := range r.defs {
+		b.WriteString(d.Usage() + "    (on a " + d.Targets.String() + ")\n")
+	}
+	return b.String()
+}
+
 // List renders the registry for hookgen -list: every directive in a stable
 // order with its synopsis, help, targets and keys.
 func (r *Registry) List() string {

@@ -10,7 +10,7 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/list.golden")
+var update = flag.Bool("update", false, "rewrite testdata/list.golden and the directives block of docs/hookgen.md")
 
 // TestList compares hookgen -list's text with testdata/list.golden; run with
 // -update to rewrite it after changing the registry.
@@ -31,6 +31,40 @@ func TestList(t *testing.T) {
 	}
 	if again := directive.Default().List(); again != got {
 		t.Error("List() is not stable across registries")
+	}
+}
+
+// The markers of the directives block of docs/hookgen.md.
+const (
+	synopsisBegin = "<!-- directives: generated from the directive registry by `go test ./cmd/hookgen/internal/directive -update`; do not edit -->\n```\n"
+	synopsisEnd   = "```\n<!-- end of directives -->"
+)
+
+// TestSynopsisInDocs keeps the grammar block of docs/hookgen.md equal to the
+// registry's usage lines, so the directives' grammar is written once (in
+// the registry) and the doc and -list both show it; -update rewrites it.
+func TestSynopsisInDocs(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "..", "docs", "hookgen.md")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	begin := strings.Index(doc, synopsisBegin)
+	n := strings.Index(doc[max(begin, 0):], synopsisEnd)
+	if begin < 0 || n < 0 {
+		t.Fatalf("docs/hookgen.md has no directives block (%q … %q)", synopsisBegin, synopsisEnd)
+	}
+	end := begin + n
+	want := directive.Default().Synopsis()
+	if got := doc[begin+len(synopsisBegin) : end]; got == want {
+		return
+	}
+	if !*update {
+		t.Fatalf("the directives block of docs/hookgen.md differs from the registry (run go test -update):\n%s", want)
+	}
+	if err := os.WriteFile(path, []byte(doc[:begin+len(synopsisBegin)]+want+doc[end:]), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
