@@ -54,7 +54,7 @@ type Config struct {
 	// agents' format, e.g. a project's .claude/settings.json, a
 	// .codex/hooks.json or a .gemini/settings.json. No default: a
 	// configuration needs it or Settings.
-	SettingsFile string `yaml:"settings_file"`
+	SettingsFile string `yaml:"settings_file" path:"relative"`
 	// Settings are hooks given as a Go value, in the same format. Go-only:
 	// a configuration file names a settings file instead.
 	Settings Settings `yaml:"-"`
@@ -64,10 +64,10 @@ type Config struct {
 	// directory, or its parent when that is an agent's own directory
 	// (.claude, .codex, .gemini), as the agents have it; without a file,
 	// the server's working directory.
-	Dir string `yaml:"dir"`
+	Dir string `yaml:"dir" path:"relative"`
 	// TrustStore is the trust store's file (default [DefaultTrustStore]).
 	// A hook runs only if its script is in it.
-	TrustStore string `yaml:"trust_store"`
+	TrustStore string `yaml:"trust_store" path:"relative"`
 	// Untrusted says what Start does with hooks the trust store does not
 	// vouch for: "refuse" ([RefuseUntrusted], the default) or "skip"
 	// ([SkipUntrusted]).
