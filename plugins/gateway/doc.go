@@ -93,9 +93,11 @@
 //
 // In stateful mode (stdio, in-memory, stateful streamable HTTP) every client
 // session gets its own upstream session, opened on its first request and
-// closed with it: a stdio upstream then runs one process per client session,
-// plus the gateway's own, which lists entities and hears list changes. An
-// upstream keeps at most [Upstream.MaxSessions] of them open
+// closed with it, or once it served no request for [Upstream.IdleTimeout]
+// ([DefaultIdleTimeout], 5 minutes; the client session's next request
+// opens a new one): a stdio upstream then runs one process per client
+// session, plus the gateway's own, which lists entities and hears list
+// changes. An upstream keeps at most [Upstream.MaxSessions] of them open
 // ([DefaultMaxSessions], 64): past it a client session's request fails,
 // saying so, until another client session ends. On
 // stateless HTTP, and for an upstream with [Upstream.Shared], client
@@ -125,7 +127,9 @@
 // standard error goes to that log too, a record per line, and the end of its
 // process with its exit status.
 //
-// At Start, an upstream that cannot be reached, or two upstreams with an
+// At Start, an upstream that cannot be reached (unless it is
+// [Upstream.Optional]: the gateway then starts without it, and connects
+// it in the background), or two upstreams with an
 // entity of one name (set a [Upstream.Prefix] or [Upstream.ResourcePrefix]),
 // fail the server's Start with an error naming them; so does a mounted
 // entity whose name a local entity uses. The gateways [Serve] builds, one

@@ -180,8 +180,8 @@ var _ framework.Plugin = (*Gateway)(nil)
 
 // Attach checks the configuration, connects to every upstream, lists what
 // it serves and adds it to the server or app the gateway is attached to.
-// An upstream that cannot be reached, or two entities with one name, fail
-// the server's Start.
+// An upstream that cannot be reached (unless [Upstream.Optional]), or two
+// entities with one name, fail the server's Start.
 func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	if err := g.check(); err != nil {
 		return err
