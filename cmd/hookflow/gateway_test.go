@@ -116,6 +116,14 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:5:15: upstream "a": an Authorization header and token_env both authenticate to the upstream: give one`}},
 		{"oauth and an Authorization header", "upstreams:\n  - name: a\n    url: http://h/mcp\n    headers: {Authorization: Bearer y}\n    oauth: {token_url: 'http://idp/token', client_id: gw, client_secret_env: SET}\n",
 			[]string{`g.yaml:4:15: upstream "a": an Authorization header and oauth both authenticate to the upstream: give one`}},
+		{"bad tool glob", "upstreams:\n  - {name: a, command: [x], allow_tools: [ok, 'read_[a']}\n",
+			[]string{`g.yaml:2:47: "read_[a" is not a glob (* any characters, ? one, [a-z] a class): syntax error in pattern`}},
+		{"empty tool name", "upstreams:\n  - {name: a, command: [x], deny_tools: ['']}\n",
+			[]string{`g.yaml:2:42: want a tool name or a glob such as read_*, got ""`}},
+		{"resource prefix with a colon", "upstreams:\n  - {name: a, command: [x], resource_prefix: 'files:'}\n",
+			[]string{`g.yaml:2:46: want the start of a URI scheme such as files+ (a letter, then letters, digits, +, - or ., ending with +, - or .), got "files:"`}},
+		{"required not a bool", "upstreams:\n  - {name: a, command: [x], required: maybe}\n",
+			[]string{`g.yaml:2:39: want true or false, got "maybe"`}},
 		{"env without =", "upstreams:\n  - name: a\n    command: [x]\n    env: [A=1, FOO, =x]\n",
 			[]string{`g.yaml:4:16: want an environment entry such as KEY=value, got "FOO"`, `g.yaml:4:21: want an environment entry such as KEY=value, got "=x"`}},
 		{"inherit_env with =", "upstreams:\n  - name: a\n    command: [x]\n    inherit_env: [LANG, LC_ALL=C]\n",
@@ -258,6 +266,7 @@ upstreams:
     headers: {X-Team: blue}
     prefix: a_
     timeout: 2s
+    idle_timeout: 0s
     app: main
   - name: b
     command: [prog, -v]
@@ -265,6 +274,11 @@ upstreams:
     inherit_env: [LANG]
     shared: true
     max_sessions: 8
+    resource_prefix: b+
+    allow_tools: [read_*, list]
+    deny_tools: [read_secret]
+    required: false
+    idle_timeout: 2m
 apps:
   - name: main
     plugins:
@@ -284,7 +298,8 @@ plugins:
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
 	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
-		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 {
+		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 ||
+		b.ResourcePrefix != "b+" || !slices.Equal(b.AllowTools, []string{"read_*", "list"}) || !slices.Equal(b.DenyTools, []string{"read_secret"}) || !b.Optional || a.Optional || b.IdleTimeout != 2*time.Minute || a.IdleTimeout >= 0 {
 		t.Errorf("decoded %+v", cfg)
 	}
 	if got := section(cfg.Apps[0].Plugins, "ratelimit").(ratelimit.Config); got.PerSession != ratelimit.Per(10, time.Second) || got.Tools["slow"] != ratelimit.Per(1, time.Minute) {
@@ -501,6 +516,10 @@ func TestGatewayCommandUsage(t *testing.T) {
 		"', client_id: gw, client_secret_env: HOOKFLOW_TEST_CLIENT_SECRET}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	httpHealth := filepath.Join(dir, "http-health.yaml")
+	if err := os.WriteFile(httpHealth, []byte("serve: {http: '127.0.0.1:0', health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stdioHealth := filepath.Join(dir, "stdio-health.yaml")
 	if err := os.WriteFile(stdioHealth, []byte("serve: {stdio: true, health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -527,7 +546,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-check"}, exitOK, good + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", oauth, "-check"}, exitOK, oauth + ": ok (1 upstreams)"},
 		{[]string{"gateway", "-config", bad, "-check"}, exitFailed, bad + `:2:5: upstream "a" needs a command or a url`},
-		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, missing + `:2:25: upstream "a": program "./nothing-here": no such file or directory`},
+		{[]string{"gateway", "-config", missing, "-check"}, exitFailed, missing + `:2:25: upstream "a": program "./nothing-here" (` + filepath.Join(dir, "nothing-here") + `): no such file or directory`},
 		{[]string{"gateway", "-command", "go 'a b'", "-check"}, exitOK, "flags: ok (1 upstreams)"},
 		{[]string{"gateway", "-command", "no-such-program-xyz -v", "-check"}, exitFailed,
 			`hookflow gateway: -command: program "no-such-program-xyz": executable file not found in $PATH`},
@@ -544,7 +563,9 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", good, "-health", "healthz", "-check"}, exitUsage, `-health: want a path such as /health, got "healthz"`},
 		{[]string{"gateway", "-config", good, "-health-addr", "9090", "-check"}, exitUsage, `-health-addr: want an address such as 127.0.0.1:9090, got "9090"`},
 		{[]string{"gateway", "-config", stdioHealth, "-check"}, exitFailed,
-			"serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio"},
+			"serve.health needs an HTTP listener, and stdio serves none: set serve.health_addr (-health-addr addr) to serve the health endpoints on a listener of their own next to stdio, or leave serve.health out (-health '') to serve none"},
+		{[]string{"gateway", "-config", stdioHealth, "-health", "", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", httpHealth, "-stdio", "-check"}, exitFailed, "(-health-addr addr) to serve the health endpoints on a listener of their own next to stdio, or leave serve.health out (-health '')"},
 		{[]string{"gateway", "-config", stdioHealth, "-http", "127.0.0.1:0", "-check"}, exitOK, stdioHealth + ": ok"},
 		{[]string{"gateway", "-config", stdioHealth, "-health-addr", "127.0.0.1:9090", "-check"}, exitOK, stdioHealth + ": ok"},
 		{[]string{"gateway", "-config", good, "-check", "-explain", "tools:call-tool"}, exitUsage, "hookflow gateway: -check and -explain exclude each other: give one"},

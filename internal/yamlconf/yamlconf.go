@@ -391,6 +391,11 @@ func (w *walk) value(n *yaml.Node, what, path string, v reflect.Value) {
 		}
 		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
 			d.Errorf(n, "%s", flows.Reason(err))
+		} else if t.Kind() == reflect.Struct {
+			// A struct's short form ("file: audit.jsonl") may set a path.
+			for i := range t.NumField() {
+				d.relative(t.Field(i), v.Field(i))
+			}
 		}
 		return
 	}
@@ -456,11 +461,7 @@ func (w *walk) value(n *yaml.Node, what, path string, v reflect.Value) {
 		d.mapping(n, what, slices.Sorted(maps.Keys(fields)), func(k, val *yaml.Node) {
 			f := v.FieldByIndex(fields[k.Value])
 			w.value(val, k.Value, join(path, k.Value), f)
-			if t.FieldByIndex(fields[k.Value]).Tag.Get("path") == "relative" && f.Kind() == reflect.String {
-				if p := f.String(); p != "" && !filepath.IsAbs(p) {
-					f.SetString(filepath.Join(filepath.Dir(d.File), p))
-				}
-			}
+			d.relative(t.FieldByIndex(fields[k.Value]), f)
 		})
 	case reflect.Interface:
 		var x any
@@ -544,4 +545,16 @@ type Field struct {
 	// YAML is its key in the file; Go its Go name.
 	YAML, Go string
 	Type     reflect.Type
+}
+
+// relative makes f, the value of field sf, relative to the directory of
+// the Decoder's File when sf is a string tagged path:"relative" and f a
+// relative path.
+func (d *Decoder) relative(sf reflect.StructField, f reflect.Value) {
+	if sf.Tag.Get("path") != "relative" || f.Kind() != reflect.String || !f.CanSet() {
+		return
+	}
+	if p := f.String(); p != "" && !filepath.IsAbs(p) {
+		f.SetString(filepath.Join(filepath.Dir(d.File), p))
+	}
 }

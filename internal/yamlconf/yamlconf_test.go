@@ -152,6 +152,22 @@ func TestSection(t *testing.T) {
 type hosted struct {
 	Dir   string `yaml:"dir" path:"relative"`
 	Other string `yaml:"other"`
+	Sink  sink   `yaml:"sink"`
+}
+
+// sink is a struct with a short form, "stderr" or a path, as audit's file.
+type sink struct {
+	Path   string `yaml:"path" path:"relative"`
+	Stderr bool   `yaml:"-"`
+}
+
+func (s *sink) UnmarshalText(b []byte) error {
+	if string(b) == "stderr" {
+		*s = sink{Stderr: true}
+	} else {
+		*s = sink{Path: string(b)}
+	}
+	return nil
 }
 
 func (h hosted) CheckHost() error {
@@ -174,6 +190,9 @@ func TestSectionPathsAndHost(t *testing.T) {
 	}{
 		{"relative", "dir: bin\nother: bin\n", false, hosted{Dir: "/etc/hf/bin", Other: "bin"}, ""},
 		{"absolute", "dir: /opt/bin\n", false, hosted{Dir: "/opt/bin"}, ""},
+		{"relative, in a short form", "sink: out.log\n", false, hosted{Sink: sink{Path: "/etc/hf/out.log"}}, ""},
+		{"relative, in a mapping", "sink: {path: out.log}\n", false, hosted{Sink: sink{Path: "/etc/hf/out.log"}}, ""},
+		{"not a path, in a short form", "sink: stderr\n", false, hosted{Sink: sink{Stderr: true}}, ""},
 		{"host not checked", "other: missing\n", false, hosted{Other: "missing"}, ""},
 		{"host checked", "dir: x\nother: missing\n", true, hosted{Dir: "/etc/hf/x", Other: "missing"}, "/etc/hf/g.yaml:2:8: s other: not on this machine"},
 	} {

@@ -19,7 +19,7 @@ type Config struct {
 	Handler slog.Handler `yaml:"-"`
 	// File writes every event as one JSON line to a file rotated by size
 	// (off by default); a configuration file gives its path alone
-	// (relative to the working directory), "stderr", or its fields.
+	// (relative to the file's directory), "stderr", or its fields.
 	// Without File or Handler, events go to the server's logger.
 	File File `yaml:"file"`
 	// Redact lists the argument fields whose values are replaced by
@@ -49,7 +49,7 @@ type Config struct {
 // and Stderr unset.
 type File struct {
 	// Path is the file's path. It is created with mode 0600, and appended to.
-	Path string `yaml:"path"`
+	Path string `yaml:"path" path:"relative"`
 	// Stderr writes the JSON lines to the process's standard error instead
 	// of Path, unrotated; a configuration file says "stderr".
 	Stderr bool `yaml:"-"`

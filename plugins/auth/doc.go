@@ -37,7 +37,10 @@
 // [Config.ResourceMetadataURL] and serve the metadata (RFC 9728, e.g. with
 // the SDK's auth.ProtectedResourceMetadataHandler) outside the middleware,
 // so that OAuth clients can find the authorization server; Handler logs a
-// warning when it is not set. Package oauth (plugins/auth/oauth) is the verifier and
+// warning when it is not set, unless the plugin checks static tokens
+// ([Config.Tokens]) only: their 401 says instead, in the challenge's
+// error_description and in the body, that there is no OAuth and that the
+// client must send a bearer token its operator issued. Package oauth (plugins/auth/oauth) is the verifier and
 // the metadata for a real authorization server: its AuthConfig sets
 // Verifier, ResourceMetadataURL, ScopesSupported and ClockSkew. Idle stateful sessions are closed after
 // [DefaultSessionTimeout] unless the options set SessionTimeout (negative:

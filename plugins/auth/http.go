@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -32,8 +33,13 @@ const maxPeek = 4 << 20
 // framework.Server.HTTPHandler: nil gets that method's defaults for nil
 // options (PropagateRequestCancellation among them), and a zero
 // SessionTimeout becomes [DefaultSessionTimeout]. Handler logs a warning
-// when Config.ResourceMetadataURL is unset, and when Config.ScopeChallenge
-// is on without Config.Audit.
+// when Config.ResourceMetadataURL is unset (unless the plugin checks
+// Config.Tokens, which no OAuth client can get), and when
+// Config.ScopeChallenge is on without Config.Audit. With Config.Tokens
+// and neither a Verifier nor a ResourceMetadataURL, a 401 says in its
+// challenge's error_description and in its body that the server offers
+// no OAuth and wants a bearer token its operator issued, so that a client
+// does not try OAuth discovery for nothing.
 func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	mw, err := p.Middleware()
 	if err != nil {
@@ -63,12 +69,28 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 // or a scope challenge whose refusals nobody audits.
 func (p *Plugin) warn() {
 	l := p.logger()
-	if p.cfg.ResourceMetadataURL == "" {
+	if p.cfg.ResourceMetadataURL == "" && !p.static() {
 		l.Warn("auth: Config.ResourceMetadataURL is not set: 401 responses name no resource_metadata, so OAuth clients cannot discover the authorization server; serve the metadata (e.g. the SDK's auth.ProtectedResourceMetadataHandler) outside the middleware and set its URL")
 	}
 	if p.cfg.ScopeChallenge && !p.cfg.Conceal && p.cfg.Audit == nil {
 		l.Warn("auth: Config.ScopeChallenge is on without Config.Audit: calls refused with HTTP 403 never reach the server and leave no audit event")
 	}
+}
+
+// static reports whether the plugin checks static tokens only
+// (Config.Tokens, no Verifier and no resource metadata): no OAuth client
+// can get a token, and its 401s say what to send instead.
+func (p *Plugin) static() bool {
+	return p.given.Verifier == nil && len(p.given.Tokens) > 0 && p.cfg.ResourceMetadataURL == ""
+}
+
+// staticHint is what a 401 of a plugin checking static tokens tells the
+// client, in its error_description and body: there is no OAuth to try.
+func staticHint(withToken bool) string {
+	if withToken {
+		return "the bearer token is not one of this server's tokens; it offers no OAuth: send Authorization: Bearer <token> with a token its operator issued"
+	}
+	return "this server needs a bearer token its operator issued; it offers no OAuth: send Authorization: Bearer <token>"
 }
 
 // Middleware returns HTTP middleware for a handler serving the server the
@@ -304,6 +326,8 @@ type challengeWriter struct {
 	http.ResponseWriter
 	p   *Plugin
 	req *http.Request
+	// written: WriteHeader wrote the body (a static tokens' 401).
+	written bool
 }
 
 func (cw *challengeWriter) WriteHeader(code int) {
@@ -325,13 +349,32 @@ func (cw *challengeWriter) WriteHeader(code int) {
 		if cw.p.cfg.ResourceMetadataURL != "" {
 			params = append(params, param("resource_metadata", cw.p.cfg.ResourceMetadataURL))
 		}
+		static := code == http.StatusUnauthorized && cw.p.static()
+		if static {
+			params = append(params, param("error_description", staticHint(hasBearer(cw.req))))
+		}
 		v := "Bearer"
 		if len(params) > 0 {
 			v += " " + strings.Join(params, ", ")
 		}
 		cw.Header().Set("WWW-Authenticate", v)
+		if static {
+			// The SDK's body ("no bearer token") names nothing to do.
+			cw.ResponseWriter.WriteHeader(code)
+			_, _ = io.WriteString(cw.ResponseWriter, staticHint(hasBearer(cw.req))+"\n")
+			cw.written = true
+			return
+		}
 	}
 	cw.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes b, unless WriteHeader wrote the body itself.
+func (cw *challengeWriter) Write(b []byte) (int, error) {
+	if cw.written {
+		return len(b), nil
+	}
+	return cw.ResponseWriter.Write(b)
 }
 
 // param returns the auth-param name="value" of a Bearer challenge. RFC

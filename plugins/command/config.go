@@ -51,7 +51,7 @@ type Config struct {
 	// agents' format, e.g. a project's .claude/settings.json, a
 	// .codex/hooks.json or a .gemini/settings.json. No default: a
 	// configuration needs it or Settings.
-	SettingsFile string `yaml:"settings_file"`
+	SettingsFile string `yaml:"settings_file" path:"relative"`
 	// Imports are more files of hooks, each with how to load it: an
 	// agent's settings file or a Claude Code plugin, its format, strict or
 	// lenient, and the hooks that may run through a shell or a runner.
@@ -66,10 +66,10 @@ type Config struct {
 	// directory, or its parent when that is an agent's own directory
 	// (.claude, .codex, .gemini), as the agents have it; without a file,
 	// the server's working directory.
-	Dir string `yaml:"dir"`
+	Dir string `yaml:"dir" path:"relative"`
 	// TrustStore is the trust store's file (default [DefaultTrustStore]).
 	// A hook runs only if its script is in it.
-	TrustStore string `yaml:"trust_store"`
+	TrustStore string `yaml:"trust_store" path:"relative"`
 	// Untrusted says what Start does with hooks the trust store does not
 	// vouch for: "refuse" ([RefuseUntrusted], the default) or "skip"
 	// ([SkipUntrusted]).

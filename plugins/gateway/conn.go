@@ -260,7 +260,9 @@ func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool
 }
 
 func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), req.Params)
+	p := *req.Params
+	p.URI = c.u.cfg.exposedURI(p.URI)
+	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), &p)
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {

@@ -93,9 +93,11 @@
 //
 // In stateful mode (stdio, in-memory, stateful streamable HTTP) every client
 // session gets its own upstream session, opened on its first request and
-// closed with it: a stdio upstream then runs one process per client session,
-// plus the gateway's own, which lists entities and hears list changes. An
-// upstream keeps at most [Upstream.MaxSessions] of them open
+// closed with it, or once it served no request for [Upstream.IdleTimeout]
+// ([DefaultIdleTimeout], 5 minutes; the client session's next request
+// opens a new one): a stdio upstream then runs one process per client
+// session, plus the gateway's own, which lists entities and hears list
+// changes. An upstream keeps at most [Upstream.MaxSessions] of them open
 // ([DefaultMaxSessions], 64): past it a client session's request fails,
 // saying so, until another client session ends. On
 // stateless HTTP, and for an upstream with [Upstream.Shared], client
@@ -125,10 +127,15 @@
 // standard error goes to that log too, a record per line, and the end of its
 // process with its exit status.
 //
-// At Start, an upstream that cannot be reached, or two upstreams with an
-// entity of one name (set a [Upstream.Prefix]), fail the server's Start with
-// an error naming them; so does a mounted entity whose name a local entity
-// uses. After Start, an entity an upstream adds whose name is taken is left
+// At Start, an upstream that cannot be reached (unless it is
+// [Upstream.Optional]: the gateway then starts without it, and connects
+// it in the background), or two upstreams with an
+// entity of one name (set a [Upstream.Prefix] or [Upstream.ResourcePrefix]),
+// fail the server's Start with an error naming them; so does a mounted
+// entity whose name a local entity uses. The gateways [Serve] builds, one
+// for the server's upstreams and one for each app's, check their entities
+// against each other's: a server and its apps share one namespace of
+// entities. After Start, an entity an upstream adds whose name is taken is left
 // out, with an error in the log.
 //
 // Resource subscriptions go upstream through [Gateway.Subscribe] and
@@ -137,6 +144,17 @@
 // each update reaches every subscribed client session once. The hookflow
 // command serves a gateway from a configuration file (hookflow gateway
 // -config); see docs/gateway.md.
+//
+// # Filters and prefixes
+//
+// [Upstream.AllowTools] and [Upstream.DenyTools] choose which of an
+// upstream's tools are mounted, by name or path.Match glob; a tool left
+// out is neither listed nor callable. [Upstream.ResourcePrefix] serves the
+// upstream's resources under URIs of a scheme of their own: "files+"
+// turns file:///a into files+file:///a. The upstream reads and is
+// subscribed to its own URIs; the URIs of what it answers (a read's
+// contents, a tool's resource links and embedded resources) and of its
+// update notifications get the prefix.
 //
 // # Health
 //

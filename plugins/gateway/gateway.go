@@ -67,9 +67,32 @@ type Upstream struct {
 	// package doc for when it is called and the retry after a 401.
 	TokenSource oauth2.TokenSource
 	// Prefix is prepended to the names of the upstream's tools and prompts
-	// (resource URIs are kept): two upstreams with a tool of one name need
-	// a prefix on at least one of them.
+	// (ResourcePrefix to its resource URIs): two upstreams with a tool of
+	// one name need a prefix on at least one of them.
 	Prefix string
+	// ResourcePrefix, such as "files+", is prepended to the upstream's
+	// resource URIs and URI templates, so that their scheme becomes
+	// "files+file": two upstreams with a resource of one URI need one on
+	// at least one of them. See "Filters and prefixes" in the package doc.
+	ResourcePrefix string
+	// AllowTools and DenyTools choose the upstream's tools the gateway
+	// mounts, by the upstream's names (before Prefix), each a name or a
+	// path.Match glob such as "read_*": a tool is mounted when AllowTools
+	// is empty or one of its patterns matches, and none of DenyTools'
+	// does. The others are neither listed nor callable.
+	AllowTools []string
+	DenyTools  []string
+	// Optional lets the gateway start without the upstream: when it
+	// cannot be reached at Start, the gateway starts degraded (its
+	// [Health] is [StateDown] with the cause) and connects it in the
+	// background, with backoff, mounting its entities once it answers.
+	Optional bool
+	// IdleTimeout closes a client session's upstream session (over stdio,
+	// its process) after that long without a request through it
+	// (DefaultIdleTimeout when 0; negative: never), apart from the client
+	// session's own timeout; the client session's next request opens a
+	// new one.
+	IdleTimeout time.Duration
 	// Shared makes every client session use one upstream session, the one
 	// the gateway lists entities with. Requests the upstream sends its
 	// client (sampling, elicitation, roots) are then refused, and its log
@@ -109,6 +132,8 @@ type Gateway struct {
 	ups  []*upstream
 	opts Options
 	out  *queues
+	// peers are the other gateways of the server, when [Serve] built it.
+	peers *peers
 
 	mu     sync.Mutex
 	closed bool
@@ -155,8 +180,8 @@ var _ framework.Plugin = (*Gateway)(nil)
 
 // Attach checks the configuration, connects to every upstream, lists what
 // it serves and adds it to the server or app the gateway is attached to.
-// An upstream that cannot be reached, or two entities with one name, fail
-// the server's Start.
+// An upstream that cannot be reached (unless [Upstream.Optional]), or two
+// entities with one name, fail the server's Start.
 func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	if err := g.check(); err != nil {
 		return err
@@ -169,7 +194,9 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	ctx := context.Background()
 	var errs []error
 	for _, u := range g.ups {
-		if err := u.start(ctx, pc.Server, reg); err != nil {
+		if err := u.start(ctx, pc.Server, reg); err != nil && u.cfg.Optional {
+			u.startOptional(err)
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -194,7 +221,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	for _, u := range g.ups {
-		go u.watch()
+		go u.run()
 	}
 	g.mu.Lock()
 	g.attached = true
@@ -241,6 +268,9 @@ func (g *Gateway) check() error {
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
 		}
+		if err := checkFilters(&c); err != nil {
+			return err
+		}
 		for _, k := range c.InheritEnv {
 			if !checkEnvName(k) {
 				return invalid(fmt.Sprintf("upstream %q: InheritEnv: %q is not a variable name", c.Name, k))
@@ -253,15 +283,14 @@ func (g *Gateway) check() error {
 
 // checkClashes refuses two upstreams that would mount entities of one name.
 func (g *Gateway) checkClashes() error {
-	type owner struct{ kind, up string }
-	seen := map[string]owner{}
+	seen := g.peerKeys()
 	var errs []error
 	for _, u := range g.ups {
 		for _, key := range u.keys() {
 			if prev, dup := seen[key.kind+" "+key.name]; dup {
 				fix := "set a Prefix on one of them"
 				if key.kind != "tool" && key.kind != "prompt" {
-					fix = "a Prefix renames tools and prompts, not resource URIs: mount one of them into an app of its own"
+					fix = "set a ResourcePrefix on one of them (a Prefix renames tools and prompts only)"
 				}
 				errs = append(errs, invalid(fmt.Sprintf("%s %q of upstream %q clashes with upstream %q's: %s", key.kind, key.name, u.cfg.Name, prev.up, fix)))
 				continue
@@ -315,7 +344,7 @@ func (g *Gateway) Health() []Health {
 func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	for _, u := range g.ups {
 		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Params.URI, true)
+			return u.subscribe(ctx, u.cfg.upstreamURI(req.Params.URI), true)
 		}
 	}
 	return nil
@@ -326,7 +355,7 @@ func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	for _, u := range g.ups {
 		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Params.URI, false)
+			return u.subscribe(ctx, u.cfg.upstreamURI(req.Params.URI), false)
 		}
 	}
 	return nil

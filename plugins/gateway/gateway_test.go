@@ -436,7 +436,7 @@ func TestStartErrors(t *testing.T) {
 		want string
 	}{
 		{"clash", []gateway.Upstream{stdio("a"), stdio("b")}, `tool "echo" of upstream "b" clashes with upstream "a"'s: set a Prefix on one of them`},
-		{"resource clash", []gateway.Upstream{pa, pb}, `of upstream "b" clashes with upstream "a"'s: a Prefix renames tools and prompts, not resource URIs: mount one of them into an app of its own`},
+		{"resource clash", []gateway.Upstream{pa, pb}, `of upstream "b" clashes with upstream "a"'s: set a ResourcePrefix on one of them (a Prefix renames tools and prompts only)`},
 		{"no name", []gateway.Upstream{{Command: []string{"x"}}}, "an upstream needs a name"},
 		{"both", []gateway.Upstream{{Name: "a", Command: []string{"x"}, URL: "http://x"}}, `upstream "a": set Command or URL, not both`},
 		{"unreachable", []gateway.Upstream{{Name: "a", Command: []string{"/nonexistent/upstream"}}}, `upstream "a"`},

@@ -65,9 +65,11 @@ type LoadOptions struct {
 // describes and checks it. Every error is reported at once, each at
 // file:line:col, in the order of the file: unknown keys (with a "did you
 // mean"), values of the wrong kind, and what each plugin's Validate
-// reports, at the key it names. A relative dir (an upstream's, or a
-// plugin setting's tagged path:"relative") is resolved against file's
-// directory. Nothing on the machine is looked at: see [ReadConfig].
+// reports, at the key it names. Every path is relative to file's
+// directory: an upstream's dir, and a plugin setting's tagged
+// path:"relative", are resolved against it, and a command without a dir
+// runs in it, so that its relative program and arguments are relative to
+// the file too. Nothing on the machine is looked at: see [ReadConfig].
 func ParseConfig(file string, data []byte, opts LoadOptions) (*Config, error) {
 	return newDecoder(file, opts, false).decode(data)
 }
@@ -223,7 +225,7 @@ func (s ServeConfig) checkListeners() error {
 	case s.Health == "" && s.HealthAddr == "":
 		return nil
 	case s.HealthAddr == "" && s.Stdio:
-		return errors.New("serve.health needs an HTTP listener: set serve.health_addr (-health-addr) to serve it next to stdio")
+		return errors.New("serve.health needs an HTTP listener, and stdio serves none: set serve.health_addr (-health-addr addr) to serve the health endpoints on a listener of their own next to stdio, or leave serve.health out (-health '') to serve none")
 	case s.HealthAddr != "" && s.HealthAddr == s.HTTP && !strings.HasSuffix(s.HTTP, ":0"):
 		return fmt.Errorf("serve.health_addr is serve.http's address %s: leave it out to serve health on the MCP listener", s.HTTP)
 	}
@@ -257,6 +259,11 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			"oauth":            func(n *yaml.Node) { oauth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.Str(n) },
+			"resource_prefix":  func(n *yaml.Node) { u.ResourcePrefix = d.checked(n, checkResourcePrefix) },
+			"allow_tools":      func(n *yaml.Node) { u.AllowTools = d.patterns(n) },
+			"deny_tools":       func(n *yaml.Node) { u.DenyTools = d.patterns(n) },
+			"required":         func(n *yaml.Node) { u.Optional = !d.Bool(n) },
+			"idle_timeout":     func(n *yaml.Node) { u.IdleTimeout = cmp.Or(d.Duration(n), -1) }, // 0s: never
 			"shared":           func(n *yaml.Node) { u.Shared = d.Bool(n) },
 			"protocol_version": func(n *yaml.Node) { u.ProtocolVersion = d.protocolVersion(n) },
 			"timeout":          func(n *yaml.Node) { u.Timeout = d.Duration(n) },
@@ -288,6 +295,10 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 		}
 		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
 			u.Dir = filepath.Join(filepath.Dir(d.File), u.Dir)
+		} else if u.Dir == "" && len(u.Command) > 0 {
+			// The command runs in the file's directory, so that its
+			// relative program and arguments are relative to the file.
+			u.Dir = filepath.Dir(d.File)
 		}
 		if d.Host {
 			d.checkProgram(fmt.Sprintf("upstream %q", u.Name), u.Command, u.Dir, command, dir)

@@ -81,10 +81,10 @@ func (u *upstream) keys() []entityKey {
 		ks = append(ks, entityKey{"prompt", u.cfg.Prefix + p.Name})
 	}
 	for _, r := range l.resources {
-		ks = append(ks, entityKey{"resource", r.URI})
+		ks = append(ks, entityKey{"resource", u.cfg.exposedURI(r.URI)})
 	}
 	for _, t := range l.templates {
-		ks = append(ks, entityKey{"template", t.URITemplate})
+		ks = append(ks, entityKey{"template", u.cfg.exposedURI(t.URITemplate)})
 	}
 	return ks
 }
@@ -98,7 +98,7 @@ func (u *upstream) serves(uri string) bool {
 		return true
 	}
 	for _, t := range u.listed.templates {
-		if matches(t.URITemplate, uri) {
+		if matches(u.cfg.exposedURI(t.URITemplate), uri) {
 			return true
 		}
 	}
@@ -136,12 +136,12 @@ func (u *upstream) mount(l listing, notify ...string) error {
 		adds[k] = func() error { return u.addPrompt(p) }
 	}
 	for _, r := range l.resources {
-		k := entityKey{"resource", r.URI}
+		k := entityKey{"resource", u.cfg.exposedURI(r.URI)}
 		want[k] = describe(r)
 		adds[k] = func() error { return u.addResource(r, nil) }
 	}
 	for _, t := range l.templates {
-		k := entityKey{"template", t.URITemplate}
+		k := entityKey{"template", u.cfg.exposedURI(t.URITemplate)}
 		want[k] = describe(t)
 		adds[k] = func() error { return u.addResource(nil, t) }
 	}
@@ -320,9 +320,11 @@ func (u *upstream) addResource(r *mcp.Resource, t *mcp.ResourceTemplate) error {
 	}
 	if r != nil {
 		c := *r
+		c.URI = u.cfg.exposedURI(c.URI)
 		def.Resource = &c
 	} else {
 		c := *t
+		c.URITemplate = u.cfg.exposedURI(c.URITemplate)
 		def.Template = &c
 		def.Complete = func(m *Mounted, ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return m.up.complete(ctx, req, &mcp.CompleteReference{Type: "ref/resource", URI: m.Name})
@@ -346,6 +348,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	if err != nil {
 		return zero, err
 	}
+	defer u.idle.busy(c)()
 	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
 	defer cancel()
 	ctx, upToken, end := c.begin(ctx, ss, token)
@@ -370,7 +373,11 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 	return forward(u, ctx, req, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
 		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, cs, p.Meta, token), Name: name, Arguments: args,
 			InputResponses: p.InputResponses, RequestState: p.RequestState}
-		return cs.CallTool(ctx, up)
+		res, err := cs.CallTool(ctx, up)
+		if res != nil {
+			u.cfg.exposeContents(nil, res.Content)
+		}
+		return res, err
 	})
 }
 
@@ -385,8 +392,12 @@ func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, nam
 func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p := *req.Params
 	return forward(u, ctx, req, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
-		p.Meta = forwardMeta(ctx, cs, p.Meta, token)
-		return cs.ReadResource(ctx, &p)
+		p.URI, p.Meta = u.cfg.upstreamURI(p.URI), forwardMeta(ctx, cs, p.Meta, token)
+		res, err := cs.ReadResource(ctx, &p)
+		if res != nil {
+			u.cfg.exposeContents(res.Contents, nil)
+		}
+		return res, err
 	})
 }
 

@@ -208,6 +208,7 @@ func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
 		s.close()
 		return nil, err
 	}
+	all := &peers{}
 	mount := func(r interface {
 		Use(...framework.Plugin) error
 	}, app string) error {
@@ -221,6 +222,7 @@ func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
 			return nil
 		}
 		gw := New(ups...)
+		gw.peers = all.add(gw)
 		s.gateways = append(s.gateways, gw)
 		return r.Use(gw)
 	}

@@ -57,6 +57,10 @@ type upstream struct {
 	// dropped counts the upstream's notifications dropped for slow
 	// client sessions.
 	dropped atomic.Uint64
+	// warnedAllow is set once filter checked the AllowTools patterns.
+	warnedAllow atomic.Bool
+	// idle tracks the requests through each upstream session.
+	idle idleTracker
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -134,7 +138,7 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 		c.cs.Close()
 		return nil, listing{}, fmt.Errorf("listing: %w", err)
 	}
-	return c, l, nil
+	return c, u.filter(l), nil
 }
 
 // watch waits for the main session to end and reconnects with backoff,
@@ -220,6 +224,7 @@ func (u *upstream) refresh(c *conn, kinds []string) {
 		u.log.Warn("gateway: listing after a list change", slog.Any("err", err))
 		return
 	}
+	l = u.filter(l)
 	u.mu.Lock()
 	u.listed = l
 	u.mu.Unlock()

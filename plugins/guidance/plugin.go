@@ -51,7 +51,7 @@ type Config struct {
 	// Hooks without FS reads its file (file, default <tag>.md) from it,
 	// a path relative to the directory that cannot leave it. Default "":
 	// such a hook reads File as a path of the server's file system.
-	ContentDir string `yaml:"content_dir"`
+	ContentDir string `yaml:"content_dir" path:"relative"`
 	// Storage lists the active storage backends, for conditions'
 	// storage. Default none.
 	Storage []string `yaml:"storage"`

@@ -35,8 +35,12 @@ type Config struct {
 	// PerTool is every tool's budget, shared by all callers, such as
 	// "1000/h"; off by default.
 	PerTool Limit `yaml:"per_tool"`
-	// Tools overrides PerTool for the named tools (tool name → limit); a
-	// zero Limit exempts the tool from the per-tool budget.
+	// Tools overrides PerTool for the named tools (tool name, as clients
+	// see it, → limit), such as {search: "1/s"}: each is one budget of the
+	// tool shared by every caller and session (and, with Redis, every
+	// server instance), not a budget per session; a zero Limit exempts the
+	// tool from the per-tool budget. Combine it with PerSession or
+	// PerPrincipal to bound each caller too.
 	Tools map[string]Limit `yaml:"tools"`
 	// Backend stores the buckets; nil uses the Redis backend Redis
 	// describes, or, without it, a new NewMemory(nil). Go only.

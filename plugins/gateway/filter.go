@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.yaml.in/yaml/v4"
+)
+
+// mountsTool reports whether the upstream's tool named name is mounted:
+// AllowTools is empty or one of its patterns matches name, and none of
+// DenyTools' does.
+func (c *Upstream) mountsTool(name string) bool {
+	return (len(c.AllowTools) == 0 || anyMatch(c.AllowTools, name)) && !anyMatch(c.DenyTools, name)
+}
+
+// anyMatch reports whether one of patterns (checked by checkFilters)
+// matches name.
+func anyMatch(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// filter returns l without the tools AllowTools and DenyTools leave out.
+// The first time an allow pattern matches none of the upstream's tools,
+// the log warns: a misspelt name would otherwise hide a tool silently.
+func (u *upstream) filter(l listing) listing {
+	c := &u.cfg
+	if len(c.AllowTools) == 0 && len(c.DenyTools) == 0 {
+		return l
+	}
+	kept := make([]*mcp.Tool, 0, len(l.tools))
+	for _, t := range l.tools {
+		if c.mountsTool(t.Name) {
+			kept = append(kept, t)
+		}
+	}
+	if u.log != nil && u.warnedAllow.CompareAndSwap(false, true) {
+		for _, p := range c.AllowTools {
+			if !slices.ContainsFunc(l.tools, func(t *mcp.Tool) bool { ok, _ := path.Match(p, t.Name); return ok }) {
+				u.log.Warn("gateway: an allow_tools pattern matches none of the upstream's tools", slog.String("pattern", p))
+			}
+		}
+	}
+	l.tools = kept
+	return l
+}
+
+// exposedURI returns the URI (or URI template) the server's clients see
+// for the upstream's uri.
+func (c *Upstream) exposedURI(uri string) string { return c.ResourcePrefix + uri }
+
+// upstreamURI returns the upstream's URI of exposed, a URI the server's
+// clients sent: without ResourcePrefix.
+func (c *Upstream) upstreamURI(exposed string) string {
+	return strings.TrimPrefix(exposed, c.ResourcePrefix)
+}
+
+// exposeContents gives the URIs of what the upstream answered (a read's
+// contents, a tool's resource links and embedded resources) the
+// ResourcePrefix, so that a client can read them through the gateway.
+func (c *Upstream) exposeContents(contents []*mcp.ResourceContents, content []mcp.Content) {
+	if c.ResourcePrefix == "" {
+		return
+	}
+	for _, rc := range contents {
+		if rc != nil && rc.URI != "" {
+			rc.URI = c.exposedURI(rc.URI)
+		}
+	}
+	for _, ct := range content {
+		switch v := ct.(type) {
+		case *mcp.ResourceLink:
+			v.URI = c.exposedURI(v.URI)
+		case *mcp.EmbeddedResource:
+			if v.Resource != nil && v.Resource.URI != "" {
+				v.Resource.URI = c.exposedURI(v.Resource.URI)
+			}
+		}
+	}
+}
+
+// checkFilters checks an upstream's tool patterns and resource prefix.
+func checkFilters(c *Upstream) error {
+	for _, list := range []struct {
+		name     string
+		patterns []string
+	}{{"AllowTools", c.AllowTools}, {"DenyTools", c.DenyTools}} {
+		for _, p := range list.patterns {
+			if err := checkPattern(p); err != nil {
+				return invalid(fmt.Sprintf("upstream %q: %s: %v", c.Name, list.name, err))
+			}
+		}
+	}
+	if err := checkResourcePrefix(c.ResourcePrefix); err != nil {
+		return invalid(fmt.Sprintf("upstream %q: ResourcePrefix: %v", c.Name, err))
+	}
+	return nil
+}
+
+// checkPattern checks a tool name or glob of AllowTools or DenyTools.
+func checkPattern(p string) error {
+	if p == "" {
+		return fmt.Errorf("want a tool name or a glob such as read_*, got \"\"")
+	}
+	if _, err := path.Match(p, ""); err != nil {
+		return fmt.Errorf("%q is not a glob (* any characters, ? one, [a-z] a class): %v", p, err)
+	}
+	return nil
+}
+
+// checkResourcePrefix checks that prefix, put before a URI's scheme,
+// leaves a scheme (RFC 3986: a letter, then letters, digits, "+", "-" or
+// ".") and tells it from the scheme: it ends with "+", "-" or ".".
+func checkResourcePrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	ok := prefix[0] >= 'a' && prefix[0] <= 'z' || prefix[0] >= 'A' && prefix[0] <= 'Z'
+	for i := 1; ok && i < len(prefix); i++ {
+		b := prefix[i]
+		ok = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.'
+	}
+	if !ok || !strings.ContainsAny(prefix[len(prefix)-1:], "+-.") {
+		return fmt.Errorf("want the start of a URI scheme such as files+ (a letter, then letters, digits, +, - or ., ending with +, - or .), got %q", prefix)
+	}
+	return nil
+}
+
+// checked reads a string that check accepts.
+func (d *decoder) checked(n *yaml.Node, check func(string) error) string {
+	s := d.Str(n)
+	if err := check(s); err != nil && n.Kind == yaml.ScalarNode {
+		d.Errorf(n, "%v", err)
+	}
+	return s
+}
+
+// patterns reads a list of tool names or globs.
+func (d *decoder) patterns(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.Seq(n) {
+		out = append(out, d.checked(item, checkPattern))
+	}
+	return out
+}
