@@ -104,6 +104,10 @@ type Config struct {
 	// and scripts written for an agent work unchanged. Default false;
 	// needs ServerName.
 	AgentToolNames bool `yaml:"agent_tool_names"`
+	// FailClosed makes every failure of a hook that sets no rule of its
+	// own block the call ([RuleClosed]). Default false: such hooks follow
+	// the agents' rule ([RuleAgent]), under which only a decision blocks.
+	FailClosed bool `yaml:"fail_closed"`
 	// Priority is the priority of the plugin's hooks, in [priority.Min,
 	// priority.Max] (default 0: after auth and rate limits, before the
 	// cache).
@@ -275,7 +279,7 @@ type HookInfo struct {
 	Path string
 	// Protocol and OnFailure are the hook's.
 	Protocol  Protocol
-	OnFailure flows.FailurePolicy
+	OnFailure FailureRule
 	// Identity is what the trust store must vouch for; Trust is what it
 	// says.
 	Identity Identity
@@ -443,7 +447,7 @@ func compileHook(cfg Config, interps map[string]string, store *TrustStore, ev Ev
 		bad("protocol", "unknown protocol %d", h.Protocol)
 	}
 	if !h.OnFailure.Valid() {
-		bad("onFailure", "unknown policy %d", h.OnFailure)
+		bad("onFailure", "unknown failure rule %d", h.OnFailure)
 	}
 	for k, v := range h.Env {
 		if err := checkEnv(k, v); err != nil {

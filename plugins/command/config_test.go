@@ -47,7 +47,7 @@ func TestSettingsErrors(t *testing.T) {
 		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": hookflow runs command hooks only`,
 		`:9:79: hooks.PreToolUse[3].hooks[0].timeout: must be a number of seconds greater than 0 and at most 86400, got -1`,
 		`:9:92: hooks.PreToolUse[3].hooks[0].async: is not supported`,
-		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure policy "sometimes": want closed or open`,
+		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure rule "sometimes" (want agent, closed or open)`,
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), settings+w) {

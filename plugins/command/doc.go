@@ -15,7 +15,7 @@
 // [Config] takes a settings file (Config.SettingsFile), a Go value of the
 // same shape ([Settings]), or both. Each [Hook] has the agents' fields
 // (Type, Command, Timeout) and hookflow's (Name, [Protocol], OnFailure
-// policy, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
+// rule, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
 // Errors are [*ConfigError] values at a settings file's line and column,
 // all at once, in the file's order. [Inspect] compiles a configuration as
 // Start would, without starting anything.
@@ -35,15 +35,16 @@
 //
 // # Failures
 //
-// Every failure of a hook ([FailureKind]) is the error its hookflow hook
-// returns, so the engine applies its policy ([Hook.OnFailure], the
-// hook's [flows.Hook.OnFailure]): fail-closed failures fail the run,
-// fail-open ones are recorded in [flows.Context.Failures] (and so by the
-// audit plugin). Each is also logged with its kind, exit code and the end
-// of its stderr, sent to [Config.Audit], and recorded with those details
-// in the run, where later hooks read it with [Failures].
-// [Plugin.FailureCount] counts them. A hook's decisions (a block, a stop,
-// a denied question) abort the run whatever its policy.
+// Every failure of a hook ([FailureKind]) is logged with its kind, exit
+// code and the end of its stderr, sent to [Config.Audit], recorded with
+// those details in the run, where later hooks read it with [Failures],
+// and counted by [Plugin.FailureCount]. What it does to the call is the
+// hook's [FailureRule] ([Hook.OnFailure], default [Config.FailClosed]'s):
+// under [RuleAgent], the default, only a decision blocks, as in the
+// agents, and a failure they have too lets the call go on, recorded in
+// [flows.Context.Failures] (and so by the audit and otel plugins);
+// [RuleClosed] blocks on every failure. A hook's decisions (a block, a
+// stop, a denied question) abort the run whatever its rule.
 //
 // # Trust
 //

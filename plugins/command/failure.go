@@ -14,7 +14,7 @@ import (
 // FailureKind says how a hook failed.
 type FailureKind uint8
 
-// The kinds of failure. Each is handled by the hook's policy
+// The kinds of failure. Each is handled by the hook's rule
 // ([Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
 // [Config.Audit].
 const (
@@ -53,6 +53,16 @@ var failureNames = [...]string{
 	FailRateLimit: "rate_limit", FailBusy: "busy",
 }
 
+// agentKind reports whether the agents have failures of kind k too: for
+// them these are non-blocking errors ([RuleAgent]).
+func (k FailureKind) agentKind() bool {
+	switch k {
+	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError:
+		return true
+	}
+	return false
+}
+
 // String returns the kind's snake_case name, e.g. "timeout".
 func (k FailureKind) String() string {
 	if int(k) < len(failureNames) && failureNames[k] != "" {
@@ -74,8 +84,9 @@ type Failure struct {
 	// and the current SHA-256, and the command that trusts it again).
 	Kind FailureKind
 	Err  string
-	// Policy is the hook's policy: with FailClosed the run failed, with
-	// FailOpen it went on.
+	// Policy is what the hook's rule made of this failure: with
+	// FailClosed the call was blocked, with FailOpen it went on (a
+	// non-blocking failure, in the run's [flows.Context.Failures]).
 	Policy flows.FailurePolicy
 	// ExitCode is the process's exit code, -1 when a signal ended it or it
 	// did not run.

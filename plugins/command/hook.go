@@ -22,6 +22,8 @@ type hook struct {
 	*compiled
 	p  *Plugin
 	id string // the hookflow hook ID, set after registration
+	// rule is the hook's failure rule, resolved (never RuleDefault).
+	rule FailureRule
 
 	spawn spawn // the process template; stdin is set per run
 	slots slots
@@ -39,7 +41,7 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
-		compiled: c, p: p,
+		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cfg.Dir,
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
 		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
@@ -148,15 +150,33 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 // fail records a failure of h and returns it, for the hook to return: the
 // engine applies the hook's policy (FailClosed fails the run, FailOpen
 // records the failure in the run's Failures and goes on).
+//
+// The hookflow hook of a hook whose rule is not [RuleClosed] is
+// registered fail-open: a failure its rule lets through is returned and
+// the engine records it in the run's Failures (which the audit plugin
+// records and the otel plugin counts as hookflow.hook.failed_open); one
+// that blocks aborts the run.
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
-		Policy: h.OnFailure, ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+		Policy: h.rule.policy(kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	if len(res) > 0 && res[0] != nil {
 		f.ExitCode, f.Took = res[0].code, res[0].took
 		f.Stderr = tail(res[0].stderr, 1024)
 	}
 	h.p.record(c, f)
+	if f.Policy == flows.FailClosed && h.rule != RuleClosed {
+		return c.Abort(&f)
+	}
 	return &f
+}
+
+// registered is the failure policy of h's hookflow hook: fail-closed for
+// [RuleClosed], else fail-open, and fail reads the rule per failure.
+func (h *hook) registered() flows.FailurePolicy {
+	if h.rule == RuleClosed {
+		return flows.FailClosed
+	}
+	return flows.FailOpen
 }
 
 // verify checks that the script is still the one the trust store vouched
@@ -201,7 +221,10 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 	if dec.block {
 		reason := cmpOr(dec.reason, fmt.Sprintf("blocked by command hook %q", h.Name))
 		switch h.Event {
-		case PostToolUseFailure:
+		case PostToolUse, PostToolUseFailure:
+			// As in the agents: the tool ran, its result stands, and the
+			// reason is fed to the model. A hook withholds a result with
+			// "continue": false, or replaces it with updatedToolOutput.
 			dec.context = append(dec.context, reason)
 		case SessionStart:
 			h.p.logger().Warn("command hook: SessionStart hooks cannot block; the session starts", "hook", h.id, "reason", reason)

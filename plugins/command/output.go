@@ -91,7 +91,11 @@ func decodeClaude(e Event, code int, stdout, stderr []byte) (decision, error) {
 	case "block", "deny":
 		d.block, d.reason = true, o.Reason
 	case "ask":
-		d.ask, d.askReason = true, o.Reason
+		// Claude Code's top-level decision is approve or block; "ask" is
+		// hookSpecificOutput.permissionDecision's. The agent takes the
+		// output as invalid and goes on; so does hookflow under the
+		// agents' rule (a bad_output failure), and no question is asked.
+		return d, &badOutput{`"decision": "ask" is not a top-level decision (the agents ask with hookSpecificOutput.permissionDecision "ask")`}
 	default:
 		return d, &badOutput{fmt.Sprintf(`"decision" is %q; want "block" (or "approve")`, o.Decision)}
 	}

@@ -106,7 +106,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		h := newHook(p, c, env)
 		p.hooks = append(p.hooks, h)
 		regs = append(regs, flows.Hook{Flow: c.Event.Flow(), Stage: c.Event.Stage(), Priority: cfg.Priority, Name: c.Name, Fn: h.run,
-			OnFailure: c.OnFailure})
+			OnFailure: h.registered()})
 		promptContext = promptContext || c.Event == UserPromptSubmit
 	}
 	if len(untrusted) > 0 {

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
@@ -278,20 +277,23 @@ echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 }
 
 // On timeout the group gets SIGTERM, and SIGKILL after the grace when it
-// does not exit; the failure follows the policy.
+// does not exit; the failure follows the hook's rule: it blocks under
+// failClosed, and the call goes on under the agents' rule.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
-		t.Run(policy.String(), func(t *testing.T) {
+	for _, rule := range []command.FailureRule{command.RuleClosed, command.RuleAgent} {
+		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			script := f.script("stuck.sh", bash+`echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 trap 'echo term > "$CLAUDE_PROJECT_DIR/term.txt"' TERM
 while true; do sleep 0.05; done
 `)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: policy})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: rule})))
 			r := s.Call(plugintest.ToolEcho, echoHi)
-			if policy == flows.FailClosed {
+			policy := "open" // under the agents' rule a timeout does not block
+			if rule == command.RuleClosed {
+				policy = "closed"
 				r.WantToolError(`command hook "stuck" failed (timeout): ran past its timeout of 300ms and was killed`)
 			} else if r.IsError() {
 				t.Fatalf("fail-open call failed: %s", r.Text())
@@ -303,7 +305,7 @@ while true; do sleep 0.05; done
 			if !exists(f.path("term.txt")) {
 				t.Error("the hook never got SIGTERM")
 			}
-			if len(f.audit.find("command hook failure", `kind="timeout"`, `name="stuck"`, `policy="`+policy.String()+`"`)) != 1 {
+			if len(f.audit.find("command hook failure", `kind="timeout"`, `name="stuck"`, `policy="`+policy+`"`)) != 1 {
 				t.Errorf("timeout not audited: %q", f.audit.recs)
 			}
 		})
@@ -385,7 +387,7 @@ sleep 30
 func TestNoZombies(t *testing.T) {
 	f := newFixture(t)
 	script := f.script("quick.sh", bash+"sleep 0.01 &\nexit 3\n")
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: flows.FailOpen})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: command.RuleOpen})))
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() { s.Call(plugintest.ToolEcho, echoHi) })
@@ -432,7 +434,7 @@ fi
 touch "$CLAUDE_PROJECT_DIR/started"
 while [ ! -e "$CLAUDE_PROJECT_DIR/release" ]; do sleep 0.02; done
 `)
-		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond}))
+		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond, OnFailure: command.RuleClosed}))
 		cfg.KillGrace = 10 * time.Second
 		s := f.serve(cfg)
 		first := make(chan *plugintest.Result)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
@@ -51,11 +50,13 @@ type Hook struct {
 	Name string
 	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
 	Protocol Protocol
-	// OnFailure is what a failure of the hook does: flows.FailClosed
-	// (default) or flows.FailOpen. It is the hookflow hook's own
-	// [flows.Hook.OnFailure]: a fail-open failure is in the run's
+	// OnFailure is what the hook's failures do ([FailureRule]): the
+	// default is the configuration's ([Config.FailClosed]), which is the
+	// agents' rule unless set. In a settings file, "onFailure": "agent",
+	// "closed" or "open", or "failClosed": true (closed) or false
+	// (agent). A failure that does not block is in the run's
 	// [flows.Context.Failures], and so in the audit plugin's record.
-	OnFailure flows.FailurePolicy
+	OnFailure FailureRule
 	// MaxConcurrent caps how many processes of this hook run at once; 0
 	// uses [Config.MaxConcurrent]. A run waits for a free slot until the
 	// hook's timeout, then fails.
@@ -238,7 +239,7 @@ func (d *decoder) group(path string, n *node) Group {
 }
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
-	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell"}
+	"rateLimit", "cooldown", "env", "maxOutputBytes", "failClosed", "statusMessage", "async", "once", "shell"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -270,12 +271,8 @@ func (d *decoder) hook(path string, n *node) Hook {
 				d.fail(kp, v.off, "%v", err)
 			}
 			h.Protocol = p
-		case "onFailure":
-			p, err := flows.ParseFailurePolicy(d.str(kp, v))
-			if err != nil && v.kind == '"' {
-				d.fail(kp, v.off, "%s", flows.Reason(err))
-			}
-			h.OnFailure = p
+		case "onFailure", "failClosed":
+			d.failureRule(kp, key, v, &h)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":
