@@ -104,6 +104,11 @@ type Config struct {
 	// and scripts written for an agent work unchanged. Default false;
 	// needs ServerName.
 	AgentToolNames bool `yaml:"agent_tool_names"`
+	// ToolNames maps the server's tools to the names the hooks' scripts
+	// and matchers expect, e.g. run_command to Bash with its argument cmd
+	// as command (see [ToolNames]); a hook's own toolNames entry for a
+	// tool replaces this one. Default none.
+	ToolNames ToolNames `yaml:"tool_names"`
 	// FailClosed makes every failure of a hook that sets no rule of its
 	// own block the call ([RuleClosed]). Default false: such hooks follow
 	// the agents' rule ([RuleAgent]), under which only a decision blocks.
@@ -157,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.AgentToolNames && c.ServerName == "" {
 		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
+	}
+	for _, pr := range c.ToolNames.check() {
+		bad("tool_names."+pr.path, "%s", pr.msg)
 	}
 	if err := priority.Check(c.Priority); err != nil {
 		bad("priority", "%v", err)
@@ -452,6 +460,11 @@ func compileHook(cfg Config, interps map[string]string, store *TrustStore, ev Ev
 	for k, v := range h.Env {
 		if err := checkEnv(k, v); err != nil {
 			bad("env", "%v", err)
+		}
+	}
+	if src.file == "" { // a file's toolNames were checked as they were read
+		for _, pr := range h.ToolNames.check() {
+			bad("toolNames."+pr.path, "%s", pr.msg)
 		}
 	}
 	if len(errs) > 0 {

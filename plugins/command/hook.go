@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,8 @@ type hook struct {
 	id string // the hookflow hook ID, set after registration
 	// rule is the hook's failure rule, resolved (never RuleDefault).
 	rule FailureRule
+	// tools maps the server's tools to the names the script expects.
+	tools toolMap
 
 	spawn spawn // the process template; stdin is set per run
 	slots slots
@@ -42,6 +45,7 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
 		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
+		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cfg.Dir,
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
 		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
@@ -62,7 +66,16 @@ func cmpOr[T comparable](v, def T) T {
 // the matcher selects the call and applies its answer to the run.
 func (h *hook) run(c *flows.Context) error {
 	subject, ok := h.subject(c)
-	if !ok || !h.match.match(subject) {
+	if !ok {
+		return nil
+	}
+	matched := subject
+	if ent := c.Entity(); ent != nil && ent.Kind == flows.EntityTool {
+		if tn, ok := h.tools.name(ent.Name); ok {
+			matched = tn // the name this hook's script knows the tool by
+		}
+	}
+	if !h.match.match(matched) {
 		return nil
 	}
 	d := h.p.data(c, h.Event, subject)
@@ -124,6 +137,9 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	}
 	sp := h.spawn
 	sp.stdin = stdin
+	if sid := h.p.sessionRef(c.Request()); sid != "" {
+		sp.env = append(slices.Clip(sp.env), "GEMINI_SESSION_ID="+sid)
+	}
 	res := sp.run(ctx, h.p.shutdown)
 	h.p.running.Done()
 	var kind FailureKind
@@ -234,6 +250,9 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.data != nil {
+		if ti, ok := dec.data["tool_input"]; ok && d.tool != "" {
+			dec.data["tool_input"] = h.tools.output(d.tool, ti)
+		}
 		old := d.fields["tool_input"]
 		maps.Copy(d.fields, dec.data)
 		if nu, ok := dec.data["tool_input"]; ok && h.Event == PreToolUse && !bytes.Equal(nu, old) {
@@ -247,6 +266,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		if h.Event != PreToolUse {
 			h.p.logger().Debug("command hook: updatedInput applies to PreToolUse only; ignored", "hook", h.id)
 		} else {
+			dec.input = h.tools.output(d.tool, dec.input)
 			if err := c.Revalidate(dec.input); err != nil {
 				return c.Abort(fmt.Errorf("command hook %q rewrote the arguments, and they do not fit the tool's input schema: %s", h.Name, flows.Reason(err)))
 			}

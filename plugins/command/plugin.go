@@ -35,6 +35,9 @@ type Plugin struct {
 	closed    bool
 
 	failures atomic.Uint64
+	// sessionIDs are the session IDs hooks read on transports without
+	// one (see sessionRef).
+	sessionIDs *flows.SessionState[*string]
 	// secret signs the request state of questions asked by multi
 	// round-trip (see hook.ask).
 	secret [32]byte
@@ -48,7 +51,8 @@ var _ framework.Plugin = (*Plugin)(nil)
 // checked, and every script hashed and looked up in the trust store, at
 // Attach.
 func New(cfg Config) *Plugin {
-	p := &Plugin{cfg: cfg, shutdown: make(chan struct{})}
+	p := &Plugin{cfg: cfg, shutdown: make(chan struct{}),
+		sessionIDs: flows.NewSessionState("command.session-id", newSessionID)}
 	_, _ = rand.Read(p.secret[:])
 	return p
 }
@@ -152,6 +156,9 @@ func baseEnv(cfg Config) map[string]string {
 	for _, v := range projectVars {
 		env[v] = cfg.Dir
 	}
+	// Gemini CLI's name of the working directory; GEMINI_SESSION_ID is
+	// set per run (see hook.exec).
+	env["GEMINI_CWD"] = cfg.Dir
 	for k, v := range cfg.Env {
 		env[k] = v
 	}

@@ -172,7 +172,11 @@ pwd > "$CLAUDE_PROJECT_DIR/pwd.txt"
 		k, v, _ := strings.Cut(line, "=")
 		env[k] = v
 	}
-	want := map[string]string{"LANG": "C.UTF-8", "CLAUDE_PROJECT_DIR": f.dir, "GEMINI_PROJECT_DIR": f.dir, "EXTRA": "1", "HOOK_VAR": "2"}
+	want := map[string]string{"LANG": "C.UTF-8", "CLAUDE_PROJECT_DIR": f.dir, "GEMINI_PROJECT_DIR": f.dir, "GEMINI_CWD": f.dir, "EXTRA": "1", "HOOK_VAR": "2"}
+	if id := env["GEMINI_SESSION_ID"]; len(id) != 32 {
+		t.Errorf("GEMINI_SESSION_ID=%q, want the session's ID", id)
+	}
+	want["GEMINI_SESSION_ID"] = env["GEMINI_SESSION_ID"]
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s=%q in the hook's environment, want %q", k, env[k], v)

@@ -71,6 +71,9 @@ type Hook struct {
 	// MaxOutputBytes caps stdout and stderr, each; 0 uses
 	// [Config.MaxOutputBytes].
 	MaxOutputBytes int
+	// ToolNames maps the server's tools to the names this hook's script
+	// and matcher expect, over [Config.ToolNames].
+	ToolNames ToolNames
 }
 
 // RateLimit allows Calls runs per Per, per hook and session; the zero
@@ -239,7 +242,7 @@ func (d *decoder) group(path string, n *node) Group {
 }
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
-	"rateLimit", "cooldown", "env", "maxOutputBytes", "failClosed", "statusMessage", "async", "once", "shell"}
+	"rateLimit", "cooldown", "env", "maxOutputBytes", "failClosed", "toolNames", "statusMessage", "async", "once", "shell"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -273,6 +276,8 @@ func (d *decoder) hook(path string, n *node) Hook {
 			h.Protocol = p
 		case "onFailure", "failClosed":
 			d.failureRule(kp, key, v, &h)
+		case "toolNames":
+			h.ToolNames = d.toolNames(kp, v)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":
