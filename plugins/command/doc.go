@@ -61,7 +61,10 @@
 // its own group with the request's data on stdin, a scrubbed environment
 // and the project directory as working directory; it is killed (SIGTERM,
 // then SIGKILL after [Config.KillGrace]) on timeout, on the request's
-// cancellation and by [Plugin.Close], and always reaped. Call Close when
+// cancellation and by [Plugin.Close], and always reaped. A child that
+// left the group (setsid) is killed when the hook ends as well, by the
+// run's own cgroup v2 where the server may make one, else by a marker in
+// its environment (see the guide's "Safety"). Call Close when
 // the server stops.
 //
 // # Concurrency

@@ -47,7 +47,7 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
 		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cfg.Dir,
-			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
+			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
 		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
 		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
 		stamp: c.stamp,

@@ -35,6 +35,8 @@ type Plugin struct {
 	closed    bool
 
 	failures atomic.Uint64
+	// reap kills what hooks leave outside their process groups.
+	reap *reaper
 	// sessionIDs are the session IDs hooks read on transports without
 	// one (see sessionRef).
 	sessionIDs *flows.SessionState[*string]
@@ -94,6 +96,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	env := baseEnv(cfg)
+	reap, why := newReaper()
+	if why != "" {
+		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
+	}
+	p.reap = reap
 	var untrusted []error
 	var regs []flows.Hook
 	promptContext := false

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -277,6 +279,28 @@ echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 	waitFor(t, "the background child to die", func() bool { return !alive(bg) })
 	if st, _ := procState(hook); st != "" {
 		t.Errorf("the hook's process %d is still there (state %s): not reaped", hook, st)
+	}
+}
+
+// A child that leaves the hook's process group (setsid) does not outlive
+// the hook either: the call returns after it is killed.
+func TestSetsidChildKilled(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
+	}
+	f := newFixture(t)
+	script := f.script("daemon.sh", bash+`setsid bash -c 'echo $$ > "$CLAUDE_PROJECT_DIR/d.tmp"; mv "$CLAUDE_PROJECT_DIR/d.tmp" "$CLAUDE_PROJECT_DIR/daemon.pid"; exec sleep 300' &
+while [ ! -s "$CLAUDE_PROJECT_DIR/daemon.pid" ]; do sleep 0.01; done
+`)
+	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
+		t.Fatal(r.Text())
+	}
+	daemon := readPID(t, f.path("daemon.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
+	if alive(daemon) {
+		t.Errorf("the setsid child %d outlived its hook", daemon)
 	}
 }
 
