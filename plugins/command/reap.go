@@ -214,12 +214,25 @@ func (g *runGroup) sweep() {
 	}
 }
 
-// close removes the run's cgroup.
+// close removes the run's cgroup. The kernel may call it busy for a
+// moment after its last process is gone: the removal is retried, for up
+// to a second, without holding up the run.
 func (g *runGroup) close() {
 	g.started()
-	if g.dir != "" {
-		_ = os.Remove(g.dir)
+	if g.dir == "" {
+		return
 	}
+	if os.Remove(g.dir) == nil {
+		return
+	}
+	go func(dir string) {
+		for range 100 {
+			time.Sleep(10 * time.Millisecond)
+			if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+				return
+			}
+		}
+	}(g.dir)
 }
 
 // killMarked sends SIGKILL to every live process whose environment holds
