@@ -434,8 +434,15 @@ func compileHook(cfg Config, interps map[string]string, store *TrustStore, ev Ev
 		}
 		errs = append(errs, src.errorf(p, format, args...))
 	}
-	if h.Type != "" && h.Type != "command" {
-		bad("type", "is %q: hookflow runs command hooks only", h.Type)
+	switch h.Type {
+	case "", "command":
+	case "http", "prompt":
+		return compileRemote(cfg, store, ev, key, matcherText, m, h, path, src)
+	case "agent":
+		bad("type", `is "agent": agent hooks (experimental in Claude Code) do not run in hookflow; use a command, http or prompt hook`)
+		return nil, errs
+	default:
+		bad("type", "is %q: hookflow runs command, http and prompt hooks", h.Type)
 		return nil, errs
 	}
 	cl, err := parseCommand(h.Command, interps, cfg.Dir)

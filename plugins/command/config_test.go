@@ -23,7 +23,7 @@ func TestSettingsErrors(t *testing.T) {
     "PreToolUse": [
       {"matcher": "(", "hooks": [{"type": "command", "command": "bash x.sh"}]},
       {"hooks": [{"type": "command", "comand": "bash x.sh"}]},
-      {"hooks": [{"type": "http", "url": "http://localhost"}]},
+      {"hooks": [{"type": "agent", "prompt": "check it"}]},
       {"hooks": [{"type": "command", "command": "bash x.sh | tee", "timeout": -1, "async": true}]},
       {"hooks": [{"type": "command", "command": "bash x.sh", "onFailure": "sometimes", "protocol": "ollm"}]}
     ],
@@ -43,8 +43,7 @@ func TestSettingsErrors(t *testing.T) {
 		`:6:19: hooks.PreToolUse[0].matcher: "(" is not a valid regular expression`,
 		`:7:38: hooks.PreToolUse[1].hooks[0].comand: unknown key "comand" (did you mean "command"?)`,
 		`:7:18: hooks.PreToolUse[1].hooks[0].command: is empty`,
-		`:8:35: hooks.PreToolUse[2].hooks[0].url: unknown key "url"`,
-		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": hookflow runs command hooks only`,
+		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "agent": agent hooks (experimental in Claude Code) do not run in hookflow; use a command, http or prompt hook`,
 		`:9:79: hooks.PreToolUse[3].hooks[0].timeout: must be a number of seconds greater than 0 and at most 86400, got -1`,
 		`:9:92: hooks.PreToolUse[3].hooks[0].async: is not supported`,
 		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure rule "sometimes" (want agent, closed or open)`,

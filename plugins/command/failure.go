@@ -44,20 +44,26 @@ const (
 	FailRateLimit
 	// FailBusy: its concurrency cap stayed full until its timeout.
 	FailBusy
+	// FailHTTPStatus: an http hook's URL answered with a status other
+	// than 2xx.
+	FailHTTPStatus
+	// FailNoSampling: a prompt hook ran for a client that does not offer
+	// sampling, or whose protocol cannot be asked during this request.
+	FailNoSampling
 )
 
 var failureNames = [...]string{
 	FailStart: "start", FailExit: "exit", FailSignal: "signal", FailTimeout: "timeout",
 	FailCanceled: "canceled", FailShutdown: "shutdown", FailOutputCap: "output_cap",
 	FailBadOutput: "bad_output", FailHookError: "hook_error", FailChanged: "changed",
-	FailRateLimit: "rate_limit", FailBusy: "busy",
+	FailRateLimit: "rate_limit", FailBusy: "busy", FailHTTPStatus: "http_status", FailNoSampling: "no_sampling",
 }
 
 // agentKind reports whether the agents have failures of kind k too: for
 // them these are non-blocking errors ([RuleAgent]).
 func (k FailureKind) agentKind() bool {
 	switch k {
-	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError:
+	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError, FailHTTPStatus:
 		return true
 	}
 	return false

@@ -83,7 +83,19 @@ func (h *hook) run(c *flows.Context) error {
 	if err != nil {
 		return h.fail(c, FailStart, "encoding its input: "+err.Error())
 	}
-	res, err := h.exec(c, stdin)
+	var res *exited
+	switch h.hook.Type {
+	case "http":
+		res, err = h.post(c, stdin)
+	case "prompt":
+		dec, err := h.sample(c, stdin)
+		if err != nil || dec.asked {
+			return err
+		}
+		return h.apply(c, d, dec)
+	default:
+		res, err = h.exec(c, stdin)
+	}
 	if err != nil {
 		return err
 	}
@@ -118,30 +130,18 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	if msg := h.verify(); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
-	if err := h.limit.take(c.Request(), time.Now()); err != nil {
-		return nil, h.fail(c, FailRateLimit, err.Error())
-	}
-	ctx := c.Context()
-	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
-	acquired := h.slots.acquire(wait)
-	cancel()
-	if !acquired {
-		if ctx.Err() != nil {
-			return nil, h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
-		}
-		return nil, h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+	if err := h.admit(c); err != nil {
+		return nil, err
 	}
 	defer h.slots.release()
-	if !h.p.begin() {
-		return nil, h.fail(c, FailShutdown, "the plugin is closed")
-	}
+	defer h.p.running.Done()
+	ctx := c.Context()
 	sp := h.spawn
 	sp.stdin = stdin
 	if sid := h.p.sessionRef(c.Request()); sid != "" {
 		sp.env = append(slices.Clip(sp.env), "GEMINI_SESSION_ID="+sid)
 	}
 	res := sp.run(ctx, h.p.shutdown)
-	h.p.running.Done()
 	var kind FailureKind
 	var msg string
 	switch {
@@ -161,6 +161,31 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 		return &res, nil
 	}
 	return nil, h.fail(c, kind, msg, &res)
+}
+
+// admit takes a run of h's rate limit and one of its slots, and registers
+// the run with the plugin; a non-nil error is the failure the hook
+// returns. When it returns nil, the caller releases the slot and calls
+// p.running.Done when the run is over.
+func (h *hook) admit(c *flows.Context) error {
+	if err := h.limit.take(c.Request(), time.Now()); err != nil {
+		return h.fail(c, FailRateLimit, err.Error())
+	}
+	ctx := c.Context()
+	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
+	acquired := h.slots.acquire(wait)
+	cancel()
+	if !acquired {
+		if ctx.Err() != nil {
+			return h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
+		}
+		return h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+	}
+	if !h.p.begin() {
+		h.slots.release()
+		return h.fail(c, FailShutdown, "the plugin is closed")
+	}
+	return nil
 }
 
 // fail records a failure of h and returns it, for the hook to return: the

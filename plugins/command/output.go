@@ -30,6 +30,9 @@ type decision struct {
 	systemMessage string
 	// data is an OLLM hook's data, merged into the next hooks' input.
 	data map[string]json.RawMessage
+	// asked: a prompt hook's question went out as an input-required
+	// result; the call comes back with the answer.
+	asked bool
 }
 
 // badOutput is an answer that breaks the hook's protocol.

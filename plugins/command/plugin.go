@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +39,8 @@ type Plugin struct {
 	failures atomic.Uint64
 	// reap kills what hooks leave outside their process groups.
 	reap *reaper
+	// http is the client of the http hooks.
+	http *http.Client
 	// sessionIDs are the session IDs hooks read on transports without
 	// one (see sessionRef).
 	sessionIDs *flows.SessionState[*string]
@@ -101,6 +105,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
 	}
 	p.reap = reap
+	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
 	promptContext := false
@@ -122,6 +127,18 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	if len(untrusted) > 0 {
 		return errors.Join(untrusted...)
+	}
+	var prompted []string
+	for _, h := range p.hooks {
+		if h.hook.Type == "prompt" {
+			prompted = append(prompted, h.Name)
+		}
+	}
+	if len(prompted) > 0 {
+		logger.Info("command hooks: prompt hooks ask the client's model through MCP sampling; for a client without sampling they fail by their rule (a session without it is named in a warning)",
+			"hooks", strings.Join(prompted, ", "))
+		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
+			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
 	}
 	if promptContext {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,

@@ -37,7 +37,7 @@ type Group struct {
 // strings) and maxOutputBytes; the agents' statusMessage is accepted and
 // ignored.
 type Hook struct {
-	// Type must be "command" ("" means "command" in Go).
+	// Type is "command" ("" means "command" in Go), "http" or "prompt".
 	Type string
 	// Command is the program and its arguments: an absolute path, or an
 	// interpreter of [Config.Interpreters] followed by the script's path.
@@ -74,6 +74,10 @@ type Hook struct {
 	// ToolNames maps the server's tools to the names this hook's script
 	// and matcher expect, over [Config.ToolNames].
 	ToolNames ToolNames
+
+	// URL, Headers and AllowedEnvVars define an "http" hook (see
+	// [RemoteHook]); Prompt and Model a "prompt" hook.
+	RemoteHook
 }
 
 // RateLimit allows Calls runs per Per, per hook and session; the zero
@@ -242,7 +246,7 @@ func (d *decoder) group(path string, n *node) Group {
 }
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
-	"rateLimit", "cooldown", "env", "maxOutputBytes", "failClosed", "toolNames", "statusMessage", "async", "once", "shell"}
+	"rateLimit", "cooldown", "env", "maxOutputBytes", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model", "statusMessage", "async", "once", "shell"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -260,7 +264,7 @@ func (d *decoder) hook(path string, n *node) Hook {
 		switch key {
 		case "type":
 			if h.Type = d.str(kp, v); h.Type == "" && v.kind == '"' {
-				d.fail(kp, v.off, `must be "command"`)
+				d.fail(kp, v.off, `must be "command", "http" or "prompt"`)
 			}
 		case "command":
 			h.Command = d.str(kp, v)
@@ -278,6 +282,8 @@ func (d *decoder) hook(path string, n *node) Hook {
 			d.failureRule(kp, key, v, &h)
 		case "toolNames":
 			h.ToolNames = d.toolNames(kp, v)
+		case "url", "headers", "allowedEnvVars", "prompt", "model":
+			d.remote(kp, key, v, &h.RemoteHook)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":
