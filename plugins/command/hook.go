@@ -40,6 +40,11 @@ type hook struct {
 func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	cfg := p.cfg
 	env := maps.Clone(base)
+	if c.Event == SessionStart {
+		// SessionStart hooks may write variables for the agent's later
+		// Bash commands there; a server runs none, so they go nowhere.
+		env["CLAUDE_ENV_FILE"] = os.DevNull
+	}
 	maps.Copy(env, c.hook.Env)
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -183,10 +184,22 @@ func baseEnv(cfg Config) map[string]string {
 	// Gemini CLI's name of the working directory; GEMINI_SESSION_ID is
 	// set per run (see hook.exec).
 	env["GEMINI_CWD"] = cfg.Dir
+	if root := pluginRoot(cfg.SettingsFile); root != "" {
+		env["CLAUDE_PLUGIN_ROOT"] = root
+	}
 	for k, v := range cfg.Env {
 		env[k] = v
 	}
 	return env
+}
+
+// pluginRoot returns the directory of the Claude Code plugin whose hooks
+// file is settingsFile (<root>/hooks/hooks.json), "" when it is none.
+func pluginRoot(settingsFile string) string {
+	if filepath.Base(settingsFile) != "hooks.json" || filepath.Base(filepath.Dir(settingsFile)) != "hooks" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(settingsFile))
 }
 
 func envList(m map[string]string) []string {
