@@ -14,9 +14,9 @@
 //
 // [Config] takes a settings file (Config.SettingsFile), a Go value of the
 // same shape ([Settings]), or both. Each [Hook] has the agents' fields
-// (Type, Command, Timeout) and hookflow's (Name, [Protocol], OnFailure
-// rule, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
-// Errors are [*ConfigError] values at a settings file's line and column,
+// (Type, Command, Timeout, and an http or prompt hook's [RemoteHook]) and
+// hookflow's (Name, [Protocol], OnFailure rule, MaxConcurrent, RateLimit,
+// Cooldown, Env, MaxOutputBytes, [ToolNames]). Errors are [*ConfigError] values at a settings file's line and column,
 // all at once, in the file's order. [Inspect] compiles a configuration as
 // Start would, without starting anything.
 //

@@ -29,13 +29,14 @@ type Group struct {
 	Hooks []Hook
 }
 
-// Hook is one command hook: the agents' handler fields (Type, Command,
-// Timeout) and hookflow's own. In a settings file its keys are
-// type, command, timeout (seconds), name, protocol ("claude" or "ollm"),
-// onFailure ("open" or "closed"), maxConcurrent, rateLimit
-// ({"calls": n, "per": seconds}), cooldown (seconds), env (an object of
-// strings) and maxOutputBytes; the agents' statusMessage is accepted and
-// ignored.
+// Hook is one hook: the agents' handler fields (Type, Command, Timeout,
+// and an http or prompt hook's [RemoteHook]) and hookflow's own. In a
+// settings file its keys are type, command, timeout (seconds), url,
+// headers, allowedEnvVars, prompt, model, name, protocol ("claude" or
+// "ollm"), onFailure ("agent", "closed" or "open"), failClosed,
+// maxConcurrent, rateLimit ({"calls": n, "per": seconds}), cooldown
+// (seconds), env (an object of strings), maxOutputBytes and toolNames;
+// the agents' statusMessage is accepted and ignored.
 type Hook struct {
 	// Type is "command" ("" means "command" in Go), "http" or "prompt".
 	Type string
