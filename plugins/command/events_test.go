@@ -74,9 +74,11 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 			t.Errorf("%s: fields %v, want %v (every field the agents send)", tt.event, got, want)
 		}
 		maps.Copy(tt.check, agentValues)
-		sessions[in["session_id"].(string)] = true
+		sid, _ := in["session_id"].(string)
+		sessions[sid] = true
 		if tt.event == "PreToolUse" || tt.event == "PostToolUse" {
-			toolUse[in["tool_use_id"].(string)] = true
+			id, _ := in["tool_use_id"].(string)
+			toolUse[id] = true
 		}
 		for k, v := range tt.check {
 			g, _ := json.Marshal(in[k])
