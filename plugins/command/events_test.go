@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,7 +43,7 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///notes"}); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"cwd", "flow", "hook_event_name", "permission_mode", "request_id", "server", "session_id", "stage", "transcript_path"}
+	common := []string{"cwd", "flow", "hook_event_name", "permission_mode", "request_id", "server", "session_id", "stage", "timestamp", "transcript_path"}
 	agentValues := map[string]any{"transcript_path": "", "permission_mode": "default"}
 	tests := []struct {
 		event  string
@@ -74,6 +75,9 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 			t.Errorf("%s: fields %v, want %v (every field the agents send)", tt.event, got, want)
 		}
 		maps.Copy(tt.check, agentValues)
+		if ts, _ := in["timestamp"].(string); !validTime(ts) {
+			t.Errorf("%s: timestamp %q is not an RFC 3339 time", tt.event, ts)
+		}
 		sid, _ := in["session_id"].(string)
 		sessions[sid] = true
 		if tt.event == "PreToolUse" || tt.event == "PostToolUse" {
@@ -96,6 +100,11 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 	if len(toolUse) != 1 || toolUse[""] {
 		t.Errorf("tool_use_id of one call's PreToolUse and PostToolUse: %v, want one", toolUse)
 	}
+}
+
+func validTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
 }
 
 // SessionStart context goes to the server's instructions; its exit 2 does

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,6 +60,8 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 	// agents' default mode is the one its calls run in.
 	set("transcript_path", "")
 	set("permission_mode", "default")
+	// Gemini CLI's: when the event happened.
+	set("timestamp", time.Now().UTC().Format(time.RFC3339Nano))
 	set("flow", c.Flow().String())
 	set("stage", c.Stage().String())
 	if p.cfg.ServerName != "" {
