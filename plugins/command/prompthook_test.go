@@ -129,3 +129,21 @@ func TestPromptHookForgedAnswer(t *testing.T) {
 		t.Errorf("forged answer: %q", got)
 	}
 }
+
+// A prompt hook cannot run at SessionStart: the client cannot be asked
+// before its session is initialized. The file says so at the hook.
+func TestPromptHookAtSessionStart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	settings := f.path("settings.json")
+	body := `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "Greet"}]}]}}`
+	if err := os.WriteFile(settings, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config(nil)
+	cfg.SettingsFile = settings
+	_, err := command.Inspect(cfg)
+	if err == nil || !strings.Contains(err.Error(), `:1:49: hooks.SessionStart[0].hooks[0].type: a prompt hook cannot run at SessionStart`) {
+		t.Errorf("got %v", err)
+	}
+}

@@ -123,6 +123,9 @@ func compileRemote(cfg Config, store *TrustStore, ev Event, key, matcherText str
 		if strings.TrimSpace(h.Prompt) == "" {
 			bad("prompt", "is missing: a prompt hook asks the model with a prompt")
 		}
+		if ev == SessionStart {
+			bad("type", "a prompt hook cannot run at SessionStart: a client cannot be asked anything before its session is initialized")
+		}
 		def = []string{"prompt", h.Prompt, h.Model}
 	}
 	if len(errs) > 0 {
