@@ -112,14 +112,16 @@ const (
 	RuleDefault FailureRule = iota
 	// RuleAgent is the agents' rule, for settings imported from them: only
 	// a decision blocks (exit 2, a JSON decision). A hook that cannot
-	// start, exits with another code, crashes, times out or prints output
-	// its protocol does not allow is a non-blocking failure: the call goes
-	// on, and the failure is logged, audited and counted (see
-	// the guide's "Failures"). The failures that only hookflow has, which a
-	// caller could provoke to get past a guard, still block: a script
-	// changed since it was trusted, output over the cap, the rate limit or
+	// start, exits with another code, crashes, times out, prints output
+	// its protocol does not allow, or (an http hook) answers with a
+	// status other than 2xx is a non-blocking failure: the call goes on,
+	// and the failure is logged, audited and counted (see the guide's
+	// "Failures"). The failures that only hookflow has, which a caller
+	// could provoke to get past a guard, still block: a script changed
+	// since it was trusted, output over the cap, the rate limit or
 	// cooldown, a concurrency cap full until the timeout, the server's
-	// shutdown and the request's cancellation.
+	// shutdown, the request's cancellation, and a client that cannot
+	// sample for a prompt hook.
 	RuleAgent
 	// RuleClosed blocks the call on every failure: "failClosed": true.
 	RuleClosed
