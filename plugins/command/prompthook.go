@@ -170,6 +170,10 @@ func (h *hook) sampleLater(c *flows.Context, params *mcp.CreateMessageParams) (d
 		}
 		return d, err
 	}
+	// A new question is a run of the hook, for its rate limit.
+	if err := h.limit.take(c.Request(), now); err != nil {
+		return none, h.fail(c, FailRateLimit, err.Error())
+	}
 	entries := append(approvalsOf(c), h.p.sign("s", h.id, c.Arguments(), now.Add(askTTL)))
 	c.Respond(&mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{h.inputKey(): params},

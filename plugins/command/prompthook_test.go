@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -145,5 +146,41 @@ func TestPromptHookAtSessionStart(t *testing.T) {
 	_, err := command.Inspect(cfg)
 	if err == nil || !strings.Contains(err.Error(), `:1:49: hooks.SessionStart[0].hooks[0].type: a prompt hook cannot run at SessionStart`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A prompt hook's rate limit counts its questions, whichever way the
+// client is asked.
+func TestPromptHookRateLimit(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run(cmpOr(version, "latest"), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := f.serve(f.config(hooksFor("PreToolUse", "delete", command.Hook{Type: "prompt", Name: "judge",
+				RateLimit: command.RateLimit{Calls: 1, Per: time.Hour}, RemoteHook: command.RemoteHook{Prompt: "Judge: $ARGUMENTS"}})))
+			client := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, &mcp.ClientOptions{
+				CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: `{"ok": true}`}}, nil
+				}})
+			ct, st := mcp.NewInMemoryTransports()
+			if _, err := s.Server().Connect(context.Background(), st, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for i, want := range []string{"deleted /a force=false", `failed (rate_limit): over its rate limit of 1 runs per 1h0m0s`} {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete", Arguments: DeleteIn{Path: "/a"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(texts(res), "\n"); !strings.Contains(got, want) || res.IsError != (i == 1) {
+					t.Errorf("call %d: %q, want %q", i+1, got, want)
+				}
+			}
+		})
 	}
 }
