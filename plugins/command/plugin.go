@@ -183,13 +183,17 @@ func toolMatchers(hooks []*hook) []*hook {
 }
 
 // warnUnmatched warns, once, of each hook whose matcher selects none of
-// the tools the server lists: a guard that never runs.
+// the tools the server lists, by the names the hook knows them by (its
+// toolNames, else the server's): a guard that never runs.
 func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = p.subjectName(t.Name)
-	}
 	for _, h := range hooks {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = p.subjectName(t.Name)
+			if tn, ok := h.tools.name(t.Name); ok {
+				names[i] = tn
+			}
+		}
 		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.tool != "" && !slices.Contains(names, h.match.tool) {
 			p.logger().Warn("command hook: its matcher selects none of the server's tools, so it never runs",
 				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", h.match.tool, "where", h.Where, "tools", strings.Join(names, ","))
