@@ -37,6 +37,8 @@ type compiler struct {
 
 	out  []*compiled
 	errs []error
+	// prompts are the trust-store keys of the prompt hooks so far.
+	prompts map[string]bool
 }
 
 // compile reads and checks every hook of cfg (defaults applied), resolves
@@ -202,9 +204,32 @@ func (cp *compiler) add(s Settings, src *source, dir string) {
 					}
 				}
 				names[key+"/"+c.Name] = true
+				cp.promptIdentity(c)
 				cp.out = append(cp.out, c)
 			}
 		}
+	}
+}
+
+// promptIdentity keys a prompt hook in the trust store by its event and
+// its name, as made unique in its file, and unique in the configuration
+// too: two prompt hooks under one key would each read the other's trust
+// as "changed".
+func (cp *compiler) promptIdentity(c *compiled) {
+	if c.Identity.Form != FormPrompt {
+		return
+	}
+	if cp.prompts == nil {
+		cp.prompts = map[string]bool{}
+	}
+	id := c.Key + "/" + c.Name
+	for n := 2; cp.prompts[id]; n++ {
+		id = fmt.Sprintf("%s/%s-%d", c.Key, c.Name, n)
+	}
+	cp.prompts[id] = true
+	c.Identity.Script = "prompt:" + id
+	if cp.store != nil {
+		c.Trust = cp.store.Status(c.Identity)
 	}
 }
 

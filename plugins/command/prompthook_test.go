@@ -184,3 +184,36 @@ func TestPromptHookRateLimit(t *testing.T) {
 		})
 	}
 }
+
+// Each prompt hook has its own trust-store key, also when several are
+// unnamed in one event or in two files: trusting all of them leaves each
+// trusted, none reading another's trust as "changed".
+func TestPromptHookTrustKeys(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	body := `{"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "Refuse deletes: $ARGUMENTS"}, {"type": "prompt", "prompt": "Refuse writes: $ARGUMENTS"}]}]}}`
+	other := `{"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "Refuse reads: $ARGUMENTS"}]}]}}`
+	for name, text := range map[string]string{"a.json": body, "b.json": other} {
+		if err := os.WriteFile(f.path(name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := f.config(nil)
+	cfg.Logger = nil
+	cfg.Imports = []command.Import{{File: f.path("a.json"), Dir: f.dir}, {File: f.path("b.json"), Dir: f.dir}}
+	f.trust(cfg)
+	infos, err := command.Inspect(cfg)
+	if err != nil || len(infos) != 3 {
+		t.Fatalf("Inspect: %+v, %v", infos, err)
+	}
+	keys := map[string]bool{}
+	for _, h := range infos {
+		if h.Trust != command.Trusted {
+			t.Errorf("%s (%s) is %s after trusting every hook", h.Name, h.Identity.Script, h.Trust)
+		}
+		keys[h.Identity.Script] = true
+	}
+	if len(keys) != 3 {
+		t.Errorf("trust-store keys %v, want 3", keys)
+	}
+}

@@ -143,8 +143,9 @@ func (cp *compiler) remote(ev Event, key, matcherText string, m matcher, h Hook,
 	}
 	b, _ := json.Marshal(def)
 	sum := sha256.Sum256(b)
-	// The store keys an entry by its "script": for these hooks, what they
-	// are and where, so that each has its own entry.
+	// The store keys an entry by its "script": an http hook's URL; a
+	// prompt hook's event and name, once its name is final
+	// (compiler.promptIdentity).
 	c.Identity = Identity{Form: FormPrompt, Script: "prompt:" + key + "/" + c.Name, SHA256: hex.EncodeToString(sum[:])}
 	if h.Type == "http" {
 		c.Identity.Form, c.Identity.Script = FormHTTP, "http:"+h.URL
