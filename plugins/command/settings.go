@@ -413,18 +413,6 @@ func (d *decoder) str(path string, n *node) string {
 	return n.str
 }
 
-func (d *decoder) strs(path string, n *node) []string {
-	if n.kind != '[' {
-		d.fail(path, n.off, "must be an array of strings, not %s", n.kindName())
-		return nil
-	}
-	out := make([]string, 0, len(n.vals))
-	for i, v := range n.vals {
-		out = append(out, d.str(fmt.Sprintf("%s[%d]", path, i), v))
-	}
-	return out
-}
-
 func (d *decoder) boolean(path string, n *node) bool {
 	if n.kind != 'b' {
 		d.fail(path, n.off, "must be true or false, not %s", n.kindName())
