@@ -337,7 +337,9 @@ type HookInfo struct {
 }
 
 // TrustCommand returns the command that trusts the hook in the store at
-// store: for a hook of a settings file, the trust of that file's hooks.
+// store: for a hook of a settings file, the trust of that file's hooks;
+// for a script given in Go, the trust of the script; for another form
+// given in Go, the Go calls that trust it.
 func (h HookInfo) TrustCommand(store, settingsFile string) string {
 	if settingsFile != "" {
 		args := h.trustArgs
@@ -345,6 +347,11 @@ func (h HookInfo) TrustCommand(store, settingsFile string) string {
 			args = " " + shellQuote(settingsFile)
 		}
 		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
+	}
+	if h.Identity.Form != FormScript {
+		// "hooks trust -script" trusts a script; a hook of another form
+		// given in Go has no file the CLI could read it from.
+		return fmt.Sprintf("command.UpdateTrustStore(%q, …) calling TrustStore.Trust with the hook's Identity from command.Inspect", store)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {

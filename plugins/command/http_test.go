@@ -131,3 +131,28 @@ func TestHTTPHookTrust(t *testing.T) {
 		t.Fatalf("Inspect: %v, %+v", err, infos)
 	}
 }
+
+// An untrusted hook given in Go that is no script (an http or prompt
+// hook, a shell line) cannot be trusted with "hookflow hooks trust
+// -script": the refusal says how to trust it from Go instead.
+func TestUntrustedGoHookMessage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		hook command.Hook
+	}{
+		{"http", command.Hook{Type: "http", RemoteHook: command.RemoteHook{URL: "https://hooks.example/check"}}},
+		{"prompt", command.Hook{Type: "prompt", RemoteHook: command.RemoteHook{Prompt: "Judge: $ARGUMENTS"}}},
+		{"shell line", command.Hook{Name: "line", Command: "cat | cat", Shell: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			err := startErr(t, f.config(hooksFor("PreToolUse", "", tt.hook)))
+			if err == nil || strings.Contains(err.Error(), "-script") || !strings.Contains(err.Error(), "TrustStore.Trust") {
+				t.Errorf("Start: %v, want how to trust the hook from Go, and no -script", err)
+			}
+		})
+	}
+}

@@ -204,12 +204,19 @@ func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
 	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
+	if h.Identity.Form == FormHTTP || h.Identity.Form == FormPrompt {
+		what = fmt.Sprintf("the %s, named %q,", h.Identity, h.Name)
+	}
 	state := "which is not in the trust store " + store
 	if h.Trust == Changed {
 		state = "which changed since it was trusted in " + store
 	}
 	review := "review the script"
-	if h.Identity.Form != FormScript {
+	switch h.Identity.Form {
+	case FormScript:
+	case FormHTTP, FormPrompt:
+		review = "review the hook"
+	default:
 		review = "review the command"
 	}
 	return fmt.Sprintf("%s, %s; %s, then run: %s", what, state, review, h.TrustCommand(store, settingsFile))
