@@ -9,7 +9,7 @@ import (
 // The hooks verbs read a Claude Code plugin's directory and a settings
 // file as an import does (-shell, -runners), and the store's listing
 // names each entry's form: a shell line by its line, a runner as not
-// covered.
+// covered, an http hook by its URL, a prompt hook by its prompt.
 func TestHooksTrustForms(t *testing.T) {
 	dir, err := os.MkdirTemp("", "hookflow-cli-")
 	if err != nil {
@@ -31,7 +31,9 @@ func TestHooksTrustForms(t *testing.T) {
 	err = os.WriteFile(filepath.Join(plugin, "hooks", "hooks.json"), []byte(`{"hooks": {"PreToolUse": [{"hooks": [
   {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh"},
   {"type": "command", "command": "cat | head -c 10"},
-  {"type": "command", "command": "go run example.com/guard@latest"}
+  {"type": "command", "command": "go run example.com/guard@latest"},
+  {"type": "http", "url": "https://policy.example/check"},
+  {"type": "prompt", "prompt": "Refuse deletes outside /tmp: $ARGUMENTS"}
 ]}]}}`), 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +45,9 @@ func TestHooksTrustForms(t *testing.T) {
 	wantRun(t, code, exitFailed, out, errOut, "entry skipped (lenient)", "needs a shell: it holds a pipeline", "untrusted  PreToolUse  *        guard")
 	code, out, errOut = runCmd(t, "", "hooks", "trust", "-store", store, "-shell", "*", "-runners", "go", plugin)
 	wantRun(t, code, exitOK, out, errOut, "trusted: PreToolUse guard: "+filepath.Join(plugin, "scripts", "guard.sh"),
-		`trusted: PreToolUse cat: shell line "cat | head -c 10"`, `trusted: PreToolUse go: runner `)
+		`trusted: PreToolUse cat: shell line "cat | head -c 10"`, `trusted: PreToolUse go: runner `,
+		"trusted: PreToolUse http: http hook POSTing to https://policy.example/check", "trusted: PreToolUse prompt: prompt hook PreToolUse/prompt")
 	code, out, errOut = runCmd(t, "", "hooks", "list", "-store", store)
-	wantRun(t, code, exitOK, out, errOut, `"cat | head -c 10"`, "shell", `as "go run example.com/guard@latest"`, "runner: fetches code at run time, not covered")
+	wantRun(t, code, exitOK, out, errOut, `"cat | head -c 10"`, "shell", `as "go run example.com/guard@latest"`, "runner: fetches code at run time, not covered",
+		"http:https://policy.example/check ", `prompt:PreToolUse/prompt "Refuse deletes outside /tmp: $ARGUMENTS"`)
 }

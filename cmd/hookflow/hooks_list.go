@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	cmdhooks "github.com/hookflow/hookflow/plugins/command"
@@ -44,7 +45,9 @@ func runHooksList(args []string, io stdio) int {
 				interp = "-"
 			}
 			// A shell line is its line; a program's and a runner's line is
-			// part of what is trusted; a runner's fetched code is not.
+			// part of what is trusted; a runner's fetched code is not. An
+			// http hook is its URL; a prompt hook its event, name and
+			// prompt.
 			what, form := e.Script, e.Form.String()
 			switch e.Form {
 			case cmdhooks.FormShell:
@@ -54,6 +57,8 @@ func runHooksList(args []string, io stdio) int {
 			case cmdhooks.FormRunner:
 				what += fmt.Sprintf(" as %q", e.Line)
 				form = "runner: fetches code at run time, not covered"
+			case cmdhooks.FormPrompt:
+				what += fmt.Sprintf(" %q", strings.TrimPrefix(e.Command, "prompt: "))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, short(e.SHA256), interp, form, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
 		}

@@ -19,8 +19,8 @@ func TestAuditRecord(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cfg := f.config(command.Settings{"PreToolUse": {
-		{Matcher: "echo", Hooks: []command.Hook{{Name: "flaky", OnFailure: flows.FailOpen, Command: f.script("flaky.sh", bash+"echo down >&2\nexit 1\n")}}},
-		{Matcher: "fail", Hooks: []command.Hook{{Name: "broken", Command: f.script("broken.sh", bash+"echo '{oops'\n")}}},
+		{Matcher: "echo", Hooks: []command.Hook{{Name: "flaky", OnFailure: command.RuleOpen, Command: f.script("flaky.sh", bash+"echo down >&2\nexit 1\n")}}},
+		{Matcher: "fail", Hooks: []command.Hook{{Name: "broken", OnFailure: command.RuleClosed, Command: f.script("broken.sh", bash+"echo '{oops'\n")}}},
 	}})
 	f.trust(cfg)
 	events := &records{}

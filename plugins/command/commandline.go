@@ -35,9 +35,18 @@ const (
 	// command line; it needs an explicit opt-in ([Hook.Shell], an import's
 	// shell list).
 	FormShell Form = "shell"
+	// FormHTTP is an http hook, which runs no process: trusted by its
+	// definition (URL, headers and the variables they may name); its
+	// Identity.Script is "http:" and the URL.
+	FormHTTP Form = "http"
+	// FormPrompt is a prompt hook, which asks the client's model: trusted
+	// by its prompt and model; its Identity.Script is "prompt:", its
+	// event and its name.
+	FormPrompt Form = "prompt"
 )
 
-// String returns the form's name: script, program, runner or shell.
+// String returns the form's name: script, program, runner, shell, http
+// or prompt.
 func (f Form) String() string {
 	if f == FormScript {
 		return "script"

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
@@ -38,6 +37,8 @@ type compiler struct {
 
 	out  []*compiled
 	errs []error
+	// prompts are the trust-store keys of the prompt hooks so far.
+	prompts map[string]bool
 }
 
 // compile reads and checks every hook of cfg (defaults applied), resolves
@@ -203,9 +204,32 @@ func (cp *compiler) add(s Settings, src *source, dir string) {
 					}
 				}
 				names[key+"/"+c.Name] = true
+				cp.promptIdentity(c)
 				cp.out = append(cp.out, c)
 			}
 		}
+	}
+}
+
+// promptIdentity keys a prompt hook in the trust store by its event and
+// its name, as made unique in its file, and unique in the configuration
+// too: two prompt hooks under one key would each read the other's trust
+// as "changed".
+func (cp *compiler) promptIdentity(c *compiled) {
+	if c.Identity.Form != FormPrompt {
+		return
+	}
+	if cp.prompts == nil {
+		cp.prompts = map[string]bool{}
+	}
+	id := c.Key + "/" + c.Name
+	for n := 2; cp.prompts[id]; n++ {
+		id = fmt.Sprintf("%s/%s-%d", c.Key, c.Name, n)
+	}
+	cp.prompts[id] = true
+	c.Identity.Script = "prompt:" + id
+	if cp.store != nil {
+		c.Trust = cp.store.Status(c.Identity)
 	}
 }
 
@@ -247,30 +271,21 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		}
 		errs = append(errs, src.errorf(p, format, args...))
 	}
-	failClosed := h.FailClosed || src.opts.failClosed
-	if h.FailClosed && h.OnFailure == flows.FailOpen {
-		bad("failClosed", `contradicts "onFailure": "open"`)
+	// The hook's rule, else its file's (fail_closed), else the
+	// configuration's: the agents' rule unless FailClosed.
+	if !h.OnFailure.Valid() {
+		bad("onFailure", "unknown failure rule %d", h.OnFailure)
+	} else if h.OnFailure == RuleDefault {
+		h.OnFailure = RuleDefault.resolve(src.opts.failClosed || cp.cfg.FailClosed)
 	}
-	if failClosed {
-		h.OnFailure = flows.FailClosed
+	failClosed := h.OnFailure == RuleClosed
+	if h.Name != "" && !namePattern.MatchString(h.Name) {
+		bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
 	}
-	switch h.Type {
-	case "", "command":
-	case "agent":
-		bad("type", `is "agent": agent hooks (experimental in Claude Code) are not run by hookflow; remove the hook, or load the file with lenient to skip it`)
-		return nil, errs
-	case "http", "prompt":
-		checkRemoteHook(h, bad)
-		if len(errs) == 0 {
-			bad("type", "is %q: this build of hookflow parses %s hooks but does not run them yet; load the file with lenient to skip them", h.Type, h.Type)
+	if src.file == "" { // a file's toolNames were checked as they were read
+		for _, pr := range h.ToolNames.check() {
+			bad("toolNames."+pr.path, "%s", pr.msg)
 		}
-		return nil, errs
-	case "mcp_tool":
-		bad("type", `is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)
-		return nil, errs
-	default:
-		bad("type", "is %q: hook types are command, http, prompt, mcp_tool and agent", h.Type)
-		return nil, errs
 	}
 	if h.If != "" {
 		tool, err := parseIf(h.If, ev)
@@ -278,6 +293,24 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 			bad("if", "%v", err)
 		}
 		m.tool = tool
+	}
+	switch h.Type {
+	case "", "command":
+	case "agent":
+		bad("type", `is "agent": agent hooks (experimental in Claude Code) are not run by hookflow; use a command, http or prompt hook, or load the file with lenient to skip it`)
+		return nil, errs
+	case "http", "prompt":
+		c, rerrs := cp.remote(ev, key, matcherText, m, h, path, src)
+		if errs = append(errs, rerrs...); len(errs) > 0 {
+			return nil, errs
+		}
+		return c, nil
+	case "mcp_tool":
+		bad("type", `is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)
+		return nil, errs
+	default:
+		bad("type", "is %q: hook types are command, http, prompt, mcp_tool and agent", h.Type)
+		return nil, errs
 	}
 	name := h.Name
 	vars := maps.Clone(cp.base)
@@ -316,9 +349,6 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
 		}
 	}
-	if h.Name != "" && !namePattern.MatchString(h.Name) {
-		bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
-	}
 	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
 		bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
 	}
@@ -327,9 +357,6 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 	}
 	if h.Protocol != Claude && h.Protocol != OLLM {
 		bad("protocol", "unknown protocol %d", h.Protocol)
-	}
-	if !h.OnFailure.Valid() {
-		bad("onFailure", "unknown policy %d", h.OnFailure)
 	}
 	for k, v := range h.Env {
 		if err := checkEnv(k, v); err != nil {
@@ -412,28 +439,6 @@ func derivedName(cl commandLine, line string) string {
 		}, name)
 	}
 	return name
-}
-
-// checkRemoteHook checks an http or prompt hook's own fields.
-func checkRemoteHook(h Hook, bad func(field, format string, args ...any)) {
-	switch h.Type {
-	case "http":
-		if !strings.HasPrefix(h.URL, "https://") && !strings.HasPrefix(h.URL, "http://") {
-			bad("url", "must be an http or https URL, got %q", h.URL)
-		}
-		for _, v := range h.AllowedEnvVars {
-			if !isIdentifier(v) {
-				bad("allowedEnvVars", "%q is not a variable name", v)
-			}
-		}
-	case "prompt":
-		if strings.TrimSpace(h.Prompt) == "" {
-			bad("prompt", "is empty: a prompt hook needs the prompt the model judges")
-		}
-	}
-	if h.Command != "" {
-		bad("command", "is a command hook's field; a %s hook has none", h.Type)
-	}
 }
 
 // Inspect compiles cfg's hooks as Start would (defaults applied, every

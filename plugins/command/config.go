@@ -106,6 +106,16 @@ type Config struct {
 	// and scripts written for an agent work unchanged. Default false;
 	// needs ServerName.
 	AgentToolNames bool `yaml:"agent_tool_names"`
+	// ToolNames maps the server's tools to the names the hooks' scripts
+	// and matchers expect, for every hook. For example, run_command can
+	// be Bash with its argument cmd as command (see [ToolNames]); a
+	// hook's own toolNames entry for a tool replaces this one. Default
+	// none.
+	ToolNames ToolNames `yaml:"tool_names"`
+	// FailClosed makes every failure of a hook that sets no rule of its
+	// own block the call ([RuleClosed]). Default false: such hooks follow
+	// the agents' rule ([RuleAgent]), under which only a decision blocks.
+	FailClosed bool `yaml:"fail_closed"`
 	// Priority is the priority of the plugin's hooks, in [priority.Min,
 	// priority.Max] (default 0: after auth and rate limits, before the
 	// cache).
@@ -174,6 +184,9 @@ func (c Config) Validate() error {
 	}
 	if c.AgentToolNames && c.ServerName == "" {
 		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
+	}
+	for _, pr := range c.ToolNames.check() {
+		bad("tool_names."+pr.path, "%s", pr.msg)
 	}
 	if err := priority.Check(c.Priority); err != nil {
 		bad("priority", "%v", err)
@@ -316,7 +329,7 @@ type HookInfo struct {
 	Path string
 	// Protocol and OnFailure are the hook's.
 	Protocol  Protocol
-	OnFailure flows.FailurePolicy
+	OnFailure FailureRule
 	// Identity is what the trust store must vouch for; Trust is what it
 	// says.
 	Identity Identity
@@ -324,7 +337,9 @@ type HookInfo struct {
 }
 
 // TrustCommand returns the command that trusts the hook in the store at
-// store: for a hook of a settings file, the trust of that file's hooks.
+// store: for a hook of a settings file, the trust of that file's hooks;
+// for a script given in Go, the trust of the script; for another form
+// given in Go, the Go calls that trust it.
 func (h HookInfo) TrustCommand(store, settingsFile string) string {
 	if settingsFile != "" {
 		args := h.trustArgs
@@ -332,6 +347,11 @@ func (h HookInfo) TrustCommand(store, settingsFile string) string {
 			args = " " + shellQuote(settingsFile)
 		}
 		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
+	}
+	if h.Identity.Form != FormScript {
+		// "hooks trust -script" trusts a script; a hook of another form
+		// given in Go has no file the CLI could read it from.
+		return fmt.Sprintf("command.UpdateTrustStore(%q, …) calling TrustStore.Trust with the hook's Identity from command.Inspect", store)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {

@@ -23,7 +23,7 @@ func TestSettingsErrors(t *testing.T) {
     "PreToolUse": [
       {"matcher": "(", "hooks": [{"type": "command", "command": "bash x.sh"}]},
       {"hooks": [{"type": "command", "comand": "bash x.sh"}]},
-      {"hooks": [{"type": "http", "url": "http://localhost"}]},
+      {"hooks": [{"type": "agent", "prompt": "check it"}]},
       {"hooks": [{"type": "command", "command": "bash x.sh | tee", "timeout": -1, "async": true}]},
       {"hooks": [{"type": "command", "command": "bash x.sh", "onFailure": "sometimes", "protocol": "ollm"}]}
     ],
@@ -43,10 +43,10 @@ func TestSettingsErrors(t *testing.T) {
 		`:6:19: hooks.PreToolUse[0].matcher: "(" is not a valid regular expression`,
 		`:7:38: hooks.PreToolUse[1].hooks[0].comand: unknown key "comand" (did you mean "command"?)`,
 		`:7:18: hooks.PreToolUse[1].hooks[0].command: is empty`,
-		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "http": this build of hookflow parses http hooks but does not run them yet`,
+		`:8:27: hooks.PreToolUse[2].hooks[0].type: is "agent": agent hooks (experimental in Claude Code) are not run by hookflow`,
 		`:9:79: hooks.PreToolUse[3].hooks[0].timeout: must be a number of seconds greater than 0 and at most 86400, got -1`,
 		`:9:92: hooks.PreToolUse[3].hooks[0].async: is not supported`,
-		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure policy "sometimes": want closed or open`,
+		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure rule "sometimes" (want agent, closed or open)`,
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), settings+w) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
@@ -18,7 +17,7 @@ type cell struct {
 	name     string
 	event    string
 	protocol command.Protocol
-	policy   flows.FailurePolicy
+	policy   command.FailureRule
 	script   string
 	tool     string
 	args     any
@@ -90,25 +89,43 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 			script:  bash + "echo 'echo is not allowed here' >&2\nexit 2\n",
 			wantErr: "echo is not allowed here", decided: true},
 		// Other exit codes, under both policies.
-		{name: "exit 1 fails closed", event: "PreToolUse", script: bash + "echo oops >&2\nexit 1\n",
+		{name: "exit 1 fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "echo oops >&2\nexit 1\n",
 			wantErr: `command hook "hook" failed (exit): exited with code 1 (only 2 blocks): oops`, decided: true, failure: "exit"},
-		{name: "exit 1 fails open", event: "PreToolUse", policy: flows.FailOpen, script: bash + "exit 1\n",
+		{name: "exit 1 fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "exit 1\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "exit"},
-		{name: "a crash fails closed", event: "PreToolUse", script: bash + "kill -SEGV $$\n",
+		{name: "a crash fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "kill -SEGV $$\n",
 			wantErr: "killed by signal segmentation fault", decided: true, failure: "signal"},
-		{name: "a crash fails open", event: "PreToolUse", policy: flows.FailOpen, script: bash + "kill -SEGV $$\n",
+		{name: "a crash fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "kill -SEGV $$\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "signal"},
-		// Bad output.
-		{name: "bad JSON fails closed", event: "PreToolUse", script: bash + "echo '{nope'\n",
-			wantErr: "failed (bad_output): stdout is not the hook JSON", decided: true, failure: "bad_output"},
-		{name: "bad JSON fails open", event: "PreToolUse", policy: flows.FailOpen, script: bash + "echo '{nope'\n",
+		// The agents' rule, the default: only a decision blocks.
+		{name: "exit 1 under the agents' rule lets the call go on", event: "PreToolUse", script: bash + "echo oops >&2\nexit 1\n",
+			wantTexts: []string{plugintest.EchoText("hi")}, failure: "exit"},
+		{name: "exit 127 under the agents' rule lets the call go on", event: "PreToolUse", script: bash + "exit 127\n",
+			wantTexts: []string{plugintest.EchoText("hi")}, failure: "exit"},
+		{name: "a crash under the agents' rule lets the call go on", event: "PreToolUse", script: bash + "kill -SEGV $$\n",
+			wantTexts: []string{plugintest.EchoText("hi")}, failure: "signal"},
+		{name: "bad JSON under the agents' rule lets the call go on", event: "PreToolUse", script: bash + "echo '{nope'\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "bad_output"},
-		{name: "a field of the wrong type is bad output", event: "PreToolUse", script: bash + `echo '{"continue":"no"}'`,
+		{name: "exit 2 blocks under the agents' rule", event: "PreToolUse", script: bash + "echo 'no' >&2\nexit 2\n",
+			wantErr: "no", decided: true},
+		// A top-level "decision": "ask" is not the agents' way to ask.
+		{name: "legacy decision ask is invalid output and the call goes on", event: "PreToolUse",
+			script:    bash + `echo '{"decision":"ask","reason":"sure?"}'`,
+			wantTexts: []string{plugintest.EchoText("hi")}, failure: "bad_output"},
+		{name: "legacy decision ask blocks under failClosed", event: "PreToolUse", policy: command.RuleClosed,
+			script:  bash + `echo '{"decision":"ask","reason":"sure?"}'`,
+			wantErr: `"decision": "ask" is not a top-level decision`, decided: true, failure: "bad_output"},
+		// Bad output.
+		{name: "bad JSON fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "echo '{nope'\n",
+			wantErr: "failed (bad_output): stdout is not the hook JSON", decided: true, failure: "bad_output"},
+		{name: "bad JSON fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "echo '{nope'\n",
+			wantTexts: []string{plugintest.EchoText("hi")}, failure: "bad_output"},
+		{name: "a field of the wrong type is bad output", event: "PreToolUse", policy: command.RuleClosed, script: bash + `echo '{"continue":"no"}'`,
 			wantErr: "failed (bad_output)", decided: true, failure: "bad_output"},
-		{name: "an unknown permissionDecision is bad output", event: "PreToolUse",
+		{name: "an unknown permissionDecision is bad output", event: "PreToolUse", policy: command.RuleClosed,
 			script:  bash + `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}'`,
 			wantErr: `"permissionDecision" is "maybe"`, decided: true, failure: "bad_output"},
-		{name: "updatedInput that is not an object is bad output", event: "PreToolUse",
+		{name: "updatedInput that is not an object is bad output", event: "PreToolUse", policy: command.RuleClosed,
 			script:  bash + `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":"rm -rf /"}}'`,
 			wantErr: `"updatedInput" must be an object`, decided: true, failure: "bad_output"},
 		// PostToolUse.
@@ -116,8 +133,14 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 			script: python3 + `r = json.load(sys.stdin)["tool_response"]
 print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "saw " + r["structuredContent"]["text"]}}))`,
 			wantTexts: []string{plugintest.EchoText("hi"), "saw hi"}},
-		{name: "PostToolUse exit 2 withholds the result", event: "PostToolUse",
-			script:  bash + "echo 'the result holds a secret' >&2\nexit 2\n",
+		{name: "PostToolUse exit 2 keeps the result and feeds stderr to the model", event: "PostToolUse",
+			script:    bash + "echo 'run the linter again' >&2\nexit 2\n",
+			wantTexts: []string{plugintest.EchoText("hi"), "run the linter again"}},
+		{name: "PostToolUse decision block keeps the result and adds its reason", event: "PostToolUse",
+			script:    bash + `echo '{"decision":"block","reason":"style: tabs"}'`,
+			wantTexts: []string{plugintest.EchoText("hi"), "style: tabs"}},
+		{name: "PostToolUse continue false withholds the result", event: "PostToolUse",
+			script:  bash + `echo '{"continue":false,"stopReason":"the result holds a secret"}'`,
 			wantErr: "the result holds a secret", decided: true},
 		{name: "PostToolUse updatedToolOutput replaces the result", event: "PostToolUse",
 			script:    bash + `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"content":[{"type":"text","text":"replaced"}],"structuredContent":{"text":"replaced"}}}}'`,
@@ -135,14 +158,14 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", 
 		{name: "OLLM continue false stops with systemMessage", event: "PreToolUse", protocol: command.OLLM,
 			script:  python3 + `i = json.load(sys.stdin); assert i["event"] == "before_tool"; print(json.dumps({"continue": False, "systemMessage": "stopped: " + i["data"]["tool_name"]}))`,
 			wantErr: "stopped: echo", decided: true},
-		{name: "OLLM error is a failure", event: "PreToolUse", protocol: command.OLLM,
+		{name: "OLLM error is a failure", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
 			script:  bash + `echo '{"continue":true,"error":"policy server down"}'`,
 			wantErr: "failed (hook_error): policy server down", decided: true, failure: "hook_error"},
-		{name: "OLLM error fails open", event: "PreToolUse", protocol: command.OLLM, policy: flows.FailOpen,
+		{name: "OLLM error fails open", event: "PreToolUse", protocol: command.OLLM, policy: command.RuleOpen,
 			script: bash + `echo '{"continue":true,"error":"policy server down"}'`, wantTexts: []string{plugintest.EchoText("hi")}, failure: "hook_error"},
-		{name: "OLLM plain text is bad output", event: "PreToolUse", protocol: command.OLLM,
+		{name: "OLLM plain text is bad output", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
 			script: bash + "echo ok\n", wantErr: "failed (bad_output)", decided: true, failure: "bad_output"},
-		{name: "OLLM exit 2 is a failure, not a block", event: "PreToolUse", protocol: command.OLLM,
+		{name: "OLLM exit 2 is a failure, not a block", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
 			script: bash + "exit 2\n", wantErr: "failed (exit): exited with code 2", decided: true, failure: "exit"},
 	}
 	for _, tc := range cells {

@@ -58,7 +58,7 @@ func TestCorpus(t *testing.T) {
 			return command.Import{File: filepath.Join(root, ".claude", "settings.json"),
 				Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}
 		},
-		hooks: []string{"no-delete/script", "guard/script", "guard-2/script", "cat/shell", "cat/program", "cd/shell"},
+		hooks: []string{"no-delete/script", "guard/script", "guard-2/script", "cat/shell", "http/http", "cat/program", "cd/shell", "prompt/prompt"},
 		block: "deleting is not allowed here",
 		checks: func(t *testing.T, infos []command.HookInfo) {
 			if infos[0].Timeout != 10*time.Second {

@@ -17,14 +17,13 @@
 // as its [Agent] reads it, strict or lenient), a Go value of the same
 // shape ([Settings]), or all of them; in a configuration file, the same
 // under the fields' yaml names. Each [Hook] has the agents' fields (Type,
-// Command, Timeout, Description, If, and an http or prompt hook's) and
-// hookflow's (Name, Shell, Runner, FailClosed, [Protocol], OnFailure
-// policy, MaxConcurrent, RateLimit, Cooldown, Env, MaxOutputBytes).
-// Errors are [*ConfigError] values at a settings file's line and column,
+// Command, Timeout, Description, If, and an http or prompt hook's
+// [RemoteHook]) and hookflow's (Name, Shell, Runner, [Protocol],
+// OnFailure rule, MaxConcurrent, RateLimit, Cooldown, Env,
+// MaxOutputBytes, [ToolNames]). Errors are [*ConfigError] values at a
+// settings file's line and column,
 // all at once, in the file's order. [Inspect] compiles a configuration as
-// Start would, without starting anything. http and prompt hooks are
-// parsed and refused where they are compiled (compile.go, compiler.hook):
-// that is where their execution plugs in.
+// Start would, without starting anything.
 //
 // # Events and order
 //
@@ -41,22 +40,25 @@
 //
 // # Failures
 //
-// Every failure of a hook ([FailureKind]) is the error its hookflow hook
-// returns, so the engine applies its policy ([Hook.OnFailure], the
-// hook's [flows.Hook.OnFailure]): fail-closed failures fail the run,
-// fail-open ones are recorded in [flows.Context.Failures] (and so by the
-// audit plugin). Each is also logged with its kind, exit code and the end
-// of its stderr, sent to [Config.Audit], and recorded with those details
-// in the run, where later hooks read it with [Failures].
-// [Plugin.FailureCount] counts them. A hook's decisions (a block, a stop,
-// a denied question) abort the run whatever its policy.
+// Every failure of a hook ([FailureKind]) is logged with its kind, exit
+// code and the end of its stderr, sent to [Config.Audit], recorded with
+// those details in the run, where later hooks read it with [Failures],
+// and counted by [Plugin.FailureCount]. What it does to the call is the
+// hook's [FailureRule]: its own ([Hook.OnFailure]), else its file's
+// ([Import.FailClosed]), else the configuration's ([Config.FailClosed]):
+// under [RuleAgent], the default, only a decision blocks, as in the
+// agents, and a failure they have too lets the call go on, recorded in
+// [flows.Context.Failures] (and so by the audit and otel plugins);
+// [RuleClosed] blocks on every failure. A hook's decisions (a block, a
+// stop, a denied question) abort the run whatever its rule.
 //
 // # Trust
 //
 // A hook runs only if the [TrustStore] at [Config.TrustStore] vouches for
 // its [Identity], by its command's [Form]: a script's SHA-256 and
-// interpreter, a program's SHA-256 and command line, or a shell line's
-// text; paths are display names. Attach refuses
+// interpreter, a program's SHA-256 and command line, a shell line's
+// text, an http hook's URL and headers, or a prompt hook's prompt and
+// model; paths are display names. Attach refuses
 // untrusted hooks (or skips them, [SkipUntrusted]) with the command that
 // trusts them; "hookflow hooks trust|list|revoke" manage the store through
 // [UpdateTrustStore], [TrustStore.Trust] and [TrustStore.Revoke].
@@ -69,7 +71,10 @@
 // its own group with the request's data on stdin, a scrubbed environment
 // and the project directory as working directory; it is killed (SIGTERM,
 // then SIGKILL after [Config.KillGrace]) on timeout, on the request's
-// cancellation and by [Plugin.Close], and always reaped. Call Close when
+// cancellation and by [Plugin.Close], and always reaped. A child that
+// left the group (setsid) is killed when the hook ends as well, by the
+// run's own cgroup v2 where the server may make one, else by a marker in
+// its environment (see the guide's "Safety"). Call Close when
 // the server stops.
 //
 // # Concurrency

@@ -21,7 +21,9 @@ const (
 	// or add context.
 	PreToolUse Event = iota + 1
 	// PostToolUse runs in tools:call-tool afterExecute, with the result:
-	// it may withhold it, replace it or add context.
+	// it may replace it, add context (exit 2 and a block add their reason,
+	// and the result stands, as in the agents) or withhold it with
+	// "continue": false.
 	PostToolUse
 	// PostToolUseFailure runs in tools:call-tool onError when the tool ran
 	// and failed (its execute step returned an error, or was cancelled or
@@ -68,7 +70,7 @@ var eventTable = [eventCount + 1]eventInfo{
 		context: "appended to the call's result", exit2: "blocks the call"},
 	PostToolUse: {name: "PostToolUse", flow: flows.ToolsCallTool, stage: stages.AfterExecute, ollm: "after_tool",
 		matches: "tool name", aliases: []string{"AfterTool", "after_tool"},
-		context: "appended to the call's result", exit2: "withholds the result: the client gets isError with the reason"},
+		context: "appended to the call's result", exit2: "the result stands; the reason is appended to it for the model"},
 	PostToolUseFailure: {name: "PostToolUseFailure", flow: flows.ToolsCallTool, stage: stages.OnError,
 		matches: "tool name", context: "appended to the isError result", exit2: "stderr appended to the isError result"},
 	SessionStart: {name: "SessionStart", flow: flows.SessionInitialize, stage: stages.AfterExecute, ollm: "session_start",

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,20 +43,23 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///notes"}); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"cwd", "flow", "hook_event_name", "request_id", "server", "stage"}
+	common := []string{"cwd", "flow", "hook_event_name", "permission_mode", "request_id", "server", "session_id", "stage", "timestamp", "transcript_path"}
+	agentValues := map[string]any{"transcript_path": "", "permission_mode": "default"}
 	tests := []struct {
 		event  string
 		fields []string
 		check  map[string]any
 	}{
-		{"PreToolUse", []string{"tool_input", "tool_name"}, map[string]any{"tool_name": "delete", "tool_input": map[string]any{"path": "/tmp/x"}, "flow": "tools:call-tool", "stage": "beforeExecute", "server": "files", "cwd": f.dir}},
-		{"PostToolUse", []string{"tool_input", "tool_name", "tool_response"}, map[string]any{"tool_response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "deleted /tmp/x force=false"}}}}},
-		{"PostToolUseFailure", []string{"error", "is_interrupt", "tool_input", "tool_name"}, map[string]any{"tool_name": "fail", "error": "fail: hi", "is_interrupt": false, "stage": "onError"}},
+		{"PreToolUse", []string{"tool_input", "tool_name", "tool_use_id"}, map[string]any{"tool_name": "delete", "tool_input": map[string]any{"path": "/tmp/x"}, "flow": "tools:call-tool", "stage": "beforeExecute", "server": "files", "cwd": f.dir}},
+		{"PostToolUse", []string{"tool_input", "tool_name", "tool_response", "tool_use_id"}, map[string]any{"tool_response": map[string]any{"content": []any{map[string]any{"type": "text", "text": "deleted /tmp/x force=false"}}}}},
+		{"PostToolUseFailure", []string{"error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}, map[string]any{"tool_name": "fail", "error": "fail: hi", "is_interrupt": false, "stage": "onError"}},
 		{"SessionStart", []string{"client", "source"}, map[string]any{"source": "startup", "flow": "session:initialize"}},
-		{"UserPromptSubmit", []string{"prompt_arguments", "prompt_name"}, map[string]any{"prompt_name": "review", "prompt_arguments": map[string]any{"code": "x := 1"}}},
+		{"UserPromptSubmit", []string{"prompt", "prompt_arguments", "prompt_name"}, map[string]any{"prompt": "/review x := 1", "prompt_name": "review", "prompt_arguments": map[string]any{"code": "x := 1"}}},
 		{"PreReadResource", []string{"resource_uri"}, map[string]any{"resource_uri": "file:///notes"}},
 		{"PostReadResource", []string{"resource_contents", "resource_uri"}, map[string]any{"resource_contents": []any{map[string]any{"uri": "file:///notes", "text": "secret notes"}}}},
 	}
+	sessions := map[string]bool{}
+	toolUse := map[string]bool{}
 	for _, tt := range tests {
 		data, err := os.ReadFile(f.path(tt.event + ".json"))
 		if err != nil {
@@ -68,7 +72,17 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 		}
 		want := slices.Sorted(slices.Values(append(slices.Clone(common), tt.fields...)))
 		if got := slices.Sorted(maps.Keys(in)); !slices.Equal(got, want) {
-			t.Errorf("%s: fields %v, want %v (nothing faked: no session_id, transcript_path, permission_mode, tool_use_id)", tt.event, got, want)
+			t.Errorf("%s: fields %v, want %v (every field the agents send)", tt.event, got, want)
+		}
+		maps.Copy(tt.check, agentValues)
+		if ts, _ := in["timestamp"].(string); !validTime(ts) {
+			t.Errorf("%s: timestamp %q is not an RFC 3339 time", tt.event, ts)
+		}
+		sid, _ := in["session_id"].(string)
+		sessions[sid] = true
+		if tt.event == "PreToolUse" || tt.event == "PostToolUse" {
+			id, _ := in["tool_use_id"].(string)
+			toolUse[id] = true
 		}
 		for k, v := range tt.check {
 			g, _ := json.Marshal(in[k])
@@ -78,6 +92,19 @@ json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 			}
 		}
 	}
+	// One session over stdio: one stable ID, not a transport ID.
+	if len(sessions) != 1 || sessions[""] {
+		t.Errorf("session_id took %d values, want one stable ID for the session: %v", len(sessions), sessions)
+	}
+	// One call: its hooks before and after read the same tool_use_id.
+	if len(toolUse) != 1 || toolUse[""] {
+		t.Errorf("tool_use_id of one call's PreToolUse and PostToolUse: %v, want one", toolUse)
+	}
+}
+
+func validTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
 }
 
 // SessionStart context goes to the server's instructions; its exit 2 does

@@ -14,7 +14,7 @@ import (
 // FailureKind says how a hook failed.
 type FailureKind uint8
 
-// The kinds of failure. Each is handled by the hook's policy
+// The kinds of failure. Each is handled by the hook's rule
 // ([Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
 // [Config.Audit].
 const (
@@ -44,13 +44,29 @@ const (
 	FailRateLimit
 	// FailBusy: its concurrency cap stayed full until its timeout.
 	FailBusy
+	// FailHTTPStatus: an http hook's URL answered with a status other
+	// than 2xx.
+	FailHTTPStatus
+	// FailNoSampling: a prompt hook ran for a client that does not offer
+	// sampling, or whose protocol cannot be asked during this request.
+	FailNoSampling
 )
 
 var failureNames = [...]string{
 	FailStart: "start", FailExit: "exit", FailSignal: "signal", FailTimeout: "timeout",
 	FailCanceled: "canceled", FailShutdown: "shutdown", FailOutputCap: "output_cap",
 	FailBadOutput: "bad_output", FailHookError: "hook_error", FailChanged: "changed",
-	FailRateLimit: "rate_limit", FailBusy: "busy",
+	FailRateLimit: "rate_limit", FailBusy: "busy", FailHTTPStatus: "http_status", FailNoSampling: "no_sampling",
+}
+
+// agentKind reports whether the agents have failures of kind k too: for
+// them these are non-blocking errors ([RuleAgent]).
+func (k FailureKind) agentKind() bool {
+	switch k {
+	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError, FailHTTPStatus:
+		return true
+	}
+	return false
 }
 
 // String returns the kind's snake_case name, e.g. "timeout".
@@ -74,8 +90,9 @@ type Failure struct {
 	// and the current SHA-256, and the command that trusts it again).
 	Kind FailureKind
 	Err  string
-	// Policy is the hook's policy: with FailClosed the run failed, with
-	// FailOpen it went on.
+	// Policy is what the hook's rule made of this failure: with
+	// FailClosed the call was blocked, with FailOpen it went on (a
+	// non-blocking failure, in the run's [flows.Context.Failures]).
 	Policy flows.FailurePolicy
 	// ExitCode is the process's exit code, -1 when a signal ended it or it
 	// did not run.

@@ -49,7 +49,7 @@ func TestShellLineTrust(t *testing.T) {
 		t.Fatalf("changed line: %+v, %v", infos, err)
 	}
 	if err := startErr(t, changed); err == nil || !strings.Contains(err.Error(), `runs shell line "echo '{}' | cat | cat"`) ||
-		!strings.Contains(err.Error(), "review the command, then run: hookflow hooks trust") {
+		!strings.Contains(err.Error(), "review the command, then run: command.UpdateTrustStore(") || strings.Contains(err.Error(), "-script") {
 		t.Errorf("Start error %v", err)
 	}
 }

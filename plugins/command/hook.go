@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +23,10 @@ type hook struct {
 	*compiled
 	p  *Plugin
 	id string // the hookflow hook ID, set after registration
+	// rule is the hook's failure rule, resolved (never RuleDefault).
+	rule FailureRule
+	// tools maps the server's tools to the names the script expects.
+	tools toolMap
 
 	spawn spawn // the process template; stdin is set per run
 	slots slots
@@ -35,13 +40,19 @@ type hook struct {
 func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	cfg := p.cfg
 	env := maps.Clone(base)
+	if c.Event == SessionStart {
+		// SessionStart hooks may write variables for the agent's later
+		// Bash commands there; a server runs none, so they go nowhere.
+		env["CLAUDE_ENV_FILE"] = os.DevNull
+	}
 	maps.Copy(env, c.hook.Env)
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
-		compiled: c, p: p,
+		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
+		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
-			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut},
+			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
 		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
 		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
 		stamp: c.stamp,
@@ -60,7 +71,16 @@ func cmpOr[T comparable](v, def T) T {
 // the matcher selects the call and applies its answer to the run.
 func (h *hook) run(c *flows.Context) error {
 	subject, ok := h.subject(c)
-	if !ok || !h.match.match(subject) {
+	if !ok {
+		return nil
+	}
+	matched := subject
+	if ent := c.Entity(); ent != nil && ent.Kind == flows.EntityTool {
+		if tn, ok := h.tools.name(ent.Name); ok {
+			matched = tn // the name this hook's script knows the tool by
+		}
+	}
+	if !h.match.match(matched) {
 		return nil
 	}
 	d := h.p.data(c, h.Event, subject)
@@ -68,7 +88,19 @@ func (h *hook) run(c *flows.Context) error {
 	if err != nil {
 		return h.fail(c, FailStart, "encoding its input: "+err.Error())
 	}
-	res, err := h.exec(c, stdin)
+	var res *exited
+	switch h.hook.Type {
+	case "http":
+		res, err = h.post(c, stdin)
+	case "prompt":
+		dec, err := h.sample(c, stdin)
+		if err != nil || dec.asked {
+			return err
+		}
+		return h.apply(c, d, dec)
+	default:
+		res, err = h.exec(c, stdin)
+	}
 	if err != nil {
 		return err
 	}
@@ -103,27 +135,18 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	if msg := h.verify(); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
-	if err := h.limit.take(c.Request(), time.Now()); err != nil {
-		return nil, h.fail(c, FailRateLimit, err.Error())
-	}
-	ctx := c.Context()
-	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
-	acquired := h.slots.acquire(wait)
-	cancel()
-	if !acquired {
-		if ctx.Err() != nil {
-			return nil, h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
-		}
-		return nil, h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+	if err := h.admit(c); err != nil {
+		return nil, err
 	}
 	defer h.slots.release()
-	if !h.p.begin() {
-		return nil, h.fail(c, FailShutdown, "the plugin is closed")
-	}
+	defer h.p.running.Done()
+	ctx := c.Context()
 	sp := h.spawn
 	sp.stdin = stdin
+	if sid := h.p.sessionRef(c.Request()); sid != "" {
+		sp.env = append(slices.Clip(sp.env), "GEMINI_SESSION_ID="+sid)
+	}
 	res := sp.run(ctx, h.p.shutdown)
-	h.p.running.Done()
 	var kind FailureKind
 	var msg string
 	switch {
@@ -145,18 +168,61 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	return nil, h.fail(c, kind, msg, &res)
 }
 
+// admit takes a run of h's rate limit and one of its slots, and registers
+// the run with the plugin; a non-nil error is the failure the hook
+// returns. When it returns nil, the caller releases the slot and calls
+// p.running.Done when the run is over.
+func (h *hook) admit(c *flows.Context) error {
+	if err := h.limit.take(c.Request(), time.Now()); err != nil {
+		return h.fail(c, FailRateLimit, err.Error())
+	}
+	ctx := c.Context()
+	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
+	acquired := h.slots.acquire(wait)
+	cancel()
+	if !acquired {
+		if ctx.Err() != nil {
+			return h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
+		}
+		return h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+	}
+	if !h.p.begin() {
+		h.slots.release()
+		return h.fail(c, FailShutdown, "the plugin is closed")
+	}
+	return nil
+}
+
 // fail records a failure of h and returns it, for the hook to return: the
 // engine applies the hook's policy (FailClosed fails the run, FailOpen
 // records the failure in the run's Failures and goes on).
+//
+// The hookflow hook of a hook whose rule is not [RuleClosed] is
+// registered fail-open: a failure its rule lets through is returned and
+// the engine records it in the run's Failures (which the audit plugin
+// records and the otel plugin counts as hookflow.hook.failed_open); one
+// that blocks aborts the run.
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
-		Policy: h.OnFailure, ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+		Policy: h.rule.policy(kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	if len(res) > 0 && res[0] != nil {
 		f.ExitCode, f.Took = res[0].code, res[0].took
 		f.Stderr = tail(res[0].stderr, 1024)
 	}
 	h.p.record(c, f)
+	if f.Policy == flows.FailClosed && h.rule != RuleClosed {
+		return c.Abort(&f)
+	}
 	return &f
+}
+
+// registered is the failure policy of h's hookflow hook: fail-closed for
+// [RuleClosed], else fail-open, and fail reads the rule per failure.
+func (h *hook) registered() flows.FailurePolicy {
+	if h.rule == RuleClosed {
+		return flows.FailClosed
+	}
+	return flows.FailOpen
 }
 
 // verify checks that the script is still the one the trust store vouched
@@ -207,7 +273,10 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 	if dec.block {
 		reason := cmpOr(dec.reason, fmt.Sprintf("blocked by command hook %q", h.Name))
 		switch h.Event {
-		case PostToolUseFailure:
+		case PostToolUse, PostToolUseFailure:
+			// As in the agents: the tool ran, its result stands, and the
+			// reason is fed to the model. A hook withholds a result with
+			// "continue": false, or replaces it with updatedToolOutput.
 			dec.context = append(dec.context, reason)
 		case SessionStart:
 			h.p.logger().Warn("command hook: SessionStart hooks cannot block; the session starts", "hook", h.id, "reason", reason)
@@ -217,6 +286,9 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.data != nil {
+		if ti, ok := dec.data["tool_input"]; ok && d.tool != "" {
+			dec.data["tool_input"] = h.tools.output(d.tool, ti)
+		}
 		old := d.fields["tool_input"]
 		maps.Copy(d.fields, dec.data)
 		if nu, ok := dec.data["tool_input"]; ok && h.Event == PreToolUse && !bytes.Equal(nu, old) {
@@ -230,6 +302,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		if h.Event != PreToolUse {
 			h.p.logger().Debug("command hook: updatedInput applies to PreToolUse only; ignored", "hook", h.id)
 		} else {
+			dec.input = h.tools.output(d.tool, dec.input)
 			if err := c.Revalidate(dec.input); err != nil {
 				return c.Abort(fmt.Errorf("command hook %q rewrote the arguments, and they do not fit the tool's input schema: %s", h.Name, flows.Reason(err)))
 			}

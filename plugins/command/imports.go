@@ -10,7 +10,8 @@ import (
 type Import struct {
 	// File is a JSON settings file with a "hooks" object in an agent's
 	// format (.claude/settings.json, .codex/hooks.json,
-	// .gemini/settings.json…). Set File or Plugin.
+	// .gemini/settings.json…). Set File or Plugin; a File at
+	// <root>/hooks/hooks.json is read as the Plugin <root>.
 	File string `yaml:"file" path:"relative"`
 	// Plugin is a Claude Code plugin's directory: its hooks/hooks.json is
 	// loaded, with ${CLAUDE_PLUGIN_ROOT} the directory, in commands and
@@ -30,9 +31,11 @@ type Import struct {
 	// with a warning at its file:line:col. Default false: strict, any bad
 	// entry refuses the whole file, and every problem is reported.
 	Lenient bool `yaml:"lenient"`
-	// FailClosed makes every hook of the file fail closed, as each hook's
-	// failClosed does: a failure blocks the call, and a program a hook
-	// needs that is missing at start refuses the file. Default false.
+	// FailClosed makes every hook of the file that sets no rule of its
+	// own ("onFailure", "failClosed") fail closed ([RuleClosed]): a
+	// failure blocks the call, and a program the hook needs that is
+	// missing at start refuses the file. Default false: such hooks follow
+	// [Config.FailClosed].
 	FailClosed bool `yaml:"fail_closed"`
 	// Shell lists the hooks of the file that may run through a shell
 	// (their name, or their path such as PreToolUse[0].hooks[1]; "*" for
@@ -48,9 +51,9 @@ type Import struct {
 func (imp Import) options() fileOptions {
 	o := fileOptions{agent: imp.Agent, declared: imp.Agent, lenient: imp.Lenient, failClosed: imp.FailClosed,
 		shell: imp.Shell, runners: imp.Runners}
-	if imp.Plugin != "" {
-		o.pluginRoot = imp.Plugin
-		if abs, err := filepath.Abs(imp.Plugin); err == nil {
+	if root := imp.pluginRoot(); root != "" {
+		o.pluginRoot = root
+		if abs, err := filepath.Abs(root); err == nil {
 			o.pluginRoot = abs
 		}
 		if o.agent == AgentAuto {
@@ -58,6 +61,19 @@ func (imp Import) options() fileOptions {
 		}
 	}
 	return o
+}
+
+// pluginRoot returns the directory of the Claude Code plugin the import
+// reads: Plugin, or the root of a File at <root>/hooks/hooks.json; ""
+// for another file.
+func (imp Import) pluginRoot() string {
+	if imp.Plugin != "" {
+		return imp.Plugin
+	}
+	if filepath.Base(imp.File) == "hooks.json" && filepath.Base(filepath.Dir(imp.File)) == "hooks" {
+		return filepath.Dir(filepath.Dir(imp.File))
+	}
+	return ""
 }
 
 // file returns the settings file the import reads.
@@ -76,7 +92,7 @@ func (imp Import) projectDir(cfg Config) string {
 		}
 		return imp.Dir
 	}
-	if imp.Plugin != "" {
+	if imp.pluginRoot() != "" {
 		return cfg.Dir
 	}
 	return projectDir(imp.File)

@@ -1,10 +1,15 @@
 package command
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,6 +22,8 @@ import (
 type eventData struct {
 	event  Event
 	fields map[string]json.RawMessage
+	// tool is the server's name of the tool, for tool events.
+	tool string
 }
 
 var dataKey = flows.NewKey[*eventData]("command.data")
@@ -27,13 +34,17 @@ func (p *Plugin) data(c *flows.Context, e Event, subject string) *eventData {
 		return d
 	}
 	d := &eventData{event: e, fields: p.fields(c, e, subject)}
+	if ent := c.Entity(); ent != nil && ent.Kind == flows.EntityTool {
+		d.tool = ent.Name
+	}
 	dataKey.Set(c, d)
 	return d
 }
 
-// fields builds an event's input as the agents send it, leaving out what a
-// server does not have (transcript_path, permission_mode, tool_use_id,
-// model), plus hookflow's own fields: flow, stage, server, principal,
+// fields builds an event's input as the agents send it, every field
+// their references document for the event, with a documented value for
+// what a server does not have (see sessionRef, and the guide's "The
+// contract"), plus hookflow's own fields: flow, stage, server, principal,
 // request_id and, for SessionStart, client.
 func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]json.RawMessage {
 	f := map[string]json.RawMessage{}
@@ -44,9 +55,13 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 	}
 	r := c.Request()
 	set("cwd", p.cfg.Dir)
-	if r.SessionID != "" {
-		set("session_id", r.SessionID)
-	}
+	set("session_id", p.sessionRef(r))
+	// A server keeps no transcript, and has no permission modes: the
+	// agents' default mode is the one its calls run in.
+	set("transcript_path", "")
+	set("permission_mode", "default")
+	// Gemini CLI's: when the event happened.
+	set("timestamp", time.Now().UTC().Format(time.RFC3339Nano))
 	set("flow", c.Flow().String())
 	set("stage", c.Stage().String())
 	if p.cfg.ServerName != "" {
@@ -61,6 +76,8 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 	switch e {
 	case PreToolUse, PostToolUse, PostToolUseFailure:
 		set("tool_name", subject)
+		// One call's hooks, before and after, read the same ID.
+		set("tool_use_id", r.ID)
 		args := c.Arguments()
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
@@ -82,9 +99,12 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 		}
 	case UserPromptSubmit:
 		set("prompt_name", subject)
+		var args map[string]string
 		if pg := (flows.PromptGet{Context: c}); pg.Params() != nil && pg.Params().Arguments != nil {
-			set("prompt_arguments", pg.Params().Arguments)
+			args = pg.Params().Arguments
+			set("prompt_arguments", args)
 		}
+		set("prompt", p.promptText(subject, args))
 	case PreReadResource, PostReadResource:
 		set("resource_uri", subject)
 		if e == PostReadResource {
@@ -122,9 +142,18 @@ func toolResponse(out any) (json.RawMessage, error) {
 func (h *hook) stdin(d *eventData) ([]byte, error) {
 	name, _ := json.Marshal(h.Key)
 	d.fields["hook_event_name"] = name
-	keys := slices.Sorted(maps.Keys(d.fields))
+	fields := d.fields
+	if tn, ok := h.tools.name(d.tool); ok {
+		// This hook's script knows the tool by another name.
+		fields = maps.Clone(fields)
+		fields["tool_name"], _ = json.Marshal(tn)
+		if in, ok := fields["tool_input"]; ok {
+			fields["tool_input"] = h.tools.input(d.tool, in)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(fields))
 	size := 64
-	for k, v := range d.fields {
+	for k, v := range fields {
 		size += len(k) + len(v) + 4
 	}
 	b := make([]byte, 0, size)
@@ -141,7 +170,7 @@ func (h *hook) stdin(d *eventData) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b = append(append(append(b, q...), ':'), d.fields[k]...)
+		b = append(append(append(b, q...), ':'), fields[k]...)
 	}
 	b = append(b, '}')
 	if h.Protocol == OLLM {
@@ -169,10 +198,7 @@ func (h *hook) subject(c *flows.Context) (string, bool) {
 				return "", false // the tool did not run, or did not fail
 			}
 		}
-		if h.p.cfg.AgentToolNames {
-			return "mcp__" + h.p.cfg.ServerName + "__" + c.Entity().Name, true
-		}
-		return c.Entity().Name, true
+		return h.p.toolSubject(c.Entity().Name), true
 	case SessionStart:
 		return "startup", true
 	case UserPromptSubmit:
@@ -184,4 +210,55 @@ func (h *hook) subject(c *flows.Context) (string, bool) {
 		return (flows.ResourceRead{Context: c}).URI(), true
 	}
 	return "", false
+}
+
+// promptText is UserPromptSubmit's "prompt": what a user of an agent types
+// to get an MCP prompt, its slash command (/mcp__<server>__<name> with
+// Config.AgentToolNames, else /<name>) followed by the arguments' values
+// in the order of their names.
+func (p *Plugin) promptText(name string, args map[string]string) string {
+	var b strings.Builder
+	b.WriteString("/")
+	if p.cfg.AgentToolNames && !strings.HasPrefix(name, "mcp__") {
+		b.WriteString("mcp__" + p.cfg.ServerName + "__")
+	}
+	b.WriteString(name)
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		b.WriteString(" ")
+		b.WriteString(args[k])
+	}
+	return b.String()
+}
+
+// sessionRef is the session_id hooks read: the SHA-256, in hex, of the
+// transport's session ID (never the ID itself: over streamable HTTP it is
+// enough to send requests in the session), or, on transports without one
+// (stdio, in memory), a random ID made for the MCP session when its first
+// hook runs. Either is the same for every hook of one session.
+func (p *Plugin) sessionRef(r *flows.Request) string {
+	if r.SessionID != "" {
+		sum := sha256.Sum256([]byte(r.SessionID))
+		return hex.EncodeToString(sum[:])
+	}
+	if r.Session == nil {
+		return ""
+	}
+	return *p.sessionIDs.Get(r.Session)
+}
+
+// newSessionID returns a random session ID of 32 hex digits.
+func newSessionID() *string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	return &id
+}
+
+// toolSubject is the name hooks know a server's tool by when no ToolNames
+// entry maps it: mcp__<server>__<tool> with Config.AgentToolNames.
+func (p *Plugin) toolSubject(tool string) string {
+	if p.cfg.AgentToolNames {
+		return "mcp__" + p.cfg.ServerName + "__" + tool
+	}
+	return tool
 }

@@ -17,7 +17,7 @@ const badSettings = `{
       {"hooks": [{"type": "command", "command": "bash block.sh", "colour": "red"}]},
       {"hooks": [{"type": "agent", "prompt": "Check the call"}]},
       {"hooks": [{"type": "command", "command": "bash block.sh | tee log"}]},
-      {"hooks": [{"type": "http", "url": "https://policy.example/hook", "allowedEnvVars": ["TOKEN"]}]},
+      {"hooks": [{"type": "http", "url": "ftp://policy.example/hook", "allowedEnvVars": ["TOKEN"]}]},
       {"matcher": "(", "hooks": [{"type": "command", "command": "bash block.sh"}]},
       {"matcher": 7, "hooks": [{"type": "command", "command": "bash block.sh"}, {"type": "command", "command": "bash block.sh", "async": true}]}
     ],
@@ -41,7 +41,7 @@ func TestStrictAndLenient(t *testing.T) {
 		`:5:66: hooks.PreToolUse[1].hooks[0].colour: unknown key "colour"`,
 		`:6:27: hooks.PreToolUse[2].hooks[0].type: is "agent": agent hooks (experimental in Claude Code) are not run by hookflow`,
 		`:7:49: hooks.PreToolUse[3].hooks[0].command: needs a shell: it holds a pipeline ("|")`,
-		`:8:27: hooks.PreToolUse[4].hooks[0].type: is "http": this build of hookflow parses http hooks but does not run them yet`,
+		`:8:42: hooks.PreToolUse[4].hooks[0].url: "ftp://policy.example/hook" is not an absolute http or https URL`,
 		`:9:19: hooks.PreToolUse[5].matcher: "(" is not a valid regular expression`,
 		`:10:19: hooks.PreToolUse[6].matcher: must be a string, not a number`,
 		`:10:138: hooks.PreToolUse[6].hooks[1].async: is not supported`,
@@ -107,7 +107,7 @@ func TestMissingProgram(t *testing.T) {
 			if _, err := command.Inspect(quiet); err != nil || len(seen.find(tt.msg)) != 1 {
 				t.Errorf("Inspect logged %q, %v", seen.find(""), err)
 			}
-			tt.hook.FailClosed = true
+			tt.hook.OnFailure = command.RuleClosed
 			_, err := command.Inspect(f.config(hooksFor("PreToolUse", "", tt.hook)))
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("failClosed: error %v, want %q", err, tt.msg)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
 
@@ -82,5 +83,23 @@ func TestUnmatchedMatcherWarning(t *testing.T) {
 	}
 	if got := f.log.find("its matcher selects none"); len(got) != 2 {
 		t.Errorf("%d warnings, want 2 (one per matcher, once): %q", len(got), got)
+	}
+}
+
+// A matcher written for the name toolNames gives a server's tool selects
+// that tool: no start-up warning for it, while the same matcher without
+// the mapping warns.
+func TestUnmatchedMatcherWithToolNames(t *testing.T) {
+	f := newFixture(t)
+	f.script("guard.sh", bash+"exit 0\n")
+	mapped := command.Hook{Name: "mapped", Command: "bash guard.sh",
+		ToolNames: command.ToolNames{plugintest.ToolEcho: {Name: "Bash", Arguments: map[string]string{"text": "command"}}}}
+	bare := command.Hook{Name: "bare", Command: "bash guard.sh"}
+	cfg := f.config(command.Settings{"PreToolUse": {{Matcher: "Bash", Hooks: []command.Hook{mapped, bare}}}})
+	s := f.serve(cfg)
+	s.Session().ToolNames()
+	got := f.log.find("its matcher selects none of the server's tools")
+	if len(got) != 1 || len(f.log.find("its matcher selects none of the server's tools", `hook="bare"`)) != 1 {
+		t.Errorf("warnings %q, want one, for the hook without toolNames", got)
 	}
 }

@@ -30,6 +30,9 @@ type decision struct {
 	systemMessage string
 	// data is an OLLM hook's data, merged into the next hooks' input.
 	data map[string]json.RawMessage
+	// asked: a prompt hook's question went out as an input-required
+	// result; the call comes back with the answer.
+	asked bool
 }
 
 // badOutput is an answer that breaks the hook's protocol.
@@ -91,7 +94,11 @@ func decodeClaude(e Event, code int, stdout, stderr []byte) (decision, error) {
 	case "block", "deny":
 		d.block, d.reason = true, o.Reason
 	case "ask":
-		d.ask, d.askReason = true, o.Reason
+		// Claude Code's top-level decision is approve or block; "ask" is
+		// hookSpecificOutput.permissionDecision's. The agent takes the
+		// output as invalid and goes on; so does hookflow under the
+		// agents' rule (a bad_output failure), and no question is asked.
+		return d, &badOutput{`"decision": "ask" is not a top-level decision (the agents ask with hookSpecificOutput.permissionDecision "ask")`}
 	default:
 		return d, &badOutput{fmt.Sprintf(`"decision" is %q; want "block" (or "approve")`, o.Decision)}
 	}

@@ -2,21 +2,21 @@ package command
 
 import (
 	"context"
-	"strings"
-
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/stages"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Plugin is the command-hook plugin. Build it with [New], attach it to a
@@ -38,6 +38,13 @@ type Plugin struct {
 	closed    bool
 
 	failures atomic.Uint64
+	// reap kills what hooks leave outside their process groups.
+	reap *reaper
+	// http is the client of the http hooks.
+	http *http.Client
+	// sessionIDs are the session IDs hooks read on transports without
+	// one (see sessionRef).
+	sessionIDs *flows.SessionState[*string]
 	// secret signs the request state of questions asked by multi
 	// round-trip (see hook.ask).
 	secret [32]byte
@@ -51,7 +58,8 @@ var _ framework.Plugin = (*Plugin)(nil)
 // checked, and every script hashed and looked up in the trust store, at
 // Attach.
 func New(cfg Config) *Plugin {
-	p := &Plugin{cfg: cfg, shutdown: make(chan struct{})}
+	p := &Plugin{cfg: cfg, shutdown: make(chan struct{}),
+		sessionIDs: flows.NewSessionState("command.session-id", newSessionID)}
 	_, _ = rand.Read(p.secret[:])
 	return p
 }
@@ -93,6 +101,12 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	env := baseEnv(cfg)
+	reap, why := newReaper()
+	if why != "" {
+		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
+	}
+	p.reap = reap
+	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
 	promptContext := false
@@ -109,7 +123,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		h := newHook(p, c, env)
 		p.hooks = append(p.hooks, h)
 		regs = append(regs, flows.Hook{Flow: c.Event.Flow(), Stage: c.Event.Stage(), Priority: cfg.Priority, Name: c.Name, Fn: h.run,
-			OnFailure: c.OnFailure})
+			OnFailure: h.registered()})
 		promptContext = promptContext || c.Event == UserPromptSubmit
 	}
 	if len(untrusted) > 0 {
@@ -126,6 +140,18 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 				once.Do(func() { p.warnUnmatched(tools, res.Tools) })
 				return nil
 			}})
+	}
+	var prompted []string
+	for _, h := range p.hooks {
+		if h.hook.Type == "prompt" {
+			prompted = append(prompted, h.Name)
+		}
+	}
+	if len(prompted) > 0 {
+		logger.Info("command hooks: prompt hooks ask the client's model through MCP sampling; for a client without sampling they fail by their rule (a session without it is named in a warning)",
+			"hooks", strings.Join(prompted, ", "))
+		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
+			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
 	}
 	if promptContext {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
@@ -157,13 +183,17 @@ func toolMatchers(hooks []*hook) []*hook {
 }
 
 // warnUnmatched warns, once, of each hook whose matcher selects none of
-// the tools the server lists: a guard that never runs.
+// the tools the server lists, by the names the hook knows them by (its
+// toolNames, else the server's): a guard that never runs.
 func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = p.subjectName(t.Name)
-	}
 	for _, h := range hooks {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = p.subjectName(t.Name)
+			if tn, ok := h.tools.name(t.Name); ok {
+				names[i] = tn
+			}
+		}
 		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.tool != "" && !slices.Contains(names, h.match.tool) {
 			p.logger().Warn("command hook: its matcher selects none of the server's tools, so it never runs",
 				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", h.match.tool, "where", h.Where, "tools", strings.Join(names, ","))
@@ -174,12 +204,19 @@ func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
 	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
+	if h.Identity.Form == FormHTTP || h.Identity.Form == FormPrompt {
+		what = fmt.Sprintf("the %s, named %q,", h.Identity, h.Name)
+	}
 	state := "which is not in the trust store " + store
 	if h.Trust == Changed {
 		state = "which changed since it was trusted in " + store
 	}
 	review := "review the script"
-	if h.Identity.Form != FormScript {
+	switch h.Identity.Form {
+	case FormScript:
+	case FormHTTP, FormPrompt:
+		review = "review the hook"
+	default:
 		review = "review the command"
 	}
 	return fmt.Sprintf("%s, %s; %s, then run: %s", what, state, review, h.TrustCommand(store, settingsFile))
@@ -198,6 +235,9 @@ func baseEnv(cfg Config) map[string]string {
 	for _, v := range projectVars {
 		env[v] = cfg.Dir
 	}
+	// Gemini CLI's name of the working directory; GEMINI_SESSION_ID is
+	// set per run (see hook.exec).
+	env["GEMINI_CWD"] = cfg.Dir
 	for k, v := range cfg.Env {
 		env[k] = v
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
@@ -99,4 +100,85 @@ func (u *UntrustedPolicy) UnmarshalText(b []byte) error {
 	}
 	*u = v
 	return nil
+}
+
+// FailureRule says what the failures of a hook ([FailureKind]) do to the
+// call it guards.
+type FailureRule uint8
+
+const (
+	// RuleDefault, the zero value, is the configuration's rule:
+	// [RuleClosed] when [Config.FailClosed] is set, else [RuleAgent].
+	RuleDefault FailureRule = iota
+	// RuleAgent is the agents' rule, for settings imported from them: only
+	// a decision blocks (exit 2, a JSON decision). A hook that cannot
+	// start, exits with another code, crashes, times out, prints output
+	// its protocol does not allow, or (an http hook) answers with a
+	// status other than 2xx is a non-blocking failure: the call goes on,
+	// and the failure is logged, audited and counted (see the guide's
+	// "Failures"). The failures that only hookflow has, which a caller
+	// could provoke to get past a guard, still block: a script changed
+	// since it was trusted, output over the cap, the rate limit or
+	// cooldown, a concurrency cap full until the timeout, the server's
+	// shutdown, the request's cancellation, and a client that cannot
+	// sample for a prompt hook.
+	RuleAgent
+	// RuleClosed blocks the call on every failure: "failClosed": true.
+	RuleClosed
+	// RuleOpen lets the call go on after every failure, hookflow's own
+	// included.
+	RuleOpen
+)
+
+var ruleNames = [...]string{RuleDefault: "", RuleAgent: "agent", RuleClosed: "closed", RuleOpen: "open"}
+
+// String returns "agent", "closed" or "open" ("" for RuleDefault), as
+// settings write it.
+func (r FailureRule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return "FailureRule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Valid reports whether r is one of the rules.
+func (r FailureRule) Valid() bool { return int(r) < len(ruleNames) }
+
+// ParseFailureRule reads a rule as settings write it ("onFailure"):
+// "agent", "closed" or "open"; "" is RuleDefault.
+func ParseFailureRule(s string) (FailureRule, error) {
+	for r, n := range ruleNames {
+		if s == n {
+			return FailureRule(r), nil
+		}
+	}
+	if near, ok := suggest.Closest(s, ruleNames[1:]); ok {
+		return 0, fmt.Errorf("unknown failure rule %q (did you mean %q?)", s, near)
+	}
+	return 0, fmt.Errorf("unknown failure rule %q (want agent, closed or open)", s)
+}
+
+// resolve returns r with RuleDefault replaced by the configuration's rule.
+func (r FailureRule) resolve(failClosed bool) FailureRule {
+	if r != RuleDefault {
+		return r
+	}
+	if failClosed {
+		return RuleClosed
+	}
+	return RuleAgent
+}
+
+// policy returns what a failure of kind k does under r (resolved):
+// FailClosed blocks the call, FailOpen lets it go on.
+func (r FailureRule) policy(k FailureKind) flows.FailurePolicy {
+	switch r {
+	case RuleOpen:
+		return flows.FailOpen
+	case RuleAgent:
+		if k.agentKind() {
+			return flows.FailOpen
+		}
+	}
+	return flows.FailClosed
 }

@@ -24,6 +24,9 @@ type spawn struct {
 	timeout, grace time.Duration
 	// maxOutput caps stdout and stderr, each.
 	maxOutput int
+	// reap finds the processes that left the group; nil only in tests
+	// of the group kill alone.
+	reap *reaper
 }
 
 // stopReason says why a process was stopped before it exited on its own.
@@ -77,14 +80,39 @@ func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 		closeAll(inR, inW, outR, outW)
 		return exited{startErr: err}
 	}
-	cmd := &exec.Cmd{
-		Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
-		Stdin: inR, Stdout: outW, Stderr: errW,
-		// Setpgid: the hook and its children form a group of their own,
-		// killed as one. Pdeathsig: the leader dies with the server.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	newCmd := func(group *runGroup) *exec.Cmd {
+		cmd := &exec.Cmd{
+			Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+			Stdin: inR, Stdout: outW, Stderr: errW,
+			// Setpgid: the hook and its children form a group of their
+			// own, killed as one. Pdeathsig: the leader dies with the
+			// server.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		}
+		if group != nil {
+			// What leaves the group is found by the run's cgroup or
+			// marker.
+			cmd.Env = group.setup(cmd.SysProcAttr, cmd.Env)
+		}
+		return cmd
 	}
+	var group *runGroup
+	if s.reap != nil {
+		group = s.reap.group()
+		defer func() { group.close() }()
+	}
+	cmd := newCmd(group)
 	err = cmd.Start()
+	if err != nil && group != nil && group.mode == reapCgroup {
+		// The kernel refused the cgroup: this run goes by its marker.
+		group.close()
+		group = (&reaper{mode: reapMarker}).group()
+		cmd = newCmd(group)
+		err = cmd.Start()
+	}
+	if group != nil {
+		group.started()
+	}
 	// The child has its copies; the parent keeps only its ends.
 	closeAll(inR, outW, errW)
 	if err != nil {
@@ -136,13 +164,17 @@ func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 	if res.stopped != stopNone {
 		terminate(pid, s.grace, exitCh)
 	}
-	// Whatever the leader left in its group goes with it.
+	// Whatever the leader left in its group goes with it, and so does
+	// what left the group (setsid).
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	if err := cmd.Wait(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			res.startErr = err
 		}
+	}
+	if group != nil {
+		group.sweep()
 	}
 	res.code = -1
 	if ps := cmd.ProcessState; ps != nil {
@@ -151,8 +183,9 @@ func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 			res.signal = ws.Signal()
 		}
 	}
-	// The group is dead, so the pipes' writers are gone; a process that
-	// left the group (setsid) could still hold them: the drain is bounded.
+	// The group and what left it are dead, so the pipes' writers are
+	// gone; a process that escaped the sweep could still hold them: the
+	// drain is bounded.
 	deadline := time.Now().Add(s.grace)
 	_ = outR.SetReadDeadline(deadline)
 	_ = errR.SetReadDeadline(deadline)

@@ -7,14 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
@@ -177,7 +178,11 @@ pwd > "$CLAUDE_PROJECT_DIR/pwd.txt"
 		k, v, _ := strings.Cut(line, "=")
 		env[k] = v
 	}
-	want := map[string]string{"LANG": "C.UTF-8", "CLAUDE_PROJECT_DIR": f.dir, "GEMINI_PROJECT_DIR": f.dir, "EXTRA": "1", "HOOK_VAR": "2"}
+	want := map[string]string{"LANG": "C.UTF-8", "CLAUDE_PROJECT_DIR": f.dir, "GEMINI_PROJECT_DIR": f.dir, "GEMINI_CWD": f.dir, "EXTRA": "1", "HOOK_VAR": "2"}
+	if id := env["GEMINI_SESSION_ID"]; len(id) != 32 {
+		t.Errorf("GEMINI_SESSION_ID=%q, want the session's ID", id)
+	}
+	want["GEMINI_SESSION_ID"] = env["GEMINI_SESSION_ID"]
 	for k, v := range want {
 		if env[k] != v {
 			t.Errorf("%s=%q in the hook's environment, want %q", k, env[k], v)
@@ -281,21 +286,46 @@ echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 	}
 }
 
+// A child that leaves the hook's process group (setsid) does not outlive
+// the hook either: the call returns after it is killed.
+func TestSetsidChildKilled(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
+	}
+	f := newFixture(t)
+	script := f.script("daemon.sh", bash+`setsid bash -c 'echo $$ > "$CLAUDE_PROJECT_DIR/d.tmp"; mv "$CLAUDE_PROJECT_DIR/d.tmp" "$CLAUDE_PROJECT_DIR/daemon.pid"; exec sleep 300' &
+while [ ! -s "$CLAUDE_PROJECT_DIR/daemon.pid" ]; do sleep 0.01; done
+`)
+	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
+		t.Fatal(r.Text())
+	}
+	daemon := readPID(t, f.path("daemon.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
+	if alive(daemon) {
+		t.Errorf("the setsid child %d outlived its hook", daemon)
+	}
+}
+
 // On timeout the group gets SIGTERM, and SIGKILL after the grace when it
-// does not exit; the failure follows the policy.
+// does not exit; the failure follows the hook's rule: it blocks under
+// failClosed, and the call goes on under the agents' rule.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
-		t.Run(policy.String(), func(t *testing.T) {
+	for _, rule := range []command.FailureRule{command.RuleClosed, command.RuleAgent} {
+		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			script := f.script("stuck.sh", bash+`echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 trap 'echo term > "$CLAUDE_PROJECT_DIR/term.txt"' TERM
 while true; do sleep 0.05; done
 `)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: policy})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: rule})))
 			r := s.Call(plugintest.ToolEcho, echoHi)
-			if policy == flows.FailClosed {
+			policy := "open" // under the agents' rule a timeout does not block
+			if rule == command.RuleClosed {
+				policy = "closed"
 				r.WantToolError(`command hook "stuck" failed (timeout): ran past its timeout of 300ms and was killed`)
 			} else if r.IsError() {
 				t.Fatalf("fail-open call failed: %s", r.Text())
@@ -307,7 +337,7 @@ while true; do sleep 0.05; done
 			if !exists(f.path("term.txt")) {
 				t.Error("the hook never got SIGTERM")
 			}
-			if len(f.audit.find("command hook failure", `kind="timeout"`, `name="stuck"`, `policy="`+policy.String()+`"`)) != 1 {
+			if len(f.audit.find("command hook failure", `kind="timeout"`, `name="stuck"`, `policy="`+policy+`"`)) != 1 {
 				t.Errorf("timeout not audited: %q", f.audit.recs)
 			}
 		})
@@ -389,7 +419,7 @@ sleep 30
 func TestNoZombies(t *testing.T) {
 	f := newFixture(t)
 	script := f.script("quick.sh", bash+"sleep 0.01 &\nexit 3\n")
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: flows.FailOpen})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: command.RuleOpen})))
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() { s.Call(plugintest.ToolEcho, echoHi) })
@@ -436,7 +466,7 @@ fi
 touch "$CLAUDE_PROJECT_DIR/started"
 while [ ! -e "$CLAUDE_PROJECT_DIR/release" ]; do sleep 0.02; done
 `)
-		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond}))
+		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond, OnFailure: command.RuleClosed}))
 		cfg.KillGrace = 10 * time.Second
 		s := f.serve(cfg)
 		first := make(chan *plugintest.Result)

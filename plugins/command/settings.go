@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/suggest"
 )
 
@@ -32,14 +31,14 @@ type Group struct {
 }
 
 // Hook is one hook: the agents' handler fields (Type, Command, Timeout,
-// Description, If, and an http or prompt hook's fields) and hookflow's
-// own. In a settings file its keys are type, command, timeout (seconds;
-// milliseconds in Gemini CLI's files), name, description, if, shell,
-// runner, failClosed, protocol ("claude" or "ollm"), onFailure ("open" or
-// "closed"), maxConcurrent, rateLimit ({"calls": n, "per": seconds}),
-// cooldown (seconds), env (an object of strings), maxOutputBytes, and
-// url, headers, allowedEnvVars, prompt and model; the agents'
-// statusMessage is accepted and ignored.
+// Description, If, and an http or prompt hook's [RemoteHook]) and
+// hookflow's own. In a settings file its keys are type, command, timeout
+// (seconds; milliseconds in Gemini CLI's files), name, description, if,
+// shell, runner, protocol ("claude" or "ollm"), onFailure ("agent",
+// "closed" or "open"), failClosed, maxConcurrent, rateLimit ({"calls": n,
+// "per": seconds}), cooldown (seconds), env (an object of strings),
+// maxOutputBytes, toolNames, and url, headers, allowedEnvVars, prompt and
+// model; the agents' statusMessage is accepted and ignored.
 type Hook struct {
 	// Type is "command" ("" means "command" in Go), "http" or "prompt";
 	// "agent" hooks are refused.
@@ -62,19 +61,6 @@ type Hook struct {
 	// Runner lets the command be a runner that fetches the code it runs
 	// (npx, uvx, uv run…), which no hash can cover.
 	Runner bool
-	// FailClosed asks for a failure of the hook to block the call, and a
-	// program it needs that is missing at start to refuse the settings.
-	FailClosed bool
-	// URL, Headers and AllowedEnvVars are an http hook's: where the
-	// event's JSON is posted, the request's headers, and the variables
-	// the headers may name.
-	URL            string
-	Headers        map[string]string
-	AllowedEnvVars []string
-	// Prompt and Model are a prompt hook's: what the model is asked, and
-	// which model.
-	Prompt string
-	Model  string
 	// Timeout bounds the process; 0 uses [Config.Timeout].
 	Timeout time.Duration
 	// Name names the hook in hook IDs, logs and audit records; "" derives
@@ -82,11 +68,13 @@ type Hook struct {
 	Name string
 	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
 	Protocol Protocol
-	// OnFailure is what a failure of the hook does: flows.FailClosed
-	// (default) or flows.FailOpen. It is the hookflow hook's own
-	// [flows.Hook.OnFailure]: a fail-open failure is in the run's
+	// OnFailure is what the hook's failures do ([FailureRule]): the
+	// default is the configuration's ([Config.FailClosed]), which is the
+	// agents' rule unless set. In a settings file, "onFailure": "agent",
+	// "closed" or "open", or "failClosed": true (closed) or false
+	// (agent). A failure that does not block is in the run's
 	// [flows.Context.Failures], and so in the audit plugin's record.
-	OnFailure flows.FailurePolicy
+	OnFailure FailureRule
 	// MaxConcurrent caps how many processes of this hook run at once; 0
 	// uses [Config.MaxConcurrent]. A run waits for a free slot until the
 	// hook's timeout, then fails.
@@ -101,6 +89,13 @@ type Hook struct {
 	// MaxOutputBytes caps stdout and stderr, each; 0 uses
 	// [Config.MaxOutputBytes].
 	MaxOutputBytes int
+	// ToolNames maps the server's tools to the names this hook's script
+	// and matcher expect, over [Config.ToolNames].
+	ToolNames ToolNames
+
+	// URL, Headers and AllowedEnvVars define an "http" hook (see
+	// [RemoteHook]); Prompt and Model a "prompt" hook.
+	RemoteHook
 }
 
 // RateLimit allows Calls runs per Per, per hook and session; the zero
@@ -327,7 +322,7 @@ func (d *decoder) group(path string, n *node) Group {
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
 	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
-	"if", "runner", "failClosed", "url", "headers", "allowedEnvVars", "prompt", "model"}
+	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -365,12 +360,12 @@ func (d *decoder) hook(path string, n *node) Hook {
 				d.fail(kp, v.off, "%v", err)
 			}
 			h.Protocol = p
-		case "onFailure":
-			p, err := flows.ParseFailurePolicy(d.str(kp, v))
-			if err != nil && v.kind == '"' {
-				d.fail(kp, v.off, "%s", flows.Reason(err))
-			}
-			h.OnFailure = p
+		case "onFailure", "failClosed":
+			d.failureRule(kp, key, v, &h)
+		case "toolNames":
+			h.ToolNames = d.toolNames(kp, v)
+		case "url", "headers", "allowedEnvVars", "prompt", "model":
+			d.remote(kp, key, v, &h.RemoteHook)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":
@@ -391,22 +386,10 @@ func (d *decoder) hook(path string, n *node) Hook {
 			h.Shell = d.boolean(kp, v)
 		case "runner":
 			h.Runner = d.boolean(kp, v)
-		case "failClosed":
-			h.FailClosed = d.boolean(kp, v)
 		case "description":
 			h.Description = d.str(kp, v)
 		case "if":
 			h.If = d.str(kp, v)
-		case "url":
-			h.URL = d.str(kp, v)
-		case "prompt":
-			h.Prompt = d.str(kp, v)
-		case "model":
-			h.Model = d.str(kp, v)
-		case "headers":
-			h.Headers = d.env(kp, v)
-		case "allowedEnvVars":
-			h.AllowedEnvVars = d.strs(kp, v)
 		default:
 			d.unknown(kp, n.koff[i], key, hookKeys)
 		}
@@ -428,18 +411,6 @@ func (d *decoder) str(path string, n *node) string {
 		return ""
 	}
 	return n.str
-}
-
-func (d *decoder) strs(path string, n *node) []string {
-	if n.kind != '[' {
-		d.fail(path, n.off, "must be an array of strings, not %s", n.kindName())
-		return nil
-	}
-	out := make([]string, 0, len(n.vals))
-	for i, v := range n.vals {
-		out = append(out, d.str(fmt.Sprintf("%s[%d]", path, i), v))
-	}
-	return out
 }
 
 func (d *decoder) boolean(path string, n *node) bool {

@@ -55,6 +55,10 @@ func (id Identity) String() string {
 		return fmt.Sprintf("program %s (sha256 %s) as %q%s", id.Script, short, id.Line, filesText(id.Files))
 	case FormRunner:
 		return fmt.Sprintf("runner %s (sha256 %s) as %q%s, which fetches code at run time that this trust does not cover", id.Script, short, id.Line, filesText(id.Files))
+	case FormHTTP:
+		return fmt.Sprintf("http hook POSTing to %s (definition sha256 %s)", strings.TrimPrefix(id.Script, "http:"), short)
+	case FormPrompt:
+		return fmt.Sprintf("prompt hook %s (prompt and model sha256 %s)", strings.TrimPrefix(id.Script, "prompt:"), short)
 	}
 	s := fmt.Sprintf("%s (sha256 %s)", id.Script, short)
 	if id.Interpreter != "" {

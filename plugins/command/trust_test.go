@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
@@ -117,13 +116,15 @@ func TestTrustIdentity(t *testing.T) {
 // it again, and the original content runs again.
 func TestEditedWhileRunning(t *testing.T) {
 	t.Parallel()
-	for _, policy := range []flows.FailurePolicy{flows.FailClosed, flows.FailOpen} {
-		t.Run(policy.String(), func(t *testing.T) {
+	// The agents' rule keeps a changed script closed: a caller cannot get
+	// past a guard by what it provokes.
+	for _, rule := range []command.FailureRule{command.RuleAgent, command.RuleClosed, command.RuleOpen} {
+		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			body := bash + `echo ran >> "$CLAUDE_PROJECT_DIR/runs"` + "\n"
 			script := f.script("guard.sh", body)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: policy})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: rule})))
 			if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
 				t.Fatal(r.Text())
 			}
@@ -132,7 +133,7 @@ func TestEditedWhileRunning(t *testing.T) {
 			}
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			trusted, edited := sha256Hex(body), sha256Hex(body+"# edited\n")
-			if policy == flows.FailClosed {
+			if rule != command.RuleOpen {
 				r.WantToolError("a command hook is not trusted: the operator must review it")
 				for _, secret := range []string{script, f.dir, trusted, edited, trusted[:16], edited[:16], f.store} {
 					if strings.Contains(r.Text(), secret) {

@@ -1,0 +1,163 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/hookflow/hookflow/flows"
+)
+
+// maxRedirects bounds the redirects an http hook follows, all to its own
+// host.
+const maxRedirects = 3
+
+// newHTTPClient returns the client of the plugin's http hooks: the
+// system's certificate pool (no way to skip verification), no cookies,
+// and redirects followed only to the same scheme and host.
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	return &http.Client{
+		Transport: t,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			first := via[0].URL
+			if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+				return fmt.Errorf("redirected to %s://%s, another host than the hook's URL: not followed", req.URL.Scheme, req.URL.Host)
+			}
+			if len(via) > maxRedirects {
+				return fmt.Errorf("more than %d redirects", maxRedirects)
+			}
+			return nil
+		},
+	}
+}
+
+var errHookTimeout = errors.New("the hook's timeout passed")
+
+// post runs an http hook: it POSTs the event's JSON to the hook's URL and
+// returns the answer as a command hook's would be: a 2xx response with an
+// empty body or a JSON object is an exit 0 with that stdout. Anything else
+// is a failure the hook returns: a non-2xx status (FailHTTPStatus), a body
+// of other text (FailBadOutput), a body over the output cap, a connection
+// that cannot be made or a redirect to another host (FailStart), the
+// timeout, the request's cancellation and the plugin's shutdown.
+func (h *hook) post(c *flows.Context, body []byte) (*exited, error) {
+	if err := h.admit(c); err != nil {
+		return nil, err
+	}
+	defer h.slots.release()
+	defer h.p.running.Done()
+	ctx, cancel := context.WithTimeoutCause(c.Context(), h.spawn.timeout, errHookTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.p.shutdown:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.hook.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, h.fail(c, FailStart, "cannot make the request: "+err.Error())
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hookflow-command-hook")
+	for _, k := range slices.Sorted(maps.Keys(h.hook.Headers)) {
+		req.Header.Set(k, expandHeader(h.hook.Headers[k], h.hook.AllowedEnvVars))
+	}
+	resp, err := h.p.http.Do(req)
+	if err != nil {
+		return nil, h.httpFailure(c, ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.spawn.maxOutput)+1))
+	if err != nil {
+		return nil, h.httpFailure(c, ctx, err)
+	}
+	res := &exited{code: resp.StatusCode, stderr: data}
+	if len(data) > h.spawn.maxOutput {
+		return nil, h.fail(c, FailOutputCap, fmt.Sprintf("answered with more than %d bytes", h.spawn.maxOutput), res)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, h.fail(c, FailHTTPStatus, "answered "+resp.Status, res)
+	}
+	out := bytes.TrimSpace(data)
+	if len(out) > 0 && out[0] != '{' {
+		return nil, h.fail(c, FailBadOutput, "answered 2xx with a body that is not the hook JSON", res)
+	}
+	return &exited{code: 0, stdout: out}, nil
+}
+
+// httpFailure classifies the error of an http hook's request.
+func (h *hook) httpFailure(c *flows.Context, ctx context.Context, err error) error {
+	switch {
+	case context.Cause(ctx) == errHookTimeout:
+		return h.fail(c, FailTimeout, fmt.Sprintf("did not answer within its timeout of %v", h.spawn.timeout))
+	case c.Context().Err() != nil:
+		return h.fail(c, FailCanceled, "the request was cancelled while the hook ran")
+	case isClosed(h.p.shutdown):
+		return h.fail(c, FailShutdown, "the server is shutting down")
+	}
+	return h.fail(c, FailStart, "could not be reached: "+err.Error())
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// expandHeader fills in $NAME and ${NAME} in a header value from the
+// server's environment, for the names in allowed only; any other is
+// replaced by nothing, so that a header never carries a variable the
+// operator did not list.
+func expandHeader(v string, allowed []string) string {
+	if !strings.Contains(v, "$") {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' || i+1 == len(v) {
+			b.WriteByte(v[i])
+			continue
+		}
+		var name string
+		end := i + 1
+		if v[end] == '{' {
+			j := strings.IndexByte(v[end:], '}')
+			if j < 0 {
+				b.WriteByte(v[i])
+				continue
+			}
+			name, end = v[end+1:end+j], end+j+1
+		} else {
+			for end < len(v) && isNameByte(v[end], end == i+1) {
+				end++
+			}
+			name = v[i+1 : end]
+		}
+		if name == "" {
+			b.WriteByte(v[i])
+			continue
+		}
+		if slices.Contains(allowed, name) {
+			b.WriteString(os.Getenv(name))
+		}
+		i = end - 1
+	}
+	return b.String()
+}
+
+func isNameByte(c byte, first bool) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || !first && c >= '0' && c <= '9'
+}

@@ -1,0 +1,117 @@
+package command
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// ToolName is how a hook's script knows one of the server's tools: a
+// script written for an agent's built-in tools reads tool_name "Bash" and
+// tool_input.command where the server has run_command and its cmd.
+type ToolName struct {
+	// Name is the tool's name for the script and for matchers, e.g.
+	// "Bash".
+	Name string `yaml:"name"`
+	// Arguments renames the tool's top-level arguments for the script:
+	// the server's name to the script's, e.g. {"cmd": "command"}.
+	// Arguments not named keep their names. An updatedInput is renamed
+	// back before the tool's schema checks it.
+	Arguments map[string]string `yaml:"arguments"`
+}
+
+// ToolNames maps the server's tool names to what scripts expect. In a
+// settings file, a hook's "toolNames": {"run_command": {"name": "Bash",
+// "arguments": {"cmd": "command"}}}; [Config.ToolNames] is the same for
+// every hook, and a hook's entry for a tool replaces it.
+type ToolNames map[string]ToolName
+
+// problem is one thing wrong in a ToolNames, at its path in it.
+type problem struct{ path, msg string }
+
+// check returns what is wrong with m, in the order of its keys.
+func (m ToolNames) check() []problem {
+	var bad []problem
+	for _, tool := range slices.Sorted(maps.Keys(m)) {
+		tn := m[tool]
+		if tool == "" || tn.Name == "" {
+			bad = append(bad, problem{tool, "maps a tool to a name: both must be given"})
+		}
+		seen := map[string]string{}
+		for _, from := range slices.Sorted(maps.Keys(tn.Arguments)) {
+			to := tn.Arguments[from]
+			if from == "" || to == "" {
+				bad = append(bad, problem{tool + ".arguments." + from, "renames an argument: both names must be given"})
+			} else if other, dup := seen[to]; dup {
+				bad = append(bad, problem{tool + ".arguments." + from, fmt.Sprintf("renames %q to %q, as %q is: each script name once", from, to, other)})
+			}
+			seen[to] = from
+		}
+	}
+	return bad
+}
+
+// toolMap is a hook's view of the server's tools: its own ToolNames over
+// the configuration's.
+type toolMap ToolNames
+
+func newToolMap(cfg, own ToolNames) toolMap {
+	if len(cfg) == 0 && len(own) == 0 {
+		return nil
+	}
+	m := maps.Clone(cfg)
+	if m == nil {
+		m = ToolNames{}
+	}
+	maps.Copy(m, own)
+	return toolMap(m)
+}
+
+// name returns the script's name of tool, ok false when it is not mapped.
+func (m toolMap) name(tool string) (string, bool) {
+	tn, ok := m[tool]
+	return tn.Name, ok
+}
+
+// input renames the top-level keys of args (a JSON object) for the
+// script; args is returned as it is when nothing is renamed.
+func (m toolMap) input(tool string, args json.RawMessage) json.RawMessage {
+	return rename(args, m[tool].Arguments)
+}
+
+// output renames a script's updatedInput back to the tool's names.
+func (m toolMap) output(tool string, args json.RawMessage) json.RawMessage {
+	back := map[string]string{}
+	for from, to := range m[tool].Arguments {
+		back[to] = from
+	}
+	return rename(args, back)
+}
+
+func rename(args json.RawMessage, names map[string]string) json.RawMessage {
+	if len(names) == 0 {
+		return args
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return args
+	}
+	// A renamed argument wins over one that had its new name.
+	out := make(map[string]json.RawMessage, len(obj))
+	for k, v := range obj {
+		if _, ok := names[k]; !ok {
+			out[k] = v
+		}
+	}
+	for k, v := range obj {
+		if to, ok := names[k]; ok {
+			out[to] = v
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return args
+	}
+	return b
+}
