@@ -25,7 +25,11 @@ import (
 type conn struct {
 	u  *upstream
 	ss *mcp.ServerSession
-	cs *mcp.ClientSession
+	// cs is set once the session is connected, before ready is closed:
+	// the upstream may send notifications while it connects, and their
+	// handlers run before cs is known (see waitReady).
+	cs    *mcp.ClientSession
+	ready chan struct{}
 	// client is the SDK client of cs alone: it tells the upstream the
 	// roots of ss changed (see rootsChanged).
 	client *mcp.Client
@@ -62,8 +66,9 @@ type call struct {
 // main session) it offers the upstream the client's capabilities and
 // routes the upstream's requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
-	c := &conn{u: u, ss: ss, calls: map[string]*call{}}
+	c := &conn{u: u, ss: ss, calls: map[string]*call{}, ready: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
+	defer close(c.ready)
 	opts := &mcp.ClientOptions{
 		Logger:                      u.log,
 		ProgressNotificationHandler: c.progress,
@@ -105,6 +110,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	if ss != nil {
 		client.AddReceivingMiddleware(c.route)
 	}
+	client.AddReceivingMiddleware(c.recovering) // the outermost
 	var t mcp.Transport
 	var stderr *stderrLog
 	if len(u.cfg.Command) > 0 {
@@ -130,13 +136,13 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	}
 	c.cs = cs
 	if stderr != nil {
-		go func() {
+		goSafe(u.log, "waiting for an upstream process", func() {
 			// The session ends when the process does (or the gateway
 			// closes it): say how it ended.
 			err := cs.Wait()
 			stderr.flush()
 			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
-		}()
+		})
 	}
 	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
 		// The client's level applies at the gateway, where the messages
@@ -146,6 +152,17 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		cancel()
 	}
 	return c, nil
+}
+
+// waitReady waits until c is connected, or failed to (then it returns
+// false), or ctx is done.
+func (c *conn) waitReady(ctx context.Context) bool {
+	select {
+	case <-c.ready:
+		return c.cs != nil
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // version returns the protocol version the upstream session negotiated.
@@ -485,7 +502,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		switch wire.Code {
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
-			go u.suspect(c)
+			goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 			u.warnFailed("went away", method, name, err)
 			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
@@ -493,21 +510,21 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 	}
 	switch {
 	case c.refused.Load():
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
 	case errors.Is(context.Cause(ctx), errTimeout):
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
-	go u.suspect(c)
+	goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 	u.warnFailed("failed", method, name, err)
 	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
 }

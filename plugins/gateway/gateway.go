@@ -194,7 +194,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	for _, u := range g.ups {
-		go u.watch()
+		go u.keepWatching()
 	}
 	g.mu.Lock()
 	g.attached = true
@@ -287,7 +287,10 @@ func (g *Gateway) Close() error {
 	g.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, u := range g.ups {
-		wg.Go(u.close)
+		wg.Go(func() {
+			defer recovered(u.log, "closing upstream "+u.cfg.Name)
+			u.close()
+		})
 	}
 	wg.Wait()
 	return nil

@@ -137,6 +137,27 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 	return c, l, nil
 }
 
+// keepWatching runs watch until the gateway closes, again after a panic
+// (recovered and logged), so that the upstream is still reconnected.
+func (u *upstream) keepWatching() {
+	for {
+		panicked := true
+		func() {
+			defer recovered(u.log, "watching upstream "+u.cfg.Name)
+			u.watch()
+			panicked = false
+		}()
+		if !panicked {
+			return
+		}
+		select {
+		case <-u.done:
+			return
+		case <-time.After(u.cfg.MinBackoff):
+		}
+	}
+}
+
 // watch waits for the main session to end and reconnects with backoff,
 // until the gateway closes; it also runs the refreshes list changes ask
 // for.
@@ -146,7 +167,7 @@ func (u *upstream) watch() {
 		c := u.main
 		u.mu.Unlock()
 		ended := make(chan error, 1)
-		go func() { ended <- c.cs.Wait() }()
+		goSafe(u.log, "waiting for an upstream session", func() { ended <- c.cs.Wait() })
 	serving:
 		for {
 			select {
@@ -215,6 +236,11 @@ func (u *upstream) reconnect() bool {
 func (u *upstream) refresh(c *conn, kinds []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
+	if !c.waitReady(ctx) {
+		// The session that said its lists changed did so while it
+		// connected and never did: there is nothing to list through.
+		return
+	}
 	l, err := list(ctx, c.cs)
 	if err != nil {
 		u.log.Warn("gateway: listing after a list change", slog.Any("err", err))
@@ -290,6 +316,7 @@ func (u *upstream) dropSessions() *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for _, p := range ps {
 		wg.Go(func() {
+			defer recovered(u.log, "closing a client's upstream session")
 			<-p.ready
 			if p.conn != nil {
 				p.conn.cs.Close()
@@ -342,17 +369,17 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		if p.err != nil {
 			u.forget(key, p)
 		} else {
-			go func() {
+			goSafe(u.log, "tracking a client's upstream session", func() {
 				// The client session's end ends its upstream session, and
 				// the upstream session's end forgets it.
 				done := make(chan struct{})
-				go func() { _ = p.conn.cs.Wait(); close(done) }()
+				goSafe(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
 				if ss != nil {
-					go func() { _ = ss.Wait(); p.conn.cs.Close() }()
+					goSafe(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
 				}
 				<-done
 				u.forget(key, p)
-			}()
+			})
 		}
 	} else {
 		u.mu.Unlock()
@@ -370,7 +397,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		}
 		// The cause is the operator's (an address, a token endpoint's
 		// answer), and no answer of the upstream to send the client.
-		go u.suspect(nil)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(nil) })
 		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
@@ -398,12 +425,12 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	if p == nil {
 		return
 	}
-	go func() {
+	goSafe(u.log, "telling an upstream the roots changed", func() {
 		<-p.ready
 		if p.conn != nil {
 			p.conn.rootsChanged()
 		}
-	}()
+	})
 }
 
 // forget removes p, the upstream session of ss, if it is still the one.
@@ -429,7 +456,7 @@ func (u *upstream) suspect(failed *conn) {
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
 	if failed != nil && failed != c && !closed && !failed.broken.Load() && failed.checking.CompareAndSwap(false, true) {
-		go u.suspectSession(failed)
+		goSafe(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
 	}
 	if !up || c == nil {
 		return

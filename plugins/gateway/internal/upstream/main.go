@@ -33,6 +33,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "with -http: the address to listen on")
 	noResources := flag.Bool("noresources", false, "serve no resources, templates or prompts")
 	header := flag.String("header", "", "with -http: require this header on every request, as name=value")
+	early := flag.Bool("early", false, "with -http: say the tools changed before answering initialize")
 	flag.Parse()
 
 	s := newServer(!*noResources)
@@ -52,6 +53,9 @@ func main() {
 			}
 			next.ServeHTTP(w, r)
 		})
+	}
+	if *early {
+		h = earlyListChanged(h)
 	}
 	if name, value, ok := strings.Cut(*header, "="); ok {
 		next := h
