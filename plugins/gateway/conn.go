@@ -60,6 +60,9 @@ type call struct {
 	ctx   context.Context
 	ss    *mcp.ServerSession
 	token any // the client's progress token, nil for none
+	// progressed, when not nil, is called for each progress notification
+	// of the call (it restarts the call's timeout).
+	progressed func()
 }
 
 // connect opens an upstream session; for a client session ss (nil for the
@@ -175,16 +178,16 @@ func (c *conn) version() string {
 
 // begin registers a call in flight and returns the context to send it
 // upstream with (it names the call to countingRoundTripper), the progress
-// token to send upstream (nil when the client sent none) and the function
-// that ends the call.
-func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (callCtx context.Context, upToken any, end func()) {
+// token to send upstream (nil when the client sent none and progressed is
+// nil: progress restarts no timeout) and the function that ends the call.
+func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
 	c.mu.Lock()
 	c.next++
-	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token}
+	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token, progressed: progressed}
 	c.calls[k.key] = k
 	c.order = append(c.order, k)
 	c.mu.Unlock()
-	if token != nil {
+	if token != nil || progressed != nil {
 		upToken = k.key
 	}
 	return context.WithValue(ctx, callKey{}, k), upToken, func() {
@@ -247,7 +250,13 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 	c.mu.Lock()
 	k := c.calls[key]
 	c.mu.Unlock()
-	if k == nil || k.token == nil || k.ss == nil {
+	if k == nil {
+		return
+	}
+	if k.progressed != nil {
+		k.progressed()
+	}
+	if k.token == nil || k.ss == nil {
 		return
 	}
 	p := *req.Params
@@ -513,6 +522,10 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
+	case errors.Is(context.Cause(ctx), errTotalTimeout):
+		// The upstream still reported progress: it is not suspect.
+		u.warnFailed("did not finish in time", method, name, fmt.Errorf("not done within %v, progress or not", u.cfg.MaxTotalTimeout))
+		return fmt.Errorf("upstream %q did not finish %s %q within %v", u.cfg.Name, method, name, u.cfg.MaxTotalTimeout)
 	case errors.Is(context.Cause(ctx), errTimeout):
 		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
@@ -546,3 +559,7 @@ const (
 // errTimeout is the cause of a forwarded request's context when the
 // upstream did not answer within the upstream's Timeout.
 var errTimeout = errors.New("gateway: upstream timeout")
+
+// errTotalTimeout is the cause of a forwarded request's context when the
+// upstream did not finish within the upstream's MaxTotalTimeout.
+var errTotalTimeout = errors.New("gateway: upstream total timeout")

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,9 @@ const (
 	// attempts to reconnect to an upstream that went away.
 	DefaultMinBackoff = 100 * time.Millisecond
 	DefaultMaxBackoff = 30 * time.Second
+	// DefaultMaxTotalTimeout bounds one forwarded request in all when
+	// progress restarts its Timeout (Upstream.ResetTimeoutOnProgress).
+	DefaultMaxTotalTimeout = 10 * time.Minute
 	// DefaultMaxSessions bounds the upstream sessions an upstream keeps
 	// open for client sessions: for a stdio upstream, its processes.
 	DefaultMaxSessions = 64
@@ -87,6 +91,17 @@ type Upstream struct {
 	// and the listing after it (DefaultConnectTimeout when 0).
 	Timeout        time.Duration
 	ConnectTimeout time.Duration
+	// ResetTimeoutOnProgress makes each progress notification the
+	// upstream sends about a forwarded request start that request's
+	// Timeout again, so that a long operation that reports progress is
+	// not cut off while one that goes silent for Timeout still is. The
+	// gateway then asks the upstream for progress on every request (and
+	// passes it on to clients that asked for it). MaxTotalTimeout bounds
+	// such a request in all, whatever progress it reports
+	// (DefaultMaxTotalTimeout when 0); it applies only with
+	// ResetTimeoutOnProgress.
+	ResetTimeoutOnProgress bool
+	MaxTotalTimeout        time.Duration
 	// MinBackoff and MaxBackoff bound the wait between attempts to
 	// reconnect (DefaultMinBackoff, DefaultMaxBackoff when 0); the wait
 	// doubles after each failed attempt.
@@ -238,8 +253,12 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: Token, TokenSource and Header are for URL upstreams", c.Name))
 		case c.Token != "" && c.TokenSource != nil:
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
-		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
+		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0 || c.MaxTotalTimeout < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
+		case c.MaxTotalTimeout > 0 && !c.ResetTimeoutOnProgress:
+			return invalid(fmt.Sprintf("upstream %q: MaxTotalTimeout bounds a request whose Timeout progress restarts: set ResetTimeoutOnProgress too, or leave MaxTotalTimeout out", c.Name))
+		case c.ResetTimeoutOnProgress && c.MaxTotalTimeout > 0 && c.MaxTotalTimeout < cmp.Or(c.Timeout, DefaultTimeout):
+			return invalid(fmt.Sprintf("upstream %q: MaxTotalTimeout (%v) is shorter than Timeout (%v): progress could never extend a request", c.Name, c.MaxTotalTimeout, cmp.Or(c.Timeout, DefaultTimeout)))
 		}
 		for _, k := range c.InheritEnv {
 			if !checkEnvName(k) {

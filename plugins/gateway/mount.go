@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
@@ -346,9 +347,9 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 	if err != nil {
 		return zero, err
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+	ctx, cancel, progressed := u.deadline(ctx)
 	defer cancel()
-	ctx, upToken, end := c.begin(ctx, ss, token)
+	ctx, upToken, end := c.begin(ctx, ss, token, progressed)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
 	c.drain(ss)
@@ -356,6 +357,27 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 		return zero, u.wrap(ctx, c, method, name, err)
 	}
 	return res, nil
+}
+
+// deadline returns ctx bounded for one forwarded request: by Timeout;
+// or, with ResetTimeoutOnProgress, by Timeout since the start or the
+// request's last progress (which progressed, called for each, records),
+// and by MaxTotalTimeout in all.
+func (u *upstream) deadline(ctx context.Context) (_ context.Context, cancel context.CancelFunc, progressed func()) {
+	if !u.cfg.ResetTimeoutOnProgress {
+		ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+		return ctx, cancel, nil
+	}
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, u.cfg.MaxTotalTimeout, errTotalTimeout)
+	ctx, cancelIdle := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(u.cfg.Timeout, func() { cancelIdle(errTimeout) })
+	return ctx, func() {
+			timer.Stop()
+			cancelIdle(context.Canceled)
+			cancelTotal()
+		}, func() {
+			timer.Reset(u.cfg.Timeout)
+		}
 }
 
 // clientInfo is what every *mcp.ServerRequest says of its client.

@@ -1,7 +1,10 @@
 package gateway_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestListChangedWhileConnecting: an HTTP upstream that says its tools
@@ -15,5 +18,62 @@ func TestListChangedWhileConnecting(t *testing.T) {
 		if got, isErr := call(t, cs, "echo", map[string]any{"n": 1}); isErr || got != `{"n":1}` {
 			t.Errorf("echo = %q (isError %v)", got, isErr)
 		}
+	}
+}
+
+// TestBrokenSessionReplacedBeforeNextCall: once a client session's stdio
+// upstream session broke under a call (its process died, or wrote what is
+// not JSON-RPC), the session's very next call runs on a new process; it
+// does not fail with the old session.
+func TestBrokenSessionReplacedBeforeNextCall(t *testing.T) {
+	for _, breaker := range []string{"die", "garbage"} {
+		t.Run(breaker, func(t *testing.T) {
+			srv, _ := serve(t, nil, stdio("a"))
+			cs := connect(t, srv, nil)
+			var pids []string
+			for i := range 3 {
+				if got, isErr := call(t, cs, breaker, nil); !isErr || !strings.Contains(got, `went away`) {
+					t.Fatalf("%s #%d = %q (isError %v)", breaker, i, got, isErr)
+				}
+				got, isErr := call(t, cs, "pid", nil)
+				if isErr {
+					t.Fatalf("the call after %s #%d = %q, want it to run on a new process", breaker, i, got)
+				}
+				if slices.Contains(pids, got) {
+					t.Fatalf("pid %s again after %s #%d", got, breaker, i)
+				}
+				pids = append(pids, got)
+			}
+		})
+	}
+}
+
+// TestTimeoutResetOnProgress: with ResetTimeoutOnProgress, a request that
+// reports progress more often than Timeout runs past Timeout (without,
+// it fails at Timeout), and MaxTotalTimeout still bounds it. The client
+// asks for no progress: the gateway asks the upstream itself.
+func TestTimeoutResetOnProgress(t *testing.T) {
+	// slow runs 2.5s, reporting progress every 100ms: ten times within
+	// the 1s timeout, however loaded the machine.
+	args := map[string]any{"n": 25, "ms": 100}
+	for _, tc := range []struct {
+		name  string
+		reset bool
+		total time.Duration
+		want  string
+	}{
+		{"timeout alone", false, 0, `upstream "a" did not answer tools/call "slow" within 1s`},
+		{"reset on progress", true, 0, "done"},
+		{"bounded in all", true, 1500 * time.Millisecond, `upstream "a" did not finish tools/call "slow" within 1.5s`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := stdio("a")
+			a.Timeout, a.ResetTimeoutOnProgress, a.MaxTotalTimeout = time.Second, tc.reset, tc.total
+			srv, _ := serve(t, nil, a)
+			cs := connect(t, srv, nil)
+			if got, _ := call(t, cs, "slow", args); got != tc.want {
+				t.Errorf("slow = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

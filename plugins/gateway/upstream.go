@@ -76,9 +76,25 @@ type pending struct {
 	err   error
 }
 
+// broken reports whether p is connected and its session is over.
+func (p *pending) broken() bool {
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.ready:
+		return p.conn != nil && p.conn.broken.Load()
+	default:
+		return false
+	}
+}
+
 func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.ResetTimeoutOnProgress && cfg.MaxTotalTimeout == 0 {
+		cfg.MaxTotalTimeout = DefaultMaxTotalTimeout
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout
@@ -352,6 +368,15 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		key, ss = version, nil
 	}
 	p := u.sessions[key]
+	if p.broken() {
+		// Its upstream session is over (a stdio upstream's process
+		// exited, or sent what is not JSON-RPC): it is replaced now, not
+		// after this request failed on it too.
+		delete(u.sessions, key)
+		old := p.conn
+		p = nil
+		goSafe(u.log, "closing a broken upstream session", func() { old.cs.Close() })
+	}
 	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
 		u.mu.Unlock()
 		u.log.Warn("gateway: an upstream's client sessions are at their bound; a client's request was refused",

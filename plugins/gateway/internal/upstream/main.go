@@ -211,6 +211,26 @@ func newServer(resources bool) *mcp.Server {
 			}
 			return result("done"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Reports progress n times, every ms milliseconds (when the call has a progress token), then says done."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			N  int `json:"n"`
+			MS int `json:"ms"`
+		}) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= in.N; i++ {
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-time.After(time.Duration(in.MS) * time.Millisecond):
+				}
+				if tok != nil {
+					if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(in.N)}); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+			return result("done"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "Reports progress n times (1/n to n/n) and logs n messages, interleaved, as fast as it can; each carries a text of size bytes."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
 			N    int `json:"n"`
@@ -254,6 +274,11 @@ func newServer(resources bool) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			select {}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "garbage", Description: "Writes a line that is not JSON-RPC to standard output mid-call, then never answers."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stdout, "this is not JSON-RPC")
 			select {}
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Kills the server process mid-call."},
