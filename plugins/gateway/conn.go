@@ -30,6 +30,13 @@ type conn struct {
 	// handlers run before cs is known (see waitReady).
 	cs    *mcp.ClientSession
 	ready chan struct{}
+	// seq orders the upstream sessions by their opening; listed is a
+	// client session's upstream session's last listing, keys its
+	// entities with their descriptions, nil until listed (both under
+	// u.mu; the main session's are the upstream's).
+	seq    uint64
+	listed listing
+	keys   map[entityKey]string
 	// client is the SDK client of cs alone: it tells the upstream the
 	// roots of ss changed (see rootsChanged).
 	client *mcp.Client
@@ -50,6 +57,9 @@ type conn struct {
 	mu    sync.Mutex
 	next  uint64
 	calls map[string]*call
+	// taskTools are the upstream's tools that must be called as tasks
+	// (see taskTools), which the gateway leaves out.
+	taskTools map[string]bool
 	// order holds the calls in flight, oldest first.
 	order []*call
 }
@@ -78,9 +88,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:                &mcp.ClientCapabilities{},
 	}
-	if ss == nil {
-		opts.ResourceUpdatedHandler = c.resourceUpdated
-	}
+	opts.ResourceUpdatedHandler = c.resourceUpdated
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
 	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
 	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
@@ -283,10 +291,6 @@ func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool
 		return context.WithoutCancel(k.ctx), true
 	}
 	return context.WithoutCancel(ctx), false
-}
-
-func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), req.Params)
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {

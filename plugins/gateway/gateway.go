@@ -127,6 +127,18 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	closed bool
+	// owed are the resource updates of upstreams on their way to client
+	// sessions; subscribers the sessions that subscribed to a resource
+	// of an upstream (see deliverUpdates).
+	owed map[owedUpdate]bool
+	// sessions are the client sessions the gateway keeps something for
+	// (see watchSession); seen what each was last told of its lists, and
+	// changes counts the gateway's changes to the server's entities, by
+	// list kind (see deliverListChanged).
+	sessions map[*mcp.ServerSession]bool
+	seen     map[toldKey]told
+	force    map[toldKey]bool
+	changes  map[string]uint64
 	// attached is set once Attach succeeded: [HealthHandler] answers
 	// "starting" until then.
 	attached bool
@@ -155,7 +167,8 @@ func New(ups ...Upstream) *Gateway {
 // NewWithOptions returns a gateway mounting ups, with opts. The
 // configuration is checked at Attach.
 func NewWithOptions(opts Options, ups ...Upstream) *Gateway {
-	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit)}
+	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit), owed: map[owedUpdate]bool{},
+		sessions: map[*mcp.ServerSession]bool{}, seen: map[toldKey]told{}, force: map[toldKey]bool{}, changes: map[string]uint64{}}
 	for _, u := range ups {
 		g.ups = append(g.ups, newUpstream(g, u))
 	}
@@ -201,6 +214,21 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 			g.Close()
 			return err
 		}
+	}
+	// An upstream's resource update reaches the sessions it is owed to,
+	// a list change the sessions whose view changed; a client session
+	// that lists entities first opens its upstream sessions.
+	hooks := []flows.Hook{
+		{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "gateway-resource-updates", Fn: g.deliverUpdates},
+		{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "gateway-list-changes", Fn: g.deliverListChanged},
+	}
+	hooks = append(hooks, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "gateway-instructions", Fn: g.instructions})
+	for _, f := range []flows.ID{flows.ToolsListTools, flows.PromptsListPrompts, flows.ResourcesListResources, flows.ResourcesListResourceTemplates} {
+		hooks = append(hooks, flows.Hook{Flow: f, Stage: stages.BeforeExecute, Name: "gateway-open-for-list", Fn: g.openForList})
+	}
+	if err := pc.Hook(hooks...); err != nil {
+		g.Close()
+		return err
 	}
 	// A client's roots/list_changed goes on to its upstream sessions.
 	if err := pc.Hook(flows.Hook{Flow: flows.NotificationsFromClient, Stage: stages.AfterExecute,
@@ -329,31 +357,6 @@ func (g *Gateway) Health() []Health {
 	return hs
 }
 
-// Subscribe forwards a resource subscription to the upstream that serves
-// the resource, on the gateway's own session (once per URI, however many
-// client sessions subscribe); use it as [framework.Options.Subscribe]. The
-// upstream's updates go to the client sessions subscribed. A URI no
-// upstream serves is accepted and ignored.
-func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	for _, u := range g.ups {
-		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Params.URI, true)
-		}
-	}
-	return nil
-}
-
-// Unsubscribe forwards the end of a resource subscription, as Subscribe;
-// use it as [framework.Options.Unsubscribe].
-func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	for _, u := range g.ups {
-		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, req.Params.URI, false)
-		}
-	}
-	return nil
-}
-
 // Names returns the sorted names of the mounted entities a flow of kind
 // resolves: tool or prompt names as the server's clients see them,
 // resource URIs and URI templates; for flows.EntityCompletion prompts and
@@ -435,6 +438,7 @@ type Mounted struct {
 	Upstream string
 	Name     string
 	up       *upstream
+	key      entityKey // the entity as mounted
 }
 
 // Health returns the state of the entity's upstream.

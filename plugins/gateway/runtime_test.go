@@ -1,10 +1,16 @@
 package gateway_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestListChangedWhileConnecting: an HTTP upstream that says its tools
@@ -75,5 +81,58 @@ func TestTimeoutResetOnProgress(t *testing.T) {
 				t.Errorf("slow = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSubscriptionOnOwnSession: a client session subscribes on its own
+// upstream session, so the updates a stdio upstream's process sends its
+// session (the process of that client session) reach that client, and
+// that client only, as they would direct.
+func TestSubscriptionOnOwnSession(t *testing.T) {
+	srv, _ := serve(t, nil, stdio("up"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	client := func(name string) *mcp.ClientSession {
+		cs := connect(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			counts[name]++
+		}})
+		check(t, cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://hello"}))
+		return cs
+	}
+	a, b := client("a"), client("b")
+	heard := func(name string, n int) {
+		t.Helper()
+		eventually(t, fmt.Sprintf("%s to hear update %d", name, n), func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return counts[name] >= n
+		})
+	}
+	call(t, a, "touch", nil) // a's process says test://hello changed
+	heard("a", 1)
+	call(t, b, "touch", nil)
+	heard("b", 1)
+	call(t, a, "touch", nil)
+	heard("a", 2)
+	mu.Lock()
+	defer mu.Unlock()
+	if counts["a"] != 2 || counts["b"] != 1 {
+		t.Errorf("updates heard: %v, want a 2 and b 1 (each its own process's)", counts)
+	}
+}
+
+// TestLargeIntegerArguments: an integer argument above 2^53 reaches the
+// upstream with every digit (a float64 would round 2^53+1 to 2^53).
+func TestLargeIntegerArguments(t *testing.T) {
+	srv, _ := serve(t, nil, stdio("a"))
+	cs := connect(t, srv, nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"n":9007199254740993}`)}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := call(t, cs, "received", nil)
+	if !strings.Contains(got, `"arguments":{"n":9007199254740993}`) {
+		t.Errorf("the upstream received:\n%s\nwant the arguments {\"n\":9007199254740993}", got)
 	}
 }
