@@ -437,7 +437,9 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 // else nil, and args go upstream (a hook changed them, or the schema
 // added defaults).
 func rawArgs(req *mcp.CallToolRequest, args map[string]any) json.RawMessage {
-	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+	if req == nil || req.Params == nil || !longDigits(req.Params.Arguments) {
+		// Without 16 digits in a row, every number survives a float64:
+		// args say the same.
 		return nil
 	}
 	var decoded map[string]any
@@ -445,6 +447,21 @@ func rawArgs(req *mcp.CallToolRequest, args map[string]any) json.RawMessage {
 		return nil
 	}
 	return req.Params.Arguments
+}
+
+// longDigits reports whether b holds 16 digits in a row: a number a
+// float64 may not hold exactly (2^53 has 16 digits), or a string that
+// looks like one.
+func longDigits(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			run = 0
+		} else if run++; run >= 16 {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {

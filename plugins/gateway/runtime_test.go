@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // TestListChangedWhileConnecting: an HTTP upstream that says its tools
@@ -124,15 +128,36 @@ func TestSubscriptionOnOwnSession(t *testing.T) {
 }
 
 // TestLargeIntegerArguments: an integer argument above 2^53 reaches the
-// upstream with every digit (a float64 would round 2^53+1 to 2^53).
+// upstream with every digit (a float64 would round 2^53+1 to 2^53), unless
+// a hook changed the arguments: then they go as the hook left them.
 func TestLargeIntegerArguments(t *testing.T) {
-	srv, _ := serve(t, nil, stdio("a"))
-	cs := connect(t, srv, nil)
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"n":9007199254740993}`)}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := call(t, cs, "received", nil)
-	if !strings.Contains(got, `"arguments":{"n":9007199254740993}`) {
-		t.Errorf("the upstream received:\n%s\nwant the arguments {\"n\":9007199254740993}", got)
+	for _, tc := range []struct {
+		name string
+		hook bool
+		want string
+	}{
+		{"as sent", false, `"arguments":{"n":9007199254740993}`},
+		{"changed by a hook", true, `"arguments":{"added":true,"n":9007199254740992}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := serve(t, func(srv *framework.Server) {
+				if tc.hook {
+					check(t, srv.Hook(flows.On(stages.AfterValidation, func(c flows.ToolCall[map[string]any, *mcp.CallToolResult]) error {
+						if c.Name() == "echo" {
+							(*c.Input())["added"] = true
+						}
+						return nil
+					})))
+				}
+			}, stdio("a"))
+			cs := connect(t, srv, nil)
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"n":9007199254740993}`)}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := call(t, cs, "received", nil)
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("the upstream received:\n%s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }
