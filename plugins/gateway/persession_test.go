@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
@@ -133,5 +134,33 @@ func TestTaskToolsLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "must be called as a task") || !strings.Contains(logs.String(), "tool=research") {
 		t.Errorf("log:\n%s\nwant research left out as a task", logs.String())
+	}
+}
+
+// TestPerSessionInApp: attached to an app, the gateway still merges the
+// instructions and shows each session what its own upstream session
+// offers.
+func TestPerSessionInApp(t *testing.T) {
+	a := stdio("a")
+	a.Command = append(a.Command, "-instructions", "hi")
+	gw := gateway.New(a)
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})
+	app, err := srv.App("upstreams")
+	check(t, err)
+	check(t, app.Use(gw))
+	check(t, srv.Start())
+	t.Cleanup(func() { gw.Close() })
+	capable := connect(t, srv, &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "x"}, Role: "assistant"}, nil
+	}})
+	plain := connect(t, srv, nil)
+	if got := capable.InitializeResult().Instructions; got != "## a\n\nhi" {
+		t.Errorf("instructions = %q", got)
+	}
+	if names := toolNames(t, capable); !slices.Contains(names, "sampling_only") {
+		t.Errorf("the capable client sees %v, want sampling_only", names)
+	}
+	if names := toolNames(t, plain); slices.Contains(names, "sampling_only") {
+		t.Errorf("the plain client sees %v, want no sampling_only", names)
 	}
 }
