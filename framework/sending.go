@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -89,6 +91,10 @@ func (st sentSteps) Execute(c *flows.Context) (any, error) {
 	}
 	res, err := st.next(c.Context(), r.Method, req)
 	if err != nil {
+		if st.flow == flows.NotificationsFromServer && noStream(err) {
+			st.srv.unstreamed(c)
+			return nil, nil
+		}
 		return nil, err
 	}
 	if isNilResult(res) {
@@ -122,3 +128,28 @@ func (st sentSteps) Finish(c *flows.Context, output any, err error) (any, error)
 	}
 	return output, err
 }
+
+// noStream reports whether err is the MCP SDK's for a notification that
+// found no stream open to its client over streamable HTTP: a client that
+// opened no GET stream, between its requests. The SDK has no sentinel for
+// it, only its text.
+func noStream(err error) bool {
+	return strings.Contains(err.Error(), "stream not connected")
+}
+
+// unstreamed counts a notification of run c that found no stream open to
+// its client, which is normal (a client need not keep a stream open),
+// and logs the first at debug level.
+func (s *Server) unstreamed(c *flows.Context) {
+	if s.noStream.Add(1) == 1 {
+		s.logger.LogAttrs(c.Context(), slog.LevelDebug, "hookflow: a notification found no stream open to its client; such notifications are counted (Server.Unstreamed), not logged",
+			slog.String("method", c.Request().Method))
+	}
+}
+
+// Unstreamed returns how many notifications found no stream open to their
+// client over streamable HTTP: a client that opens no GET stream hears
+// list changes and updates only on the responses of its requests. They
+// are not errors (hooks and audit see them delivered); the first is
+// logged at debug level.
+func (s *Server) Unstreamed() uint64 { return s.noStream.Load() }

@@ -58,6 +58,11 @@ type Server struct {
 	hides   atomic.Bool
 	nextID  atomic.Uint64
 	idStamp string
+
+	// noStream counts the notifications that found no stream open to
+	// their client (see Unstreamed).
+	noStream atomic.Uint64
+
 	// bodies bounds the request bodies the server's HTTP handlers are
 	// reading together (Options.MaxBodyBytesInFlight).
 	bodies *bodyBudget

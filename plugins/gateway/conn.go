@@ -25,7 +25,18 @@ import (
 type conn struct {
 	u  *upstream
 	ss *mcp.ServerSession
-	cs *mcp.ClientSession
+	// cs is set once the session is connected, before ready is closed:
+	// the upstream may send notifications while it connects, and their
+	// handlers run before cs is known (see waitReady).
+	cs    *mcp.ClientSession
+	ready chan struct{}
+	// seq orders the upstream sessions by their opening; listed is a
+	// client session's upstream session's last listing, keys its
+	// entities with their descriptions, nil until listed (both under
+	// u.mu; the main session's are the upstream's).
+	seq    uint64
+	listed listing
+	keys   map[entityKey]string
 	// client is the SDK client of cs alone: it tells the upstream the
 	// roots of ss changed (see rootsChanged).
 	client *mcp.Client
@@ -46,6 +57,9 @@ type conn struct {
 	mu    sync.Mutex
 	next  uint64
 	calls map[string]*call
+	// taskTools are the upstream's tools that must be called as tasks
+	// (see taskTools), which the gateway leaves out.
+	taskTools map[string]bool
 	// order holds the calls in flight, oldest first.
 	order []*call
 }
@@ -56,23 +70,25 @@ type call struct {
 	ctx   context.Context
 	ss    *mcp.ServerSession
 	token any // the client's progress token, nil for none
+	// progressed, when not nil, is called for each progress notification
+	// of the call (it restarts the call's timeout).
+	progressed func()
 }
 
 // connect opens an upstream session; for a client session ss (nil for the
 // main session) it offers the upstream the client's capabilities and
 // routes the upstream's requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
-	c := &conn{u: u, ss: ss, calls: map[string]*call{}}
+	c := &conn{u: u, ss: ss, calls: map[string]*call{}, ready: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
+	defer close(c.ready)
 	opts := &mcp.ClientOptions{
 		Logger:                      u.log,
 		ProgressNotificationHandler: c.progress,
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:                &mcp.ClientCapabilities{},
 	}
-	if ss == nil {
-		opts.ResourceUpdatedHandler = c.resourceUpdated
-	}
+	opts.ResourceUpdatedHandler = c.resourceUpdated
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
 	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
 	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
@@ -105,6 +121,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	if ss != nil {
 		client.AddReceivingMiddleware(c.route)
 	}
+	client.AddReceivingMiddleware(c.recovering) // the outermost
 	var t mcp.Transport
 	var stderr *stderrLog
 	if len(u.cfg.Command) > 0 {
@@ -130,13 +147,13 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	}
 	c.cs = cs
 	if stderr != nil {
-		go func() {
+		goSafe(u.log, "waiting for an upstream process", func() {
 			// The session ends when the process does (or the gateway
 			// closes it): say how it ended.
 			err := cs.Wait()
 			stderr.flush()
 			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
-		}()
+		})
 	}
 	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
 		// The client's level applies at the gateway, where the messages
@@ -146,6 +163,17 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		cancel()
 	}
 	return c, nil
+}
+
+// waitReady waits until c is connected, or failed to (then it returns
+// false), or ctx is done.
+func (c *conn) waitReady(ctx context.Context) bool {
+	select {
+	case <-c.ready:
+		return c.cs != nil
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // version returns the protocol version the upstream session negotiated.
@@ -158,16 +186,16 @@ func (c *conn) version() string {
 
 // begin registers a call in flight and returns the context to send it
 // upstream with (it names the call to countingRoundTripper), the progress
-// token to send upstream (nil when the client sent none) and the function
-// that ends the call.
-func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any) (callCtx context.Context, upToken any, end func()) {
+// token to send upstream (nil when the client sent none and progressed is
+// nil: progress restarts no timeout) and the function that ends the call.
+func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
 	c.mu.Lock()
 	c.next++
-	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token}
+	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token, progressed: progressed}
 	c.calls[k.key] = k
 	c.order = append(c.order, k)
 	c.mu.Unlock()
-	if token != nil {
+	if token != nil || progressed != nil {
 		upToken = k.key
 	}
 	return context.WithValue(ctx, callKey{}, k), upToken, func() {
@@ -230,7 +258,13 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 	c.mu.Lock()
 	k := c.calls[key]
 	c.mu.Unlock()
-	if k == nil || k.token == nil || k.ss == nil {
+	if k == nil {
+		return
+	}
+	if k.progressed != nil {
+		k.progressed()
+	}
+	if k.token == nil || k.ss == nil {
 		return
 	}
 	p := *req.Params
@@ -257,12 +291,6 @@ func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool
 		return context.WithoutCancel(k.ctx), true
 	}
 	return context.WithoutCancel(ctx), false
-}
-
-func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-	p := *req.Params
-	p.URI = c.u.cfg.exposedURI(p.URI)
-	_ = c.u.srv.SDK().ResourceUpdated(context.WithoutCancel(ctx), &p)
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
@@ -487,7 +515,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		switch wire.Code {
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
-			go u.suspect(c)
+			goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 			u.warnFailed("went away", method, name, err)
 			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
@@ -495,21 +523,25 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 	}
 	switch {
 	case c.refused.Load():
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
+	case errors.Is(context.Cause(ctx), errTotalTimeout):
+		// The upstream still reported progress: it is not suspect.
+		u.warnFailed("did not finish in time", method, name, fmt.Errorf("not done within %v, progress or not", u.cfg.MaxTotalTimeout))
+		return fmt.Errorf("upstream %q did not finish %s %q within %v", u.cfg.Name, method, name, u.cfg.MaxTotalTimeout)
 	case errors.Is(context.Cause(ctx), errTimeout):
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		go u.suspect(c)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
-	go u.suspect(c)
+	goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
 	u.warnFailed("failed", method, name, err)
 	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
 }
@@ -531,3 +563,7 @@ const (
 // errTimeout is the cause of a forwarded request's context when the
 // upstream did not answer within the upstream's Timeout.
 var errTimeout = errors.New("gateway: upstream timeout")
+
+// errTotalTimeout is the cause of a forwarded request's context when the
+// upstream did not finish within the upstream's MaxTotalTimeout.
+var errTotalTimeout = errors.New("gateway: upstream total timeout")

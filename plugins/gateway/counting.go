@@ -133,6 +133,14 @@ func (b *countingBody) check(line []byte) []byte {
 	if !ok {
 		return line
 	}
+	if bytes.Contains(rest, []byte(`"taskSupport"`)) {
+		var resp struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(rest, &resp) == nil {
+			b.c.noteTaskTools(taskTools(resp.Result))
+		}
+	}
 	notification := bytes.Contains(rest, []byte(`"notifications/`))
 	// A request on a call's stream: the upstream's results carry no
 	// method, so few lines get as far as decoding.
@@ -218,8 +226,13 @@ func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		// The process's output ended, or the gateway closes the session.
 		cc.c.broken.Store(true)
 	}
-	if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() && counted(r.Method) {
-		cc.c.read.Add(1)
+	switch r := msg.(type) {
+	case *jsonrpc.Request:
+		if !r.ID.IsValid() && counted(r.Method) {
+			cc.c.read.Add(1)
+		}
+	case *jsonrpc.Response:
+		cc.c.noteTaskTools(taskTools(r.Result))
 	}
 	return msg, err
 }

@@ -140,8 +140,11 @@
 //
 // Resource subscriptions go upstream through [Gateway.Subscribe] and
 // [Gateway.Unsubscribe], which a server sets as its Options.Subscribe and
-// Options.Unsubscribe: on the gateway's own session, once per URI, so that
-// each update reaches every subscribed client session once. The hookflow
+// Options.Unsubscribe: on the client session's own upstream session, so
+// that the updates an upstream sends that session reach that client as
+// they would direct; for client sessions that share the gateway's own
+// session, on that one, once per URI, each update reaching every one of
+// them once. The hookflow
 // command serves a gateway from a configuration file (hookflow gateway
 // -config); see docs/gateway.md.
 //

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,9 @@ const (
 	// attempts to reconnect to an upstream that went away.
 	DefaultMinBackoff = 100 * time.Millisecond
 	DefaultMaxBackoff = 30 * time.Second
+	// DefaultMaxTotalTimeout bounds one forwarded request in all when
+	// progress restarts its Timeout (Upstream.ResetTimeoutOnProgress).
+	DefaultMaxTotalTimeout = 10 * time.Minute
 	// DefaultMaxSessions bounds the upstream sessions an upstream keeps
 	// open for client sessions: for a stdio upstream, its processes.
 	DefaultMaxSessions = 64
@@ -110,6 +114,17 @@ type Upstream struct {
 	// and the listing after it (DefaultConnectTimeout when 0).
 	Timeout        time.Duration
 	ConnectTimeout time.Duration
+	// ResetTimeoutOnProgress makes each progress notification the
+	// upstream sends about a forwarded request start that request's
+	// Timeout again, so that a long operation that reports progress is
+	// not cut off while one that goes silent for Timeout still is. The
+	// gateway then asks the upstream for progress on every request (and
+	// passes it on to clients that asked for it). MaxTotalTimeout bounds
+	// such a request in all, whatever progress it reports
+	// (DefaultMaxTotalTimeout when 0); it applies only with
+	// ResetTimeoutOnProgress.
+	ResetTimeoutOnProgress bool
+	MaxTotalTimeout        time.Duration
 	// MinBackoff and MaxBackoff bound the wait between attempts to
 	// reconnect (DefaultMinBackoff, DefaultMaxBackoff when 0); the wait
 	// doubles after each failed attempt.
@@ -137,6 +152,18 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	closed bool
+	// owed are the resource updates of upstreams on their way to client
+	// sessions; subscribers the sessions that subscribed to a resource
+	// of an upstream (see deliverUpdates).
+	owed map[owedUpdate]bool
+	// sessions are the client sessions the gateway keeps something for
+	// (see watchSession); seen what each was last told of its lists, and
+	// changes counts the gateway's changes to the server's entities, by
+	// list kind (see deliverListChanged).
+	sessions map[*mcp.ServerSession]bool
+	seen     map[toldKey]told
+	force    map[toldKey]bool
+	changes  map[string]uint64
 	// attached is set once Attach succeeded: [HealthHandler] answers
 	// "starting" until then.
 	attached bool
@@ -165,7 +192,8 @@ func New(ups ...Upstream) *Gateway {
 // NewWithOptions returns a gateway mounting ups, with opts. The
 // configuration is checked at Attach.
 func NewWithOptions(opts Options, ups ...Upstream) *Gateway {
-	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit)}
+	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit), owed: map[owedUpdate]bool{},
+		sessions: map[*mcp.ServerSession]bool{}, seen: map[toldKey]told{}, force: map[toldKey]bool{}, changes: map[string]uint64{}}
 	for _, u := range ups {
 		g.ups = append(g.ups, newUpstream(g, u))
 	}
@@ -214,6 +242,21 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 			return err
 		}
 	}
+	// An upstream's resource update reaches the sessions it is owed to,
+	// a list change the sessions whose view changed; a client session
+	// that lists entities first opens its upstream sessions.
+	hooks := []flows.Hook{
+		{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "gateway-resource-updates", Fn: g.deliverUpdates},
+		{Flow: flows.NotificationsFromServer, Stage: stages.BeforeExecute, Name: "gateway-list-changes", Fn: g.deliverListChanged},
+	}
+	hooks = append(hooks, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Name: "gateway-instructions", Fn: g.instructions})
+	for _, f := range []flows.ID{flows.ToolsListTools, flows.PromptsListPrompts, flows.ResourcesListResources, flows.ResourcesListResourceTemplates} {
+		hooks = append(hooks, flows.Hook{Flow: f, Stage: stages.BeforeExecute, Name: "gateway-open-for-list", Fn: g.openForList})
+	}
+	if err := pc.Hook(hooks...); err != nil {
+		g.Close()
+		return err
+	}
 	// A client's roots/list_changed goes on to its upstream sessions.
 	if err := pc.Hook(flows.Hook{Flow: flows.NotificationsFromClient, Stage: stages.AfterExecute,
 		Name: "gateway-roots-changed", Fn: g.rootsChanged}); err != nil {
@@ -221,7 +264,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	for _, u := range g.ups {
-		go u.run()
+		goSafe(u.log, "running upstream "+u.cfg.Name, u.run)
 	}
 	g.mu.Lock()
 	g.attached = true
@@ -265,8 +308,12 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: Token, TokenSource and Header are for URL upstreams", c.Name))
 		case c.Token != "" && c.TokenSource != nil:
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
-		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0:
+		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0 || c.MaxTotalTimeout < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
+		case c.MaxTotalTimeout > 0 && !c.ResetTimeoutOnProgress:
+			return invalid(fmt.Sprintf("upstream %q: MaxTotalTimeout bounds a request whose Timeout progress restarts: set ResetTimeoutOnProgress too, or leave MaxTotalTimeout out", c.Name))
+		case c.ResetTimeoutOnProgress && c.MaxTotalTimeout > 0 && c.MaxTotalTimeout < cmp.Or(c.Timeout, DefaultTimeout):
+			return invalid(fmt.Sprintf("upstream %q: MaxTotalTimeout (%v) is shorter than Timeout (%v): progress could never extend a request", c.Name, c.MaxTotalTimeout, cmp.Or(c.Timeout, DefaultTimeout)))
 		}
 		if err := checkFilters(&c); err != nil {
 			return err
@@ -316,7 +363,10 @@ func (g *Gateway) Close() error {
 	g.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, u := range g.ups {
-		wg.Go(u.close)
+		wg.Go(func() {
+			defer recovered(u.log, "closing upstream "+u.cfg.Name)
+			u.close()
+		})
 	}
 	wg.Wait()
 	return nil
@@ -334,31 +384,6 @@ func (g *Gateway) Health() []Health {
 		hs[i] = u.health()
 	}
 	return hs
-}
-
-// Subscribe forwards a resource subscription to the upstream that serves
-// the resource, on the gateway's own session (once per URI, however many
-// client sessions subscribe); use it as [framework.Options.Subscribe]. The
-// upstream's updates go to the client sessions subscribed. A URI no
-// upstream serves is accepted and ignored.
-func (g *Gateway) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	for _, u := range g.ups {
-		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, u.cfg.upstreamURI(req.Params.URI), true)
-		}
-	}
-	return nil
-}
-
-// Unsubscribe forwards the end of a resource subscription, as Subscribe;
-// use it as [framework.Options.Unsubscribe].
-func (g *Gateway) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	for _, u := range g.ups {
-		if u.serves(req.Params.URI) {
-			return u.subscribe(ctx, u.cfg.upstreamURI(req.Params.URI), false)
-		}
-	}
-	return nil
 }
 
 // Names returns the sorted names of the mounted entities a flow of kind
@@ -442,6 +467,7 @@ type Mounted struct {
 	Upstream string
 	Name     string
 	up       *upstream
+	key      entityKey // the entity as mounted
 }
 
 // Health returns the state of the entity's upstream.

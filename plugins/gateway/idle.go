@@ -136,6 +136,11 @@ func (u *upstream) reapOnce(d time.Duration, now time.Time) {
 				continue
 			}
 			open[p.conn] = true
+			if len(u.own[k]) > 0 {
+				// A session subscribed to resources on its upstream
+				// session waits for updates: it is not idle.
+				continue
+			}
 			if idle, ok := u.idle.idleFor(p.conn, now); ok && idle >= d {
 				delete(u.sessions, key)
 				u.sessions[retired{p.conn}] = p

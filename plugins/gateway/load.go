@@ -270,6 +270,10 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			"connect_timeout":  func(n *yaml.Node) { u.ConnectTimeout = d.Duration(n) },
 			"max_sessions":     func(n *yaml.Node) { u.MaxSessions = d.Int(n) },
 			"app":              func(n *yaml.Node) { u.App, app = d.Str(n), n },
+
+			// Progress restarts a request's timeout.
+			"reset_timeout_on_progress": func(n *yaml.Node) { u.ResetTimeoutOnProgress = d.Bool(n) },
+			"max_total_timeout":         func(n *yaml.Node) { u.MaxTotalTimeout = d.Duration(n) },
 		})
 		switch {
 		case u.Name == "":

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -162,6 +165,7 @@ func (u *upstream) mount(l listing, notify ...string) error {
 		if err := u.remove(k); err != nil {
 			fail(err)
 		}
+		u.g.changed(listKind(k.kind))
 		u.mu.Lock()
 		delete(u.mounted, k)
 		u.mu.Unlock()
@@ -180,6 +184,7 @@ func (u *upstream) mount(l listing, notify ...string) error {
 			fail(err)
 			continue
 		}
+		u.g.changed(listKind(k.kind))
 		notify = slices.DeleteFunc(notify, func(kind string) bool { return kind == listKind(k.kind) })
 		u.mu.Lock()
 		u.mounted[k] = want[k]
@@ -194,6 +199,7 @@ func (u *upstream) mount(l listing, notify ...string) error {
 				if err := adds[k](); err != nil {
 					fail(err)
 				}
+				u.g.changed(kind)
 				break
 			}
 		}
@@ -278,7 +284,7 @@ func describe(v any) string {
 func (u *upstream) addTool(t *mcp.Tool) error {
 	exposed := *t
 	exposed.Name = u.cfg.Prefix + t.Name
-	m := &Mounted{Upstream: u.cfg.Name, Name: t.Name, up: u}
+	m := &Mounted{Upstream: u.cfg.Name, Name: t.Name, up: u, key: entityKey{"tool", exposed.Name}}
 	return framework.AddTool(u.reg, framework.Tool[*Mounted, map[string]any, *mcp.CallToolResult]{
 		Tool: &exposed,
 		New:  func() *Mounted { return m },
@@ -291,7 +297,7 @@ func (u *upstream) addTool(t *mcp.Tool) error {
 func (u *upstream) addPrompt(p *mcp.Prompt) error {
 	exposed := *p
 	exposed.Name = u.cfg.Prefix + p.Name
-	m := &Mounted{Upstream: u.cfg.Name, Name: p.Name, up: u}
+	m := &Mounted{Upstream: u.cfg.Name, Name: p.Name, up: u, key: entityKey{"prompt", exposed.Name}}
 	return framework.AddPrompt(u.reg, framework.Prompt[*Mounted]{
 		Prompt: &exposed,
 		New:    func() *Mounted { return m },
@@ -311,7 +317,11 @@ func (u *upstream) addResource(r *mcp.Resource, t *mcp.ResourceTemplate) error {
 	} else {
 		name = t.URITemplate
 	}
-	m := &Mounted{Upstream: u.cfg.Name, Name: name, up: u}
+	kind := "resource"
+	if r == nil {
+		kind = "template"
+	}
+	m := &Mounted{Upstream: u.cfg.Name, Name: name, up: u, key: entityKey{kind, name}}
 	def := framework.Resource[*Mounted]{
 		New: func() *Mounted { return m },
 		Read: func(m *Mounted, ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -336,7 +346,7 @@ func (u *upstream) addResource(r *mcp.Resource, t *mcp.ResourceTemplate) error {
 // forward runs one request through the client session's upstream session:
 // bounded by the upstream's Timeout, tracked so that what the upstream
 // sends about it reaches the client, with its errors wrapped.
-func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, name string, token any, do func(ctx context.Context, cs *mcp.ClientSession, token any) (R, error)) (R, error) {
+func forward[R any](u *upstream, ctx context.Context, req mcp.Request, key entityKey, method, name string, token any, do func(ctx context.Context, cs *mcp.ClientSession, token any) (R, error)) (R, error) {
 	var zero R
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	var caps *mcp.ClientCapabilities
@@ -349,9 +359,12 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 		return zero, err
 	}
 	defer u.idle.busy(c)()
-	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+	if err := u.unknownTo(c, key); err != nil {
+		return zero, err
+	}
+	ctx, cancel, progressed := u.deadline(ctx)
 	defer cancel()
-	ctx, upToken, end := c.begin(ctx, ss, token)
+	ctx, upToken, end := c.begin(ctx, ss, token, progressed)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
 	c.drain(ss)
@@ -359,6 +372,45 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, method, n
 		return zero, u.wrap(ctx, c, method, name, err)
 	}
 	return res, nil
+}
+
+// unknownTo returns the error the client gets for a tool or prompt (key;
+// the zero key for another request) that the client session's upstream
+// session c does not list, the one the SDK gives for a name it does not
+// know; nil when c lists it or is not a listed client session's.
+func (u *upstream) unknownTo(c *conn, key entityKey) error {
+	if key.kind != "tool" && key.kind != "prompt" {
+		return nil
+	}
+	u.mu.Lock()
+	keys := c.keys
+	_, ok := keys[key]
+	u.mu.Unlock()
+	if c.ss == nil || keys == nil || ok {
+		return nil
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown %s %q", key.kind, key.name)}
+}
+
+// deadline returns ctx bounded for one forwarded request: by Timeout;
+// or, with ResetTimeoutOnProgress, by Timeout since the start or the
+// request's last progress (which progressed, called for each, records),
+// and by MaxTotalTimeout in all.
+func (u *upstream) deadline(ctx context.Context) (_ context.Context, cancel context.CancelFunc, progressed func()) {
+	if !u.cfg.ResetTimeoutOnProgress {
+		ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
+		return ctx, cancel, nil
+	}
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, u.cfg.MaxTotalTimeout, errTotalTimeout)
+	ctx, cancelIdle := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(u.cfg.Timeout, func() { cancelIdle(errTimeout) })
+	return ctx, func() {
+			timer.Stop()
+			cancelIdle(context.Canceled)
+			cancelTotal()
+		}, func() {
+			timer.Reset(u.cfg.Timeout)
+		}
 }
 
 // clientInfo is what every *mcp.ServerRequest says of its client.
@@ -370,8 +422,12 @@ type clientInfo interface {
 // callTool forwards a tools/call with the arguments as hooks left them.
 func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p := req.Params
-	return forward(u, ctx, req, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
-		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, cs, p.Meta, token), Name: name, Arguments: args,
+	var sent any = args
+	if raw := rawArgs(req, args); raw != nil {
+		sent = raw
+	}
+	return forward(u, ctx, req, entityKey{"tool", u.cfg.Prefix + name}, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
+		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, cs, p.Meta, token), Name: name, Arguments: sent,
 			InputResponses: p.InputResponses, RequestState: p.RequestState}
 		res, err := cs.CallTool(ctx, up)
 		if res != nil {
@@ -381,9 +437,43 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 	})
 }
 
+// rawArgs returns the arguments of the client's request req as the
+// client wrote them when they say what args (the arguments as validated
+// and as hooks left them) say, so that numbers keep every digit (an
+// integer above 2^53 does not survive the float64 of a decoded value);
+// else nil, and args go upstream (a hook changed them, or the schema
+// added defaults).
+func rawArgs(req *mcp.CallToolRequest, args map[string]any) json.RawMessage {
+	if req == nil || req.Params == nil || !longDigits(req.Params.Arguments) {
+		// Without 16 digits in a row, every number survives a float64:
+		// args say the same.
+		return nil
+	}
+	var decoded map[string]any
+	if json.Unmarshal(req.Params.Arguments, &decoded) != nil || !reflect.DeepEqual(decoded, args) {
+		return nil
+	}
+	return req.Params.Arguments
+}
+
+// longDigits reports whether b holds 16 digits in a row: a number a
+// float64 may not hold exactly (2^53 has 16 digits), or a string that
+// looks like one.
+func longDigits(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			run = 0
+		} else if run++; run >= 16 {
+			return true
+		}
+	}
+	return false
+}
+
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
 	p := *req.Params
-	return forward(u, ctx, req, "prompts/get", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.GetPromptResult, error) {
+	return forward(u, ctx, req, entityKey{"prompt", u.cfg.Prefix + name}, "prompts/get", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.GetPromptResult, error) {
 		p.Name, p.Meta = name, forwardMeta(ctx, cs, p.Meta, token)
 		return cs.GetPrompt(ctx, &p)
 	})
@@ -391,7 +481,7 @@ func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, nam
 
 func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p := *req.Params
-	return forward(u, ctx, req, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
+	return forward(u, ctx, req, entityKey{}, "resources/read", p.URI, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.ReadResourceResult, error) {
 		p.URI, p.Meta = u.cfg.upstreamURI(p.URI), forwardMeta(ctx, cs, p.Meta, token)
 		res, err := cs.ReadResource(ctx, &p)
 		if res != nil {
@@ -404,7 +494,7 @@ func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceReques
 func (u *upstream) complete(ctx context.Context, req *mcp.CompleteRequest, ref *mcp.CompleteReference) (*mcp.CompleteResult, error) {
 	p := *req.Params
 	p.Ref = ref
-	return forward(u, ctx, req, "completion/complete", ref.Name+ref.URI, nil, func(ctx context.Context, cs *mcp.ClientSession, _ any) (*mcp.CompleteResult, error) {
+	return forward(u, ctx, req, entityKey{}, "completion/complete", ref.Name+ref.URI, nil, func(ctx context.Context, cs *mcp.ClientSession, _ any) (*mcp.CompleteResult, error) {
 		p.Meta = forwardMeta(ctx, cs, p.Meta, nil)
 		return cs.Complete(ctx, &p)
 	})

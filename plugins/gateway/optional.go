@@ -15,12 +15,12 @@ func (u *upstream) startOptional(err error) {
 // it answers; then it watches it until the gateway closes. Meanwhile
 // reapIdle closes the idle upstream sessions of client sessions.
 func (u *upstream) run() {
-	go u.reapIdle()
+	goSafe(u.log, "closing idle sessions of upstream "+u.cfg.Name, u.reapIdle)
 	u.mu.Lock()
 	connected := u.main != nil
 	u.mu.Unlock()
 	if !connected && !u.reconnect() {
 		return
 	}
-	u.watch()
+	u.keepWatching()
 }

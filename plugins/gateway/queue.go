@@ -76,7 +76,7 @@ func (q *queues) push(ss *mcp.ServerSession, it outItem) {
 	if b == nil {
 		b = &outbox{ss: ss}
 		q.boxes[ss] = b
-		go q.run(b)
+		goSafe(q.log, "sending notifications to a client session", func() { q.run(b) })
 	}
 	if len(b.items) >= q.limit {
 		q.dropOne(b)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -44,15 +43,23 @@ type upstream struct {
 	sessions map[any]*pending
 	// listed is the last listing; mounted what is registered on the
 	// server, by exposed name (tools, prompts) or URI (resources).
-	listed  listing
-	mounted map[entityKey]string // → JSON of the upstream's description
+	listed   listing
+	mainKeys map[entityKey]string // listed's entities (see keyed)
+	mounted  map[entityKey]string // → JSON of the upstream's description
+	// seq counts the upstream sessions opened (see conn.seq).
+	seq uint64
+	// taskLogged holds the tools logged as left out for being tasks.
+	taskLogged sync.Map
 
 	// changedOn is the session whose lists changed last, nil when the
 	// watcher has refreshed since.
 	changedOn    *conn
 	changedKinds []string
-	// subs counts the client subscriptions to each resource URI.
-	subs map[string]int
+	// shared holds, for each resource URI, the client sessions
+	// subscribed to it on the main session; own the URIs each client
+	// session subscribed to on its own upstream session (see subscribe).
+	shared map[string]map[*mcp.ServerSession]bool
+	own    map[*mcp.ServerSession]map[string]bool
 
 	// dropped counts the upstream's notifications dropped for slow
 	// client sessions.
@@ -80,9 +87,25 @@ type pending struct {
 	err   error
 }
 
+// broken reports whether p is connected and its session is over.
+func (p *pending) broken() bool {
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.ready:
+		return p.conn != nil && p.conn.broken.Load()
+	default:
+		return false
+	}
+}
+
 func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.ResetTimeoutOnProgress && cfg.MaxTotalTimeout == 0 {
+		cfg.MaxTotalTimeout = DefaultMaxTotalTimeout
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout
@@ -104,7 +127,7 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 		}
 		rt = cfg.roundTripper(tok)
 	}
-	return &upstream{g: g, cfg: cfg, rt: rt, tok: tok, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, subs: map[string]int{},
+	return &upstream{g: g, cfg: cfg, rt: rt, tok: tok, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, shared: map[string]map[*mcp.ServerSession]bool{}, own: map[*mcp.ServerSession]map[string]bool{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
 }
 
@@ -118,7 +141,7 @@ func (u *upstream) start(ctx context.Context, srv *framework.Server, reg framewo
 		return fmt.Errorf("gateway: upstream %q: %w", u.cfg.Name, err)
 	}
 	u.mu.Lock()
-	u.main, u.listed = c, l
+	u.main, u.listed, u.mainKeys = c, l, u.keyed(l)
 	u.mu.Unlock()
 	u.setState(StateUp, nil)
 	return nil
@@ -133,12 +156,33 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 	if err != nil {
 		return nil, listing{}, err
 	}
-	l, err := list(ctx, c.cs)
+	l, err := c.list(ctx)
 	if err != nil {
 		c.cs.Close()
 		return nil, listing{}, fmt.Errorf("listing: %w", err)
 	}
-	return c, u.filter(l), nil
+	return c, l, nil
+}
+
+// keepWatching runs watch until the gateway closes, again after a panic
+// (recovered and logged), so that the upstream is still reconnected.
+func (u *upstream) keepWatching() {
+	for {
+		panicked := true
+		func() {
+			defer recovered(u.log, "watching upstream "+u.cfg.Name)
+			u.watch()
+			panicked = false
+		}()
+		if !panicked {
+			return
+		}
+		select {
+		case <-u.done:
+			return
+		case <-time.After(u.cfg.MinBackoff):
+		}
+	}
 }
 
 // watch waits for the main session to end and reconnects with backoff,
@@ -150,7 +194,7 @@ func (u *upstream) watch() {
 		c := u.main
 		u.mu.Unlock()
 		ended := make(chan error, 1)
-		go func() { ended <- c.cs.Wait() }()
+		goSafe(u.log, "waiting for an upstream session", func() { ended <- c.cs.Wait() })
 	serving:
 		for {
 			select {
@@ -196,15 +240,13 @@ func (u *upstream) reconnect() bool {
 		c, l, err := u.connectMain(context.Background())
 		if err == nil {
 			u.mu.Lock()
-			u.main, u.listed = c, l
+			u.main, u.listed, u.mainKeys = c, l, u.keyed(l)
 			u.reconnects++
 			u.mu.Unlock()
 			u.setState(StateUp, nil)
 			u.log.Info("gateway: upstream reconnected")
 			u.resubscribe(c)
-			if err := u.mount(l); err != nil {
-				u.log.Error("gateway: remounting after reconnection", slog.Any("err", err))
-			}
+			u.remount()
 			return true
 		}
 		u.setState(StateDown, err)
@@ -219,18 +261,19 @@ func (u *upstream) reconnect() bool {
 func (u *upstream) refresh(c *conn, kinds []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
-	l, err := list(ctx, c.cs)
+	if !c.waitReady(ctx) {
+		// The session that said its lists changed did so while it
+		// connected and never did: there is nothing to list through.
+		return
+	}
+	l, err := c.list(ctx)
 	if err != nil {
 		u.log.Warn("gateway: listing after a list change", slog.Any("err", err))
 		return
 	}
-	l = u.filter(l)
-	u.mu.Lock()
-	u.listed = l
-	u.mu.Unlock()
-	if err := u.mount(l, kinds...); err != nil {
-		u.log.Error("gateway: mounting after a list change", slog.Any("err", err))
-	}
+	u.setListing(c, l)
+	u.g.forceTell(u, c, kinds)
+	u.remount(kinds...)
 }
 
 // listChanged asks the watcher to refresh the mounted entities, listing
@@ -295,6 +338,7 @@ func (u *upstream) dropSessions() *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for _, p := range ps {
 		wg.Go(func() {
+			defer recovered(u.log, "closing a client's upstream session")
 			<-p.ready
 			if p.conn != nil {
 				p.conn.cs.Close()
@@ -330,6 +374,15 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		key, ss = version, nil
 	}
 	p := u.sessions[key]
+	if p.broken() {
+		// Its upstream session is over (a stdio upstream's process
+		// exited, or sent what is not JSON-RPC): it is replaced now, not
+		// after this request failed on it too.
+		delete(u.sessions, key)
+		old := p.conn
+		p = nil
+		goSafe(u.log, "closing a broken upstream session", func() { old.cs.Close() })
+	}
 	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
 		u.mu.Unlock()
 		u.log.Warn("gateway: an upstream's client sessions are at their bound; a client's request was refused",
@@ -339,25 +392,46 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 	if p == nil {
 		p = &pending{ready: make(chan struct{})}
 		u.sessions[key] = p
+		u.seq++
+		seq := u.seq
 		u.mu.Unlock()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
 		p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion))
+		if p.err == nil {
+			p.conn.seq = seq
+			if ss != nil {
+				// What this session offers its client may differ from
+				// what the main session lists (see views.go).
+				if l, err := p.conn.list(cctx); err != nil {
+					u.log.Warn("gateway: listing a client session's upstream session; the client sees what the gateway's own lists", slog.Any("err", err))
+				} else {
+					u.setListing(p.conn, l)
+				}
+			}
+		}
 		cancel()
 		close(p.ready)
+		if p.err == nil && ss != nil {
+			u.remount()
+		}
 		if p.err != nil {
 			u.forget(key, p)
 		} else {
-			go func() {
+			if ss != nil {
+				// A replaced session: the client's subscriptions go on.
+				goSafe(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
+			}
+			goSafe(u.log, "tracking a client's upstream session", func() {
 				// The client session's end ends its upstream session, and
 				// the upstream session's end forgets it.
 				done := make(chan struct{})
-				go func() { _ = p.conn.cs.Wait(); close(done) }()
+				goSafe(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
 				if ss != nil {
-					go func() { _ = ss.Wait(); p.conn.cs.Close() }()
+					goSafe(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
 				}
 				<-done
 				u.forget(key, p)
-			}()
+			})
 		}
 	} else {
 		u.mu.Unlock()
@@ -375,7 +449,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		}
 		// The cause is the operator's (an address, a token endpoint's
 		// answer), and no answer of the upstream to send the client.
-		go u.suspect(nil)
+		goSafe(u.log, "checking an upstream", func() { u.suspect(nil) })
 		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
@@ -403,21 +477,27 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	if p == nil {
 		return
 	}
-	go func() {
+	goSafe(u.log, "telling an upstream the roots changed", func() {
 		<-p.ready
 		if p.conn != nil {
 			p.conn.rootsChanged()
 		}
-	}()
+	})
 }
 
 // forget removes p, the upstream session of ss, if it is still the one.
 func (u *upstream) forget(key any, p *pending) {
 	u.mu.Lock()
-	if u.sessions[key] == p {
+	mine := u.sessions[key] == p
+	if mine {
 		delete(u.sessions, key)
 	}
+	listed := p.listedConn() != nil
 	u.mu.Unlock()
+	if mine && listed {
+		// What only that session offered leaves the server.
+		u.remount()
+	}
 }
 
 // suspect checks, after a call failed for a reason other than the
@@ -434,7 +514,7 @@ func (u *upstream) suspect(failed *conn) {
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
 	if failed != nil && failed != c && !closed && !failed.broken.Load() && failed.checking.CompareAndSwap(false, true) {
-		go u.suspectSession(failed)
+		goSafe(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
 	}
 	if !up || c == nil {
 		return
@@ -467,65 +547,14 @@ func (u *upstream) suspectSession(c *conn) {
 	}
 }
 
-// subscribe forwards a client's resource (un)subscription on the
-// gateway's own session: the first subscription to a URI subscribes
-// upstream, the last unsubscription unsubscribes, and the upstream's
-// updates go to every client session subscribed, once each.
-func (u *upstream) subscribe(ctx context.Context, uri string, on bool) error {
-	u.mu.Lock()
-	if u.state != StateUp {
-		h := Health{Upstream: u.cfg.Name, State: u.state, Err: u.err}
-		u.mu.Unlock()
-		return unavailable(h)
-	}
-	c, n := u.main, u.subs[uri]
-	switch {
-	case on:
-		u.subs[uri] = n + 1
-	case n > 1:
-		u.subs[uri] = n - 1
-	default:
-		delete(u.subs, uri)
-	}
-	u.mu.Unlock()
-	if (on && n > 0) || (!on && n != 1) {
-		return nil
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
-	defer cancel()
-	var err error
-	if on {
-		err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
-	} else {
-		err = c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
-	}
-	if err != nil && on {
-		u.mu.Lock()
-		if u.subs[uri]--; u.subs[uri] <= 0 {
-			delete(u.subs, uri)
-		}
-		u.mu.Unlock()
-	}
-	return u.wrap(ctx, c, "resources/subscribe", uri, err)
-}
-
-// resubscribe subscribes a new main session to the URIs clients are
-// subscribed to.
-func (u *upstream) resubscribe(c *conn) {
-	u.mu.Lock()
-	uris := slices.Sorted(maps.Keys(u.subs))
-	u.mu.Unlock()
-	for _, uri := range uris {
-		ctx, cancel := context.WithTimeout(context.Background(), u.cfg.Timeout)
-		if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			u.log.Warn("gateway: subscribing again after reconnecting", slog.String("uri", uri), slog.Any("err", err))
-		}
-		cancel()
-	}
-}
-
 // unavailable is the error of a call to an upstream that is not up: its
 // state, not its error, which is the operator's (in the log and Health).
+// An upstream the gateway is reconnecting to is down to a client, between
+// two attempts or during one: [Health] tells them apart for the operator.
 func unavailable(h Health) error {
-	return fmt.Errorf("upstream %q is unavailable (%s)", h.Upstream, h.State)
+	state := h.State
+	if state == StateConnecting {
+		state = StateDown
+	}
+	return fmt.Errorf("upstream %q is unavailable (%s)", h.Upstream, state)
 }

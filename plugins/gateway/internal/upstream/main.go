@@ -33,16 +33,33 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "with -http: the address to listen on")
 	noResources := flag.Bool("noresources", false, "serve no resources, templates or prompts")
 	header := flag.String("header", "", "with -http: require this header on every request, as name=value")
+	perSession := flag.Bool("persession", false, "with -http: a server of its own for each session, as servers whose tools depend on the client have")
+	instructions := flag.String("instructions", "", "the instructions the server gives its clients at initialization")
+	tasks := flag.Bool("tasks", false, "over stdio: serve a tool research that must be called as a task")
+	early := flag.Bool("early", false, "with -http: say the tools changed before answering initialize")
 	flag.Parse()
 
-	s := newServer(!*noResources)
+	s := newServer(!*noResources, *instructions)
 	if !*httpMode {
-		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		var t mcp.Transport = &mcp.StdioTransport{}
+		if *tasks {
+			mcp.AddTool(s, &mcp.Tool{Name: "research", Description: "Must be called as a task."},
+				func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+					return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "research requires task augmentation"}
+				})
+			t = &mcp.IOTransport{Reader: os.Stdin, Writer: taskWriter{os.Stdout}}
+		}
+		if err := s.Run(context.Background(), t); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		if *perSession {
+			return newServer(!*noResources, *instructions)
+		}
+		return s
+	}, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	if *token != "" {
 		next := h
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,6 +69,9 @@ func main() {
 			}
 			next.ServeHTTP(w, r)
 		})
+	}
+	if *early {
+		h = earlyListChanged(h)
 	}
 	if name, value, ok := strings.Cut(*header, "="); ok {
 		next := h
@@ -126,13 +146,14 @@ func result(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
 
-func newServer(resources bool) *mcp.Server {
+func newServer(resources bool, instructions string) *mcp.Server {
 	// rootsSeen holds, per session, what roots/list answered after the
 	// client's last notifications/roots/list_changed, and how many came.
 	var rootsMu sync.Mutex
 	rootsSeen := map[*mcp.ServerSession]string{}
 	rootsChanges := map[*mcp.ServerSession]int{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1.0.0"}, &mcp.ServerOptions{
+		Instructions: instructions,
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
 			// Over HTTP, the notification's context would send roots/list
 			// on the notification's POST, which ends at once.
@@ -172,6 +193,22 @@ func newServer(resources bool) *mcp.Server {
 			return next(ctx, method, req)
 		}
 	})
+	// A client that declares sampling gets one more tool, as a server
+	// offers what its client can use.
+	var samplingOnce sync.Once
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && method == "initialize" && p.Capabilities != nil && p.Capabilities.Sampling != nil {
+				samplingOnce.Do(func() {
+					mcp.AddTool(s, &mcp.Tool{Name: "sampling_only", Description: "Offered to clients that declare sampling."},
+						func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+							return result("for a client that samples"), nil, nil
+						})
+				})
+			}
+			return next(ctx, method, req)
+		}
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Says the process's environment, one KEY=value a line."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			return result("%s", strings.Join(os.Environ(), "\n")), nil, nil
@@ -203,6 +240,26 @@ func newServer(resources bool) *mcp.Server {
 			for i := 1; i <= 3 && tok != nil; i++ {
 				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3}); err != nil {
 					return nil, nil, err
+				}
+			}
+			return result("done"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Reports progress n times, every ms milliseconds (when the call has a progress token), then says done."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			N  int `json:"n"`
+			MS int `json:"ms"`
+		}) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= in.N; i++ {
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-time.After(time.Duration(in.MS) * time.Millisecond):
+				}
+				if tok != nil {
+					if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(in.N)}); err != nil {
+						return nil, nil, err
+					}
 				}
 			}
 			return result("done"), nil, nil
@@ -250,6 +307,11 @@ func newServer(resources bool) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			select {}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "garbage", Description: "Writes a line that is not JSON-RPC to standard output mid-call, then never answers."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stdout, "this is not JSON-RPC")
 			select {}
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Kills the server process mid-call."},
