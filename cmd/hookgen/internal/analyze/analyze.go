@@ -24,10 +24,14 @@ type Input struct {
 // diagnostic (errors and warnings), sorted by position. The model is nil when
 // there is an error; it is empty (Package.Empty) when the package has no
 // directive.
-func Analyze(in Input, reg *directive.Registry) (*Package, []directive.Diagnostic) {
+//
+// exts analyze the directives of hookgen's extensions (package ext), in
+// order; reg must hold their definitions.
+func Analyze(in Input, reg *directive.Registry, exts ...Analyzer) (*Package, []directive.Diagnostic) {
 	a := &analyzer{
 		in:    in,
 		reg:   reg,
+		exts:  exts,
 		types: map[string]*typeSite{},
 	}
 	a.qual = func(p *types.Package) string {
@@ -56,6 +60,7 @@ func Analyze(in Input, reg *directive.Registry) (*Package, []directive.Diagnosti
 type analyzer struct {
 	in    Input
 	reg   *directive.Registry
+	exts  []Analyzer
 	qual  types.Qualifier
 	diags []directive.Diagnostic
 
@@ -116,8 +121,12 @@ func (a *analyzer) build() *Package {
 	for _, ts := range a.typeOrder {
 		a.declare(ts)
 	}
+	passes := make([]*Pass, len(a.exts))
+	for i, x := range a.exts {
+		passes[i] = &Pass{a: a, name: x.Name(), Package: p}
+	}
 	for _, fs := range a.funcs {
-		if fs = a.interceptors(p, fs); len(fs.dirs) > 0 {
+		if fs = a.extFunc(passes, fs); len(fs.dirs) > 0 {
 			a.hooks(p, fs)
 		}
 	}
@@ -132,7 +141,9 @@ func (a *analyzer) build() *Package {
 	}
 	a.declarations(p)
 	a.unique(p)
-	a.uniqueInterceptors(p)
+	for i, x := range a.exts {
+		x.Finish(passes[i])
+	}
 	a.clashes(p)
 	slices.SortStableFunc(p.Entities, func(x, y *Entity) int {
 		return cmp.Or(cmp.Compare(x.Kind, y.Kind), strings.Compare(x.DisplayName(), y.DisplayName()),

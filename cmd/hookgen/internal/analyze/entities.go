@@ -75,7 +75,7 @@ func (a *analyzer) declare(ts *typeSite) {
 		return
 	}
 	ts.named = named
-	doc := description(ts.doc)
+	doc := Description(ts.doc)
 	switch v := first.Value.(type) {
 	case directive.Plugin:
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
@@ -136,11 +136,11 @@ func (a *analyzer) promptArgs(prompt *directive.Decoded, list []directive.Prompt
 	return out
 }
 
-// description returns the default description of an entity: the first
+// Description returns the default description of a declaration: the first
 // paragraph of its doc comment (directives left out), on one line. The
 // rest of the comment, often notes for the package's developers, is not
 // sent to clients; set description= to send something else.
-func description(doc *ast.CommentGroup) string {
+func Description(doc *ast.CommentGroup) string {
 	if doc == nil {
 		return ""
 	}

@@ -41,14 +41,14 @@ type Package struct {
 	Externals []*HookDecl // top-level hook functions, in source order
 	Plugins   []*Plugin   // by name
 	Declared  []*Declared // //mcp:declare directives, in source order
-	// Interceptors are the //hook:validator and //hook:mutator
-	// functions, in source order.
-	Interceptors []*InterceptorDecl
+	// Ext holds the results of hookgen's extensions (Pass.SetResult), by
+	// extension name.
+	Ext map[string]any
 }
 
 // Empty reports whether the package has nothing to generate.
 func (p *Package) Empty() bool {
-	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Declared) == 0 && len(p.Interceptors) == 0
+	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Declared) == 0 && len(p.Ext) == 0
 }
 
 // Kind is an entity kind.

@@ -22,21 +22,19 @@ type Declare struct {
 	Priority      declared.Priority
 }
 
-func (Declare) value() {}
-
 // Canonical renders the declaration as an //mcp:declare line.
 func (d Declare) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "declare")
-	c.bare("event", d.Event.String())
-	c.str("toolname", d.ToolName, false)
-	c.str("inputcontains", d.InputContains, false)
-	c.str("toolserver", d.ToolServer, false)
-	c.str("context", d.Context, false)
-	c.str("contexttool", d.ContextTool, false)
-	c.str("contextargs", d.ContextArgs, false)
+	var c Canon
+	c.Head(NamespaceMCP, "declare")
+	c.Bare("event", d.Event.String())
+	c.Str("toolname", d.ToolName, false)
+	c.Str("inputcontains", d.InputContains, false)
+	c.Str("toolserver", d.ToolServer, false)
+	c.Str("context", d.Context, false)
+	c.Str("contexttool", d.ContextTool, false)
+	c.Str("contextargs", d.ContextArgs, false)
 	if d.Priority != declared.Suggestion {
-		c.bare("priority", d.Priority.String())
+		c.Bare("priority", d.Priority.String())
 	}
 	return c.String()
 }
@@ -51,31 +49,31 @@ func declareDef() Def {
 			"declarations for the declared plugin. Exactly one of context and contexttool is required; " +
 			"context and contextargs may use {project_name} {tool_name} {tool_input} {tool_output} {session_id}.",
 		Keys: []Key{
-			{Name: "event", Kind: KindWord, Required: true, check: checkDeclaredEvent,
+			{Name: "event", Kind: KindWord, Required: true, Check: checkDeclaredEvent,
 				Help: "when it fires: " + strings.Join(declared.EventNames(), ", ")},
-			{Name: "toolname", Kind: KindString, check: checkNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
+			{Name: "toolname", Kind: KindString, Check: checkNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
 				Help: "tool events only: the tool's name or a glob (* any run, ? one character)"},
-			{Name: "inputcontains", Kind: KindString, check: checkNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
-			{Name: "toolserver", Kind: KindString, check: checkNonEmpty, Help: "tool events only: the MCP server that provides the tool"},
-			{Name: "context", Kind: KindString, check: checkNonEmpty, Excludes: []string{"contexttool"}, Help: "the text to inject"},
-			{Name: "contexttool", Kind: KindString, check: checkToolName, Help: "a tool of this server whose result is the text to inject"},
-			{Name: "contextargs", Kind: KindString, check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
-			{Name: "priority", Kind: KindWord, check: checkDeclaredPriority, Default: "suggestion",
+			{Name: "inputcontains", Kind: KindString, Check: checkNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
+			{Name: "toolserver", Kind: KindString, Check: checkNonEmpty, Help: "tool events only: the MCP server that provides the tool"},
+			{Name: "context", Kind: KindString, Check: checkNonEmpty, Excludes: []string{"contexttool"}, Help: "the text to inject"},
+			{Name: "contexttool", Kind: KindString, Check: checkToolName, Help: "a tool of this server whose result is the text to inject"},
+			{Name: "contextargs", Kind: KindString, Check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
+			{Name: "priority", Kind: KindWord, Check: checkDeclaredPriority, Default: "suggestion",
 				Help: "how strongly the agent should act on it: " + strings.Join(declared.PriorityNames(), ", ")},
 		},
-		build: buildDeclare,
+		Build: buildDeclare,
 	}
 }
 
-func buildDeclare(f *fields) Value {
-	e, _ := declared.ParseEvent(f.str("event"))
+func buildDeclare(f *Fields) Value {
+	e, _ := declared.ParseEvent(f.Str("event"))
 	p := declared.Suggestion
-	if f.has("priority") {
-		p, _ = declared.ParsePriority(f.str("priority"))
+	if f.Has("priority") {
+		p, _ = declared.ParsePriority(f.Str("priority"))
 	}
 	return Declare{
-		Event: e, ToolName: f.str("toolname"), InputContains: f.str("inputcontains"), ToolServer: f.str("toolserver"),
-		Context: f.str("context"), ContextTool: f.str("contexttool"), ContextArgs: f.str("contextargs"), Priority: p,
+		Event: e, ToolName: f.Str("toolname"), InputContains: f.Str("inputcontains"), ToolServer: f.Str("toolserver"),
+		Context: f.Str("context"), ContextTool: f.Str("contexttool"), ContextArgs: f.Str("contextargs"), Priority: p,
 	}
 }
 

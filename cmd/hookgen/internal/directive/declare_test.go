@@ -11,7 +11,7 @@ import (
 )
 
 func TestDecodeDeclare(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range []decodeTest{
 		{
 			`//mcp:declare event=session_end context="Store what you learned."`,
@@ -48,7 +48,7 @@ func TestDecodeDeclare(t *testing.T) {
 }
 
 func TestDeclareErrors(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range []errorTest{
 		{"no event", `//mcp:declare context=x`,
 			[]string{`file.go:7:7: missing required key "event" for //mcp:declare`}},

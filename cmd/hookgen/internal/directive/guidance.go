@@ -29,8 +29,6 @@ type Guidance struct {
 	Storage     []string
 }
 
-func (Guidance) value() {}
-
 // ContentFile returns the content file's path relative to the package's
 // directory: File, or Tag + ".md".
 func (g Guidance) ContentFile() string {
@@ -42,29 +40,29 @@ func (g Guidance) ContentFile() string {
 
 // Canonical renders the guidance as an //mcp:guidance line.
 func (g Guidance) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "guidance")
-	c.bare("tag", g.Tag)
+	var c Canon
+	c.Head(NamespaceMCP, "guidance")
+	c.Bare("tag", g.Tag)
 	if g.Type != guidance.TypeAction && g.Type != 0 {
-		c.bare("type", g.Type.String())
+		c.Bare("type", g.Type.String())
 	}
-	c.bare("lifecycle", g.Lifecycle.String())
-	c.bare("level", strings.ReplaceAll(g.Level.String(), " ", "-"))
-	c.str("name", g.Name, false)
-	c.str("description", g.Description, false)
+	c.Bare("lifecycle", g.Lifecycle.String())
+	c.Bare("level", strings.ReplaceAll(g.Level.String(), " ", "-"))
+	c.Str("name", g.Name, false)
+	c.Str("description", g.Description, false)
 	if g.Priority != 0 {
-		c.bare("priority", fmt.Sprint(g.Priority))
+		c.Bare("priority", fmt.Sprint(g.Priority))
 	}
-	c.str("file", g.File, false)
+	c.Str("file", g.File, false)
 	if len(g.Features) > 0 {
 		names := make([]string, len(g.Features))
 		for i, f := range g.Features {
 			names[i] = f.String()
 		}
-		c.bare("features", strings.Join(names, ","))
+		c.Bare("features", strings.Join(names, ","))
 	}
 	if len(g.Storage) > 0 {
-		c.bare("storage", strings.Join(g.Storage, ","))
+		c.Bare("storage", strings.Join(g.Storage, ","))
 	}
 	return c.String()
 }
@@ -78,34 +76,34 @@ func guidanceDef() Def {
 			"The content file sits next to the Go file; hookgen checks it exists, embeds it and generates " +
 			"HookflowGuidance(), which returns the package's hooks for guidance.Config.Hooks.",
 		Keys: []Key{
-			{Name: "tag", Kind: KindWord, Required: true, check: checkGuidanceTag,
+			{Name: "tag", Kind: KindWord, Required: true, Check: checkGuidanceTag,
 				Help: "the hook's tag, unique per type and lifecycle in the package: 1 to 64 of A-Z a-z 0-9 . _ -; its ID is app:type:lifecycle:tag"},
-			{Name: "type", Kind: KindWord, Default: "action", check: checkGuidanceType, Help: "what the guidance is about: action, storage, config or session"},
-			{Name: "lifecycle", Kind: KindWord, Required: true, check: checkLifecycle,
+			{Name: "type", Kind: KindWord, Default: "action", Check: checkGuidanceType, Help: "what the guidance is about: action, storage, config or session"},
+			{Name: "lifecycle", Kind: KindWord, Required: true, Check: checkLifecycle,
 				Help: "when it is delivered: start or end (tools, prompts, resources); running, progress or cancel (tools)"},
-			{Name: "level", Kind: KindWord, Required: true, check: checkLevel, Help: "the RFC 2119 requirement level: MUST, MUST-NOT, SHOULD, SHOULD-NOT or MAY"},
-			{Name: "name", Kind: KindString, Default: "the tag", Help: "the hook's heading in the composed text", check: checkNonEmpty},
+			{Name: "level", Kind: KindWord, Required: true, Check: checkLevel, Help: "the RFC 2119 requirement level: MUST, MUST-NOT, SHOULD, SHOULD-NOT or MAY"},
+			{Name: "name", Kind: KindString, Default: "the tag", Help: "the hook's heading in the composed text", Check: checkNonEmpty},
 			{Name: "description", Kind: KindString, Help: "what the hook provides, for people (not sent to the model)"},
 			{Name: "priority", Kind: KindInt, Default: "50", Help: "order within the requirement level, higher first; 0 means the default"},
-			{Name: "file", Kind: KindString, Default: "<tag>.md", check: checkContentFile,
+			{Name: "file", Kind: KindString, Default: "<tag>.md", Check: checkContentFile,
 				Help: "the markdown content file, a slash-separated path relative to the Go file's directory"},
-			{Name: "features", Kind: KindList, check: checkFeature, Help: "client features the hook requires: sampling, elicitation, roots"},
+			{Name: "features", Kind: KindList, Check: checkFeature, Help: "client features the hook requires: sampling, elicitation, roots"},
 			{Name: "storage", Kind: KindList, Help: "storage backends, one of which must be active (guidance.Config.Storage)"},
 		},
-		build: buildGuidance,
+		Build: buildGuidance,
 	}
 }
 
-func buildGuidance(f *fields) Value {
-	g := Guidance{Tag: f.str("tag"), Type: guidance.TypeAction, Name: f.str("name"), Description: f.str("description"), File: f.str("file"),
-		Storage: f.list("storage")}
-	if f.has("type") {
-		g.Type, _ = guidance.ParseType(f.str("type"))
+func buildGuidance(f *Fields) Value {
+	g := Guidance{Tag: f.Str("tag"), Type: guidance.TypeAction, Name: f.Str("name"), Description: f.Str("description"), File: f.Str("file"),
+		Storage: f.List("storage")}
+	if f.Has("type") {
+		g.Type, _ = guidance.ParseType(f.Str("type"))
 	}
-	g.Lifecycle, _ = guidance.ParseLifecycle(f.str("lifecycle"))
-	g.Level, _ = guidance.ParseLevel(f.str("level"))
+	g.Lifecycle, _ = guidance.ParseLifecycle(f.Str("lifecycle"))
+	g.Level, _ = guidance.ParseLevel(f.Str("level"))
 	g.Priority, _ = f.vals["priority"].(int)
-	for _, s := range f.list("features") {
+	for _, s := range f.List("features") {
 		feat, _ := guidance.ParseFeature(s)
 		g.Features = append(g.Features, feat)
 	}

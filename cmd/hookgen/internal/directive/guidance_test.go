@@ -38,7 +38,7 @@ func TestGuidanceDecode(t *testing.T) {
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD-NOT`,
 		},
 	}
-	r := directive.Default()
+	r := registry()
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec == nil {
@@ -85,7 +85,7 @@ func TestGuidanceErrors(t *testing.T) {
 		{`//mcp:guidance tag=x lifecycle=end level=MAY priorty=3`,
 			[]string{`file.go:7:46: unknown key "priorty" for //mcp:guidance (did you mean "priority"?)`}},
 	}
-	r := directive.Default()
+	r := registry()
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec != nil {
