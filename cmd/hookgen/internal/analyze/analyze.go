@@ -67,7 +67,7 @@ type analyzer struct {
 	typeOrder []*typeSite
 	types     map[string]*typeSite // by type name
 	funcs     []*funcSite          // in source order
-	pkgDirs   []*directive.Decoded // in the package clause's doc comments
+	pkgDirs   []*directive.Decoded // in the package clause's doc comments (extensions' directives)
 }
 
 // typeSite is a type declaration with //mcp: directives.
@@ -84,8 +84,8 @@ type typeSite struct {
 	wired []wiredMethod
 	// args holds the directive's key positions.
 	dec *directive.Decoded
-	// declares are the type's //mcp:declare directives.
-	declares []*directive.Decoded
+	// ext are the type's directives that extensions own.
+	ext []*directive.Decoded
 }
 
 type wiredMethod struct {
@@ -139,7 +139,7 @@ func (a *analyzer) build() *Package {
 			p.Plugins = append(p.Plugins, ts.plugin)
 		}
 	}
-	a.declarations(p)
+	a.extTypes(passes)
 	a.unique(p)
 	for i, x := range a.exts {
 		x.Finish(passes[i])

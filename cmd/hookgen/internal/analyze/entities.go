@@ -22,8 +22,8 @@ func (a *analyzer) declare(ts *typeSite) {
 		switch {
 		case isArg(d):
 			args = append(args, d)
-		case isDeclare(d):
-			ts.declares = append(ts.declares, d)
+		case a.owner(d) >= 0:
+			ts.ext = append(ts.ext, d)
 		case isGuidance(d):
 			guides = append(guides, d)
 		case first == nil:

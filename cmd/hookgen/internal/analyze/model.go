@@ -40,7 +40,6 @@ type Package struct {
 	Entities  []*Entity   // by kind (tools, resources, templates, prompts), then name
 	Externals []*HookDecl // top-level hook functions, in source order
 	Plugins   []*Plugin   // by name
-	Declared  []*Declared // //mcp:declare directives, in source order
 	// Ext holds the results of hookgen's extensions (Pass.SetResult), by
 	// extension name.
 	Ext map[string]any
@@ -48,7 +47,7 @@ type Package struct {
 
 // Empty reports whether the package has nothing to generate.
 func (p *Package) Empty() bool {
-	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Declared) == 0 && len(p.Ext) == 0
+	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Ext) == 0
 }
 
 // Kind is an entity kind.

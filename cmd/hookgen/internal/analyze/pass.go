@@ -4,9 +4,12 @@ package analyze
 // extension owns, through a Pass.
 
 import (
+	"cmp"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"strings"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 )
@@ -23,8 +26,25 @@ type Analyzer interface {
 	// method; others are the other directives on it. It returns those of
 	// others that hookgen's core analysis should still read.
 	Func(pass *Pass, decl *ast.FuncDecl, own, others []*directive.Decoded) []*directive.Decoded
+	// Type analyzes one of its directives on a type declaration or in the
+	// package clause's doc comment, after the core has read the type's
+	// own directive. Analyze calls it in source order, files by name.
+	Type(pass *Pass, dec *directive.Decoded, site Site)
 	// Finish runs after every site, for checks across the package.
 	Finish(pass *Pass)
+}
+
+// A Site is the declaration an extension's directive sits on: a type, or
+// the package clause.
+type Site struct {
+	// Type is the type's declaration; nil for the package clause.
+	Type *ast.TypeSpec
+	// Entity or Plugin is what the type's own //mcp: directive declares;
+	// both are nil when it has none, or when that directive is in error
+	// (InError: its error is reported).
+	Entity  *Entity
+	Plugin  *Plugin
+	InError bool
 }
 
 // A Pass is what an Analyzer sees of the package being analyzed: its
@@ -91,4 +111,42 @@ func (a *analyzer) extFunc(passes []*Pass, fs *funcSite) *funcSite {
 		}
 	}
 	return fs
+}
+
+// owner returns the index of the extension that owns dec, or -1.
+func (a *analyzer) owner(dec *directive.Decoded) int {
+	for i, x := range a.exts {
+		if x.Owns(dec.Value) {
+			return i
+		}
+	}
+	return -1
+}
+
+// extTypes hands the extensions their directives on types and in the
+// package clause, in source order (files by name).
+func (a *analyzer) extTypes(passes []*Pass) {
+	type item struct {
+		dec  *directive.Decoded
+		site Site
+	}
+	var items []item
+	for _, d := range a.pkgDirs {
+		items = append(items, item{dec: d})
+	}
+	for _, ts := range a.typeOrder {
+		site := Site{Type: ts.spec, Entity: ts.entity, Plugin: ts.plugin, InError: ts.entity == nil && ts.plugin == nil && ts.dec != nil}
+		for _, d := range ts.ext {
+			items = append(items, item{dec: d, site: site})
+		}
+	}
+	slices.SortFunc(items, func(x, y item) int {
+		px, py := x.dec.Directive.Pos, y.dec.Directive.Pos
+		return cmp.Or(strings.Compare(px.Filename, py.Filename), cmp.Compare(px.Offset, py.Offset))
+	})
+	for _, it := range items {
+		if i := a.owner(it.dec); i >= 0 {
+			a.exts[i].Type(passes[i], it.dec, it.site)
+		}
+	}
 }

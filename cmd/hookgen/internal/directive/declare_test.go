@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 
@@ -15,17 +15,17 @@ func TestDecodeDeclare(t *testing.T) {
 	for _, tt := range []decodeTest{
 		{
 			`//mcp:declare event=session_end context="Store what you learned."`,
-			directive.Declare{Event: declared.SessionEnd, Context: "Store what you learned.", Priority: declared.Suggestion},
+			declare.Directive{Event: declared.SessionEnd, Context: "Store what you learned.", Priority: declared.Suggestion},
 			`//mcp:declare event=session_end context="Store what you learned."`,
 		},
 		{
 			`//mcp:declare priority=required event=post_tool_use toolname=Bash inputcontains="git commit" toolserver=shell context=committed`,
-			directive.Declare{Event: declared.PostToolUse, ToolName: "Bash", InputContains: "git commit", ToolServer: "shell", Context: "committed", Priority: declared.Required},
+			declare.Directive{Event: declared.PostToolUse, ToolName: "Bash", InputContains: "git commit", ToolServer: "shell", Context: "committed", Priority: declared.Required},
 			`//mcp:declare event=post_tool_use toolname=Bash inputcontains="git commit" toolserver=shell context=committed priority=required`,
 		},
 		{
 			"//mcp:declare event=session_start contexttool=recall contextargs=`{\"query\": \"{project_name}\"}` priority=important",
-			directive.Declare{Event: declared.SessionStart, ContextTool: "recall", ContextArgs: `{"query": "{project_name}"}`, Priority: declared.Important},
+			declare.Directive{Event: declared.SessionStart, ContextTool: "recall", ContextArgs: `{"query": "{project_name}"}`, Priority: declared.Important},
 			`//mcp:declare event=session_start contexttool=recall contextargs="{\"query\": \"{project_name}\"}" priority=important`,
 		},
 	} {

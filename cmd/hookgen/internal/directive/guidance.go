@@ -82,7 +82,7 @@ func guidanceDef() Def {
 			{Name: "lifecycle", Kind: KindWord, Required: true, Check: checkLifecycle,
 				Help: "when it is delivered: start or end (tools, prompts, resources); running, progress or cancel (tools)"},
 			{Name: "level", Kind: KindWord, Required: true, Check: checkLevel, Help: "the RFC 2119 requirement level: MUST, MUST-NOT, SHOULD, SHOULD-NOT or MAY"},
-			{Name: "name", Kind: KindString, Default: "the tag", Help: "the hook's heading in the composed text", Check: checkNonEmpty},
+			{Name: "name", Kind: KindString, Default: "the tag", Help: "the hook's heading in the composed text", Check: CheckNonEmpty},
 			{Name: "description", Kind: KindString, Help: "what the hook provides, for people (not sent to the model)"},
 			{Name: "priority", Kind: KindInt, Default: "50", Help: "order within the requirement level, higher first; 0 means the default"},
 			{Name: "file", Kind: KindString, Default: "<tag>.md", Check: checkContentFile,

@@ -170,11 +170,28 @@ type Registry struct {
 // New returns a registry with hookflow's core directives (//mcp:tool,
 // //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:arg,
 // //mcp:guidance, //mcp:plugin, //mcp:declare and //hook:<stage>) followed
-// by extra, the directives of hookgen's extensions, in -list order. A
+// by extra, the directives of hookgen's extensions. -list shows the //mcp:
+// directives first, then the //hook: ones, the core's before the
+// extensions' in each, in the order given. A
 // directive whose head is already taken, or an extra one whose name is a
 // stage, is an error: an extension adds directives, it never replaces one.
 func New(extra ...Def) (*Registry, error) {
-	r := &Registry{defs: append(defaultDefs(), extra...), mcp: map[string]*Def{}, hookNamed: map[string]*Def{}}
+	var defs []Def
+	for _, ns := range []string{NamespaceMCP, NamespaceHook} {
+		for _, list := range [][]Def{defaultDefs(), extra} {
+			for _, d := range list {
+				if d.Namespace == ns {
+					defs = append(defs, d)
+				}
+			}
+		}
+	}
+	for _, d := range extra {
+		if d.Namespace != NamespaceMCP && d.Namespace != NamespaceHook {
+			return nil, fmt.Errorf("directive %s: the namespace is neither %s nor %s", d.Head(), NamespaceMCP, NamespaceHook)
+		}
+	}
+	r := &Registry{defs: defs, mcp: map[string]*Def{}, hookNamed: map[string]*Def{}}
 	for i := range r.defs {
 		d := &r.defs[i]
 		if d.Build == nil {
@@ -194,13 +211,11 @@ func New(extra ...Def) (*Registry, error) {
 				return nil, fmt.Errorf("directive %s is defined twice", d.Head())
 			}
 			r.hookNamed[d.Name] = d
-		case d.Namespace == NamespaceMCP:
+		default:
 			if r.mcp[d.Name] != nil {
 				return nil, fmt.Errorf("directive %s is defined twice", d.Head())
 			}
 			r.mcp[d.Name] = d
-		default:
-			return nil, fmt.Errorf("directive %s: the namespace is neither %s nor %s", d.Head(), NamespaceMCP, NamespaceHook)
 		}
 	}
 	return r, nil
@@ -356,7 +371,7 @@ func flowIDs() []string {
 func defaultDefs() []Def {
 	description := Key{Name: "description", Kind: KindString, Default: "the first paragraph of the doc comment, on one line", Help: "description shown to clients and models"}
 	title := Key{Name: "title", Kind: KindString, Help: "human-readable display name"}
-	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", Check: checkNonEmpty}
+	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", Check: CheckNonEmpty}
 	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", Check: checkMIME}
 	return []Def{
 		{
@@ -364,7 +379,7 @@ func defaultDefs() []Def {
 			Help: "declares the type as an MCP tool; its execute method takes the typed input and returns the typed output. " +
 				"//hook: directives on its methods are embedded hooks of its flows.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "tool name: 1 to 64 of A-Z a-z 0-9 _ - . /", Check: checkToolName},
+				{Name: "name", Kind: KindString, Required: true, Help: "tool name: 1 to 64 of A-Z a-z 0-9 _ - . /", Check: CheckToolName},
 				title,
 				description,
 				{Name: "readonly", Kind: KindFlag, Help: "annotation readOnlyHint: the tool does not modify its environment"},
@@ -407,7 +422,7 @@ func defaultDefs() []Def {
 			Namespace: NamespaceMCP, Name: "prompt", Targets: TargetType,
 			Help: "declares the type as an MCP prompt; its Get method returns the messages.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", Check: checkNonEmpty},
+				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", Check: CheckNonEmpty},
 				title,
 				description,
 				{Name: "args", Kind: KindList, Help: "the prompt's arguments, each required unless it ends in ?, e.g. code,language?",
@@ -420,7 +435,7 @@ func defaultDefs() []Def {
 			Help: "declares one argument of the //mcp:prompt type it sits on, with a title or description; " +
 				"//mcp:arg arguments follow those of args=, in source order.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "argument name", Check: checkNonEmpty},
+				{Name: "name", Kind: KindString, Required: true, Help: "argument name", Check: CheckNonEmpty},
 				title,
 				{Name: "description", Kind: KindString, Help: "what the argument is for"},
 				{Name: "optional", Kind: KindFlag, Help: "the argument may be left out (arguments are required by default)"},
@@ -436,7 +451,6 @@ func defaultDefs() []Def {
 			},
 			Build: buildPlugin,
 		},
-		declareDef(),
 		{
 			Namespace: NamespaceHook, Name: "<stage>", Stage: true, Targets: TargetMethod | TargetFunc,
 			Help: "runs the method or function as a hook at the stage. On a method of an entity type it is an embedded hook; " +

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 )
 
@@ -154,9 +156,10 @@ func TestKindAndTargetStrings(t *testing.T) {
 }
 
 // registry returns the registry hookgen uses: the core directives and
-// those of its extensions.
+// those of its extensions, as main.go lists them (TestCLIList compares
+// hookgen -list with testdata/list.golden).
 func registry() *directive.Registry {
-	r, err := directive.New(interceptor.New().Directives()...)
+	r, err := ext.Registry([]ext.Extension{declare.New(), interceptor.New()})
 	if err != nil {
 		panic(err)
 	}

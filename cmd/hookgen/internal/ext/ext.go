@@ -48,6 +48,9 @@ func (Base) Func(_ *analyze.Pass, _ *ast.FuncDecl, _, others []*directive.Decode
 	return others
 }
 
+// Type does nothing.
+func (Base) Type(*analyze.Pass, *directive.Decoded, analyze.Site) {}
+
 // Finish does nothing.
 func (Base) Finish(*analyze.Pass) {}
 

@@ -80,10 +80,6 @@ func Render(p *analyze.Package, exts ...Renderer) ([]byte, error) {
 		sep()
 		g.plugin(pl)
 	}
-	if len(p.Declared) > 0 {
-		sep()
-		g.declaredHooks()
-	}
 	for i, x := range exts {
 		if files[i].Result() != nil {
 			sep()
@@ -118,8 +114,7 @@ func corePaths() map[string]string {
 		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
 		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
 		analyze.PathPriority: "priority",
-		pathDeclared:         "declared", pathJSON: "json",
-		pathEmbed: "embed", analyze.PathGuidance: "guidance",
+		pathEmbed:            "embed", analyze.PathGuidance: "guidance",
 	}
 }
 

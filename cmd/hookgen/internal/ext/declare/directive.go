@@ -1,17 +1,18 @@
-package directive
+package declare
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 
-// Declare is the value of //mcp:declare: one SEP-2282 hook declaration
+// Directive is the value of //mcp:declare: one SEP-2282 hook declaration
 // (package declared). The matcher fields are "" when not given.
-type Declare struct {
+type Directive struct {
 	Event         declared.Event
 	ToolName      string
 	InputContains string
@@ -23,9 +24,9 @@ type Declare struct {
 }
 
 // Canonical renders the declaration as an //mcp:declare line.
-func (d Declare) Canonical() string {
-	var c Canon
-	c.Head(NamespaceMCP, "declare")
+func (d Directive) Canonical() string {
+	var c directive.Canon
+	c.Head(directive.NamespaceMCP, "declare")
 	c.Bare("event", d.Event.String())
 	c.Str("toolname", d.ToolName, false)
 	c.Str("inputcontains", d.InputContains, false)
@@ -39,39 +40,39 @@ func (d Declare) Canonical() string {
 	return c.String()
 }
 
-// declareDef is the definition of //mcp:declare.
-func declareDef() Def {
-	return Def{
-		Namespace: NamespaceMCP, Name: "declare", Targets: TargetType | TargetPackage,
+// def is the definition of //mcp:declare.
+func def() directive.Def {
+	return directive.Def{
+		Namespace: directive.NamespaceMCP, Name: "declare", Targets: directive.TargetType | directive.TargetPackage,
 		Help: "declares a SEP-2282 hook: clients inject its text into their agent's context at the event. " +
 			"On an //mcp:tool type it is the tool's own (toolname defaults to the tool's name for tool events); " +
 			"in the package clause's doc comment it is the server's. The generated DeclaredHooks function returns the package's " +
 			"declarations for the declared plugin. Exactly one of context and contexttool is required; " +
 			"context and contextargs may use {project_name} {tool_name} {tool_input} {tool_output} {session_id}.",
-		Keys: []Key{
-			{Name: "event", Kind: KindWord, Required: true, Check: checkDeclaredEvent,
+		Keys: []directive.Key{
+			{Name: "event", Kind: directive.KindWord, Required: true, Check: checkDeclaredEvent,
 				Help: "when it fires: " + strings.Join(declared.EventNames(), ", ")},
-			{Name: "toolname", Kind: KindString, Check: checkNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
+			{Name: "toolname", Kind: directive.KindString, Check: directive.CheckNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
 				Help: "tool events only: the tool's name or a glob (* any run, ? one character)"},
-			{Name: "inputcontains", Kind: KindString, Check: checkNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
-			{Name: "toolserver", Kind: KindString, Check: checkNonEmpty, Help: "tool events only: the MCP server that provides the tool"},
-			{Name: "context", Kind: KindString, Check: checkNonEmpty, Excludes: []string{"contexttool"}, Help: "the text to inject"},
-			{Name: "contexttool", Kind: KindString, Check: checkToolName, Help: "a tool of this server whose result is the text to inject"},
-			{Name: "contextargs", Kind: KindString, Check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
-			{Name: "priority", Kind: KindWord, Check: checkDeclaredPriority, Default: "suggestion",
+			{Name: "inputcontains", Kind: directive.KindString, Check: directive.CheckNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
+			{Name: "toolserver", Kind: directive.KindString, Check: directive.CheckNonEmpty, Help: "tool events only: the MCP server that provides the tool"},
+			{Name: "context", Kind: directive.KindString, Check: directive.CheckNonEmpty, Excludes: []string{"contexttool"}, Help: "the text to inject"},
+			{Name: "contexttool", Kind: directive.KindString, Check: directive.CheckToolName, Help: "a tool of this server whose result is the text to inject"},
+			{Name: "contextargs", Kind: directive.KindString, Check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
+			{Name: "priority", Kind: directive.KindWord, Check: checkDeclaredPriority, Default: "suggestion",
 				Help: "how strongly the agent should act on it: " + strings.Join(declared.PriorityNames(), ", ")},
 		},
-		Build: buildDeclare,
+		Build: build,
 	}
 }
 
-func buildDeclare(f *Fields) Value {
+func build(f *directive.Fields) directive.Value {
 	e, _ := declared.ParseEvent(f.Str("event"))
 	p := declared.Suggestion
 	if f.Has("priority") {
 		p, _ = declared.ParsePriority(f.Str("priority"))
 	}
-	return Declare{
+	return Directive{
 		Event: e, ToolName: f.Str("toolname"), InputContains: f.Str("inputcontains"), ToolServer: f.Str("toolserver"),
 		Context: f.Str("context"), ContextTool: f.Str("contexttool"), ContextArgs: f.Str("contextargs"), Priority: p,
 	}
