@@ -16,6 +16,7 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/explain"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/load"
 	"github.com/hookflow/hookflow/flows"
@@ -54,7 +55,7 @@ Flags:
 // extensions returns hookgen's extensions (package ext), in the order
 // -list shows their directives and the generated file holds their code.
 func extensions() []ext.Extension {
-	return []ext.Extension{declare.New(), interceptor.New()}
+	return []ext.Extension{guidance.New(), declare.New(), interceptor.New()}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -17,15 +17,13 @@ import (
 // declare turns a type's //mcp: directive into an entity or a plugin.
 func (a *analyzer) declare(ts *typeSite) {
 	var first *directive.Decoded
-	var args, guides []*directive.Decoded
+	var args []*directive.Decoded
 	for _, d := range ts.dirs {
 		switch {
 		case isArg(d):
 			args = append(args, d)
 		case a.owner(d) >= 0:
 			ts.ext = append(ts.ext, d)
-		case isGuidance(d):
-			guides = append(guides, d)
 		case first == nil:
 			first = d
 		default:
@@ -39,7 +37,6 @@ func (a *analyzer) declare(ts *typeSite) {
 		}
 		args = nil
 		if first == nil {
-			a.guidance(ts, guides)
 			return
 		}
 	}
@@ -79,7 +76,6 @@ func (a *analyzer) declare(ts *typeSite) {
 	switch v := first.Value.(type) {
 	case directive.Plugin:
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
-		a.guidance(ts, guides)
 		return
 	case directive.Tool:
 		v.Description = cmp.Or(v.Description, doc)
@@ -97,7 +93,6 @@ func (a *analyzer) declare(ts *typeSite) {
 	}
 	ts.entity.TypeName = name
 	ts.entity.Pos = at
-	a.guidance(ts, guides)
 }
 
 func isArg(d *directive.Decoded) bool {

@@ -106,8 +106,6 @@ type Entity struct {
 	Complete bool   // the type has a Complete method (prompts and resources)
 	In, Out  types.Type
 	Hooks    []*HookDecl // embedded hooks, in source order
-	// Guidance are the type's //mcp:guidance hooks, in source order.
-	Guidance []*GuidanceDecl
 }
 
 // Name returns the entity's registration key: a tool's or prompt's name, a

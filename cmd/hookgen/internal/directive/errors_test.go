@@ -59,7 +59,7 @@ func errorTests() []errorTest {
 		{"near-miss stage in mcp namespace", `//mcp:finaly`,
 			[]string{`file.go:7:7: unknown directive "mcp:finaly" (did you mean "hook:finally"?)`}},
 		{"unknown mcp directive without hint", `//mcp:widget`,
-			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, arg, guidance, plugin, declare)`}},
+			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, arg, plugin, guidance, declare)`}},
 		{"stage in mcp namespace", `//mcp:beforeExecute`,
 			[]string{`file.go:7:7: unknown directive "mcp:beforeExecute" (did you mean "hook:beforeExecute"?)`}},
 		{"unknown stage with hint", `//hook:beforeExecte`,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	guidanceext "github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
 
@@ -15,18 +15,18 @@ import (
 func TestGuidanceDecode(t *testing.T) {
 	tests := []struct {
 		line      string
-		want      directive.Guidance
+		want      guidanceext.Directive
 		canonical string
 	}{
 		{
 			`//mcp:guidance tag=tips lifecycle=end level=SHOULD`,
-			directive.Guidance{Tag: "tips", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Should},
+			guidanceext.Directive{Tag: "tips", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Should},
 			`//mcp:guidance tag=tips lifecycle=end level=SHOULD`,
 		},
 		{
 			`//mcp:guidance storage=memory,file features=sampling,roots file=docs/tips.md priority=60 level=MUST-NOT description="For people." ` +
 				`name="Weather tips" lifecycle=start type=storage tag=weather.tips_2`,
-			directive.Guidance{Tag: "weather.tips_2", Type: guidance.TypeStorage, Lifecycle: guidance.Start, Level: guidance.MustNot,
+			guidanceext.Directive{Tag: "weather.tips_2", Type: guidance.TypeStorage, Lifecycle: guidance.Start, Level: guidance.MustNot,
 				Name: "Weather tips", Description: "For people.", Priority: 60, File: "docs/tips.md",
 				Features: []guidance.Feature{guidance.Sampling, guidance.Roots}, Storage: []string{"memory", "file"}},
 			`//mcp:guidance tag=weather.tips_2 type=storage lifecycle=start level=MUST-NOT name="Weather tips" description="For people." ` +
@@ -34,7 +34,7 @@ func TestGuidanceDecode(t *testing.T) {
 		},
 		{
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD_NOT type=action`,
-			directive.Guidance{Tag: "x", Type: guidance.TypeAction, Lifecycle: guidance.Cancel, Level: guidance.ShouldNot},
+			guidanceext.Directive{Tag: "x", Type: guidance.TypeAction, Lifecycle: guidance.Cancel, Level: guidance.ShouldNot},
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD-NOT`,
 		},
 	}

@@ -442,7 +442,6 @@ func defaultDefs() []Def {
 			},
 			Build: buildArg,
 		},
-		guidanceDef(),
 		{
 			Namespace: NamespaceMCP, Name: "plugin", Targets: TargetType,
 			Help: "declares the type as a plugin; //hook: directives on its methods are external hooks and need flow=.",

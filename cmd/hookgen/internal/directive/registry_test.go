@@ -10,6 +10,7 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 )
 
@@ -98,7 +99,7 @@ func TestDefs(t *testing.T) {
 	for _, d := range defs {
 		heads = append(heads, d.Head())
 	}
-	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:guidance //mcp:plugin //mcp:declare //hook:<stage> //hook:validator //hook:mutator"
+	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:plugin //mcp:guidance //mcp:declare //hook:<stage> //hook:validator //hook:mutator"
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("heads = %s, want %s", got, want)
 	}
@@ -159,7 +160,7 @@ func TestKindAndTargetStrings(t *testing.T) {
 // those of its extensions, as main.go lists them (TestCLIList compares
 // hookgen -list with testdata/list.golden).
 func registry() *directive.Registry {
-	r, err := ext.Registry([]ext.Extension{declare.New(), interceptor.New()})
+	r, err := ext.Registry([]ext.Extension{guidance.New(), declare.New(), interceptor.New()})
 	if err != nil {
 		panic(err)
 	}

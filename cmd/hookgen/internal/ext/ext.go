@@ -60,6 +60,9 @@ func (Base) Prepare(*gen.File) {}
 // Render does nothing.
 func (Base) Render(*gen.File) {}
 
+// Place returns gen.AtEnd.
+func (Base) Place() gen.Place { return gen.AtEnd }
+
 // Positions returns none.
 func (Base) Positions(flows.ID) []explain.Position { return nil }
 

@@ -12,7 +12,7 @@ import (
 // A Renderer renders an extension's part of hookgen_gen.go (package ext).
 // Render calls Prepare on every Renderer, whether or not the package has a
 // result of its extension, then Render on those that have one, in order,
-// after the core's declarations.
+// at their Place.
 type Renderer interface {
 	// Name names the extension; its result is Package.Ext[Name()].
 	Name() string
@@ -21,7 +21,22 @@ type Renderer interface {
 	Prepare(f *File)
 	// Render adds its declarations to f.
 	Render(f *File)
+	// Place says where in the file Render's declarations go.
+	Place() Place
 }
+
+// Place is where an extension's declarations go in the generated file.
+type Place uint8
+
+// The places.
+const (
+	// AtEnd is after the core's declarations (and before the build
+	// guard).
+	AtEnd Place = iota
+	// AfterRegister is right after RegisterHookflow, before the
+	// functions of the package's plugin types.
+	AfterRegister
+)
 
 // A File is what a Renderer sees of the generated file.
 type File struct {

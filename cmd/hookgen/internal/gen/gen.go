@@ -72,20 +72,20 @@ func Render(p *analyze.Package, exts ...Renderer) ([]byte, error) {
 		sep()
 		g.register()
 	}
-	if len(p.EmbedPaths()) > 0 {
-		sep()
-		g.guidance()
+	renderExts := func(at Place) {
+		for i, x := range exts {
+			if x.Place() == at && files[i].Result() != nil {
+				sep()
+				x.Render(files[i])
+			}
+		}
 	}
+	renderExts(AfterRegister)
 	for _, pl := range p.Plugins {
 		sep()
 		g.plugin(pl)
 	}
-	for i, x := range exts {
-		if files[i].Result() != nil {
-			sep()
-			x.Render(files[i])
-		}
-	}
+	renderExts(AtEnd)
 	if guard := g.guard(); guard != nil {
 		sep()
 		g.f.Comment(`hookgen: if this does not compile, a type or method that hookgen wired up was`)
@@ -114,13 +114,15 @@ func corePaths() map[string]string {
 		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
 		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
 		analyze.PathPriority: "priority",
-		pathEmbed:            "embed", analyze.PathGuidance: "guidance",
 	}
 }
 
 func multi(open, close string) jen.Options {
 	return jen.Options{Open: open, Close: close, Separator: ",", Multi: true}
 }
+
+// Fresh returns base, or base with a number appended, that is not in used.
+func Fresh(base string, used map[string]bool) string { return fresh(base, used) }
 
 // fresh returns base, or base with a number appended, that is not in used.
 func fresh(base string, used map[string]bool) string {
