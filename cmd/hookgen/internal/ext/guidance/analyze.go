@@ -13,7 +13,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
-	plugin "github.com/hookflow/hookflow/plugins/guidance"
+	"github.com/hookflow/hookflow/internal/guidancekinds"
 )
 
 // Func is the function hookgen generates for a package's //mcp:guidance
@@ -77,7 +77,7 @@ func (Extension) Type(pass *analyze.Pass, d *directive.Decoded, site analyze.Sit
 		}
 		return d.Directive.NamePos
 	}
-	if k := site.Entity.Kind; k != analyze.KindTool && g.Lifecycle != plugin.Start && g.Lifecycle != plugin.End {
+	if k := site.Entity.Kind; k != analyze.KindTool && g.Lifecycle != guidancekinds.Start && g.Lifecycle != guidancekinds.End {
 		pass.Errorf(at("lifecycle"), "lifecycle %s: a %s's guidance is delivered at start or end only (running, progress and cancel are a tool call's)", g.Lifecycle, k)
 		return
 	}

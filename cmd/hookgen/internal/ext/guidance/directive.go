@@ -10,23 +10,23 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/internal/guidancekinds"
 	"github.com/hookflow/hookflow/internal/suggest"
-	plugin "github.com/hookflow/hookflow/plugins/guidance"
 )
 
 // Directive is the value of //mcp:guidance: one guidance hook of the entity
 // type it sits on, whose content is a markdown file next to the Go file.
 type Directive struct {
 	Tag       string
-	Type      plugin.Type // TypeAction when not given
-	Lifecycle plugin.Lifecycle
-	Level     plugin.Level
+	Type      guidancekinds.Type // TypeAction when not given
+	Lifecycle guidancekinds.Lifecycle
+	Level     guidancekinds.Level
 	Name      string
 	// Description says what the hook provides; it is not sent to models.
 	Description string
 	Priority    int    // 0 when not given: the plugin's default (50)
 	File        string // "" when not given: Tag + ".md"
-	Features    []plugin.Feature
+	Features    []guidancekinds.Feature
 	Storage     []string
 }
 
@@ -44,7 +44,7 @@ func (g Directive) Canonical() string {
 	var c directive.Canon
 	c.Head(directive.NamespaceMCP, "guidance")
 	c.Bare("tag", g.Tag)
-	if g.Type != plugin.TypeAction && g.Type != 0 {
+	if g.Type != guidancekinds.TypeAction && g.Type != 0 {
 		c.Bare("type", g.Type.String())
 	}
 	c.Bare("lifecycle", g.Lifecycle.String())
@@ -96,35 +96,35 @@ func def() directive.Def {
 }
 
 func build(f *directive.Fields) directive.Value {
-	g := Directive{Tag: f.Str("tag"), Type: plugin.TypeAction, Name: f.Str("name"), Description: f.Str("description"), File: f.Str("file"),
+	g := Directive{Tag: f.Str("tag"), Type: guidancekinds.TypeAction, Name: f.Str("name"), Description: f.Str("description"), File: f.Str("file"),
 		Storage: f.List("storage")}
 	if f.Has("type") {
-		g.Type, _ = plugin.ParseType(f.Str("type"))
+		g.Type, _ = guidancekinds.ParseType(f.Str("type"))
 	}
-	g.Lifecycle, _ = plugin.ParseLifecycle(f.Str("lifecycle"))
-	g.Level, _ = plugin.ParseLevel(f.Str("level"))
+	g.Lifecycle, _ = guidancekinds.ParseLifecycle(f.Str("lifecycle"))
+	g.Level, _ = guidancekinds.ParseLevel(f.Str("level"))
 	g.Priority, _ = f.Int("priority")
 	for _, s := range f.List("features") {
-		feat, _ := plugin.ParseFeature(s)
+		feat, _ := guidancekinds.ParseFeature(s)
 		g.Features = append(g.Features, feat)
 	}
 	return g
 }
 
-func checkGuidanceTag(s string) error { return plugin.CheckTag(s) }
+func checkGuidanceTag(s string) error { return guidancekinds.CheckTag(s) }
 
 func checkGuidanceType(s string) error {
-	_, err := plugin.ParseType(s)
+	_, err := guidancekinds.ParseType(s)
 	return wantOneOf(err, s, "action", "storage", "config", "session")
 }
 
 func checkLifecycle(s string) error {
-	_, err := plugin.ParseLifecycle(s)
+	_, err := guidancekinds.ParseLifecycle(s)
 	return wantOneOf(err, s, "start", "running", "progress", "cancel", "end")
 }
 
 func checkLevel(s string) error {
-	_, err := plugin.ParseLevel(s)
+	_, err := guidancekinds.ParseLevel(s)
 	return wantOneOf(err, strings.ToUpper(s), "MUST", "MUST-NOT", "SHOULD", "SHOULD-NOT", "MAY")
 }
 
@@ -133,7 +133,7 @@ func checkFeature(s string) error {
 	case "tools", "resources", "prompts":
 		return errors.New("a server feature: conditions test the client's features (sampling, elicitation, roots)")
 	}
-	_, err := plugin.ParseFeature(s)
+	_, err := guidancekinds.ParseFeature(s)
 	return wantOneOf(err, s, "sampling", "elicitation", "roots")
 }
 

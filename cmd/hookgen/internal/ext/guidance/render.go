@@ -12,7 +12,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/gen"
-	plugin "github.com/hookflow/hookflow/plugins/guidance"
+	"github.com/hookflow/hookflow/internal/guidancekinds"
 )
 
 const pathEmbed = "embed"
@@ -111,15 +111,15 @@ func hook(e *analyze.Entity, d *Decl, files string) jen.Code {
 
 // The names of package guidance's constants.
 
-func typeConst(t plugin.Type) string {
+func typeConst(t guidancekinds.Type) string {
 	return "Type" + strings.ToUpper(t.String()[:1]) + t.String()[1:]
 }
 
-func lifecycleConst(l plugin.Lifecycle) string {
+func lifecycleConst(l guidancekinds.Lifecycle) string {
 	return strings.ToUpper(l.String()[:1]) + l.String()[1:]
 }
 
-func levelConst(l plugin.Level) string {
+func levelConst(l guidancekinds.Level) string {
 	var b strings.Builder
 	for _, w := range strings.Fields(l.String()) {
 		b.WriteString(w[:1] + strings.ToLower(w[1:]))
@@ -127,6 +127,6 @@ func levelConst(l plugin.Level) string {
 	return b.String()
 }
 
-func featureConst(f plugin.Feature) string {
+func featureConst(f guidancekinds.Feature) string {
 	return strings.ToUpper(f.String()[:1]) + f.String()[1:]
 }
