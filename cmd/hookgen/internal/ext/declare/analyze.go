@@ -7,12 +7,28 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
-	"github.com/hookflow/hookflow/plugins/declared"
+	"github.com/hookflow/hookflow/internal/declaredkinds"
 )
 
 // Func is the name of the function hookgen generates for a package's
 // //mcp:declare directives.
 const Func = "DeclaredHooks"
+
+// Declaration is what the generated code writes as a
+// declared.Declaration literal.
+type Declaration struct {
+	Event           declaredkinds.Event
+	Matcher         *Matcher // nil for none
+	Context         string
+	ContextTool     string
+	ContextToolArgs []byte // a JSON object; nil for none
+	Priority        declaredkinds.Priority
+}
+
+// Matcher is what the generated code writes as a declared.Matcher literal.
+type Matcher struct {
+	ToolName, InputContains, ToolServer string
+}
 
 // Decl is one //mcp:declare directive: a SEP-2282 hook declaration of a
 // tool (Tool set) or of the package's server.
@@ -20,7 +36,7 @@ type Decl struct {
 	// Declaration is what the generated code returns; a tool's own
 	// declaration of a tool event has the tool's name as its matcher's
 	// tool_name unless it gave one.
-	Declaration declared.Declaration
+	Declaration Declaration
 	// Tool is the name of the tool whose type declares it, "" for the
 	// package clause.
 	Tool string
@@ -83,7 +99,7 @@ func (Extension) Finish(pass *analyze.Pass) {
 
 // declaration checks what Decode cannot (a key that needs another, keys
 // that apply to tool events only) and builds the declaration.
-func declaration(pass *analyze.Pass, dec *directive.Decoded, tool string) (declared.Declaration, bool) {
+func declaration(pass *analyze.Pass, dec *directive.Decoded, tool string) (Declaration, bool) {
 	v := dec.Value.(Directive)
 	d := dec.Directive
 	ok := true
@@ -104,24 +120,29 @@ func declaration(pass *analyze.Pass, dec *directive.Decoded, tool string) (decla
 		}
 	}
 	if !ok {
-		return declared.Declaration{}, false
+		return Declaration{}, false
 	}
-	out := declared.Declaration{Event: v.Event, Context: v.Context, ContextTool: v.ContextTool, Priority: v.Priority}
+	out := Declaration{Event: v.Event, Context: v.Context, ContextTool: v.ContextTool, Priority: v.Priority}
 	if v.ContextArgs != "" {
 		out.ContextToolArgs = []byte(v.ContextArgs)
 	}
 	if v.Event.IsTool() {
-		m := declared.Matcher{ToolName: v.ToolName, InputContains: v.InputContains, ToolServer: v.ToolServer}
+		m := Matcher{ToolName: v.ToolName, InputContains: v.InputContains, ToolServer: v.ToolServer}
 		if m.ToolName == "" && tool != "" {
 			m.ToolName = tool
 		}
-		if !m.IsZero() {
+		if m != (Matcher{}) {
 			out.Matcher = &m
 		}
 	}
-	if err := out.Validate(); err != nil {
-		pass.Errorf(d.Pos, "%s: %v", d.Head(), err)
-		return declared.Declaration{}, false
+	// The plugin's own check (declared.Declaration.Validate), so that
+	// hookgen refuses what the plugin would.
+	if field, msg := declaredkinds.Check(out.Event, out.Priority, out.Context, out.ContextTool, out.ContextToolArgs, out.Matcher != nil); msg != "" {
+		if field != "" {
+			msg = field + ": " + msg
+		}
+		pass.Errorf(d.Pos, "%s: %s", d.Head(), msg)
+		return Declaration{}, false
 	}
 	return out, true
 }

@@ -6,21 +6,21 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/internal/declaredkinds"
 	"github.com/hookflow/hookflow/internal/suggest"
-	"github.com/hookflow/hookflow/plugins/declared"
 )
 
 // Directive is the value of //mcp:declare: one SEP-2282 hook declaration
 // (package declared). The matcher fields are "" when not given.
 type Directive struct {
-	Event         declared.Event
+	Event         declaredkinds.Event
 	ToolName      string
 	InputContains string
 	ToolServer    string
 	Context       string
 	ContextTool   string
 	ContextArgs   string // a JSON object; "" when not given
-	Priority      declared.Priority
+	Priority      declaredkinds.Priority
 }
 
 // Canonical renders the declaration as an //mcp:declare line.
@@ -34,7 +34,7 @@ func (d Directive) Canonical() string {
 	c.Str("context", d.Context, false)
 	c.Str("contexttool", d.ContextTool, false)
 	c.Str("contextargs", d.ContextArgs, false)
-	if d.Priority != declared.Suggestion {
+	if d.Priority != declaredkinds.Suggestion {
 		c.Bare("priority", d.Priority.String())
 	}
 	return c.String()
@@ -51,7 +51,7 @@ func def() directive.Def {
 			"context and contextargs may use {project_name} {tool_name} {tool_input} {tool_output} {session_id}.",
 		Keys: []directive.Key{
 			{Name: "event", Kind: directive.KindWord, Required: true, Check: checkDeclaredEvent,
-				Help: "when it fires: " + strings.Join(declared.EventNames(), ", ")},
+				Help: "when it fires: " + strings.Join(declaredkinds.EventNames(), ", ")},
 			{Name: "toolname", Kind: directive.KindString, Check: directive.CheckNonEmpty, Default: "the tool's name on an //mcp:tool type, else any tool",
 				Help: "tool events only: the tool's name or a glob (* any run, ? one character)"},
 			{Name: "inputcontains", Kind: directive.KindString, Check: directive.CheckNonEmpty, Help: "tool events only: a substring of the tool's serialized input"},
@@ -60,17 +60,17 @@ func def() directive.Def {
 			{Name: "contexttool", Kind: directive.KindString, Check: directive.CheckToolName, Help: "a tool of this server whose result is the text to inject"},
 			{Name: "contextargs", Kind: directive.KindString, Check: checkArgs, Help: "the context tool's arguments: a JSON object, e.g. `{\"query\":\"{project_name}\"}`"},
 			{Name: "priority", Kind: directive.KindWord, Check: checkDeclaredPriority, Default: "suggestion",
-				Help: "how strongly the agent should act on it: " + strings.Join(declared.PriorityNames(), ", ")},
+				Help: "how strongly the agent should act on it: " + strings.Join(declaredkinds.PriorityNames(), ", ")},
 		},
 		Build: build,
 	}
 }
 
 func build(f *directive.Fields) directive.Value {
-	e, _ := declared.ParseEvent(f.Str("event"))
-	p := declared.Suggestion
+	e, _ := declaredkinds.ParseEvent(f.Str("event"))
+	p := declaredkinds.Suggestion
 	if f.Has("priority") {
-		p, _ = declared.ParsePriority(f.Str("priority"))
+		p, _ = declaredkinds.ParsePriority(f.Str("priority"))
 	}
 	return Directive{
 		Event: e, ToolName: f.Str("toolname"), InputContains: f.Str("inputcontains"), ToolServer: f.Str("toolserver"),
@@ -79,17 +79,17 @@ func build(f *directive.Fields) directive.Value {
 }
 
 func checkDeclaredEvent(s string) error {
-	if _, err := declared.ParseEvent(s); err == nil {
+	if _, err := declaredkinds.ParseEvent(s); err == nil {
 		return nil
 	}
-	return oneOf(s, declared.EventNames())
+	return oneOf(s, declaredkinds.EventNames())
 }
 
 func checkDeclaredPriority(s string) error {
-	if _, err := declared.ParsePriority(s); err == nil {
+	if _, err := declaredkinds.ParsePriority(s); err == nil {
 		return nil
 	}
-	return oneOf(s, declared.PriorityNames())
+	return oneOf(s, declaredkinds.PriorityNames())
 }
 
 // oneOf is the reason a value that is not one of names is refused.
@@ -102,7 +102,7 @@ func oneOf(s string, names []string) error {
 }
 
 func checkArgs(s string) error {
-	if err := declared.CheckArgs(s); err != nil {
+	if err := declaredkinds.CheckArgs(s); err != nil {
 		return errors.New(err.Error())
 	}
 	return nil
