@@ -23,9 +23,9 @@ type Decoded struct {
 	Value     Value
 }
 
-// Value is the typed content of a directive: a [Tool], [Resource],
-// [ResourceTemplate], [Prompt], [PromptArg], [Guidance], [Plugin] or
-// [Hook]. Use a type switch.
+// Value is the typed content of a directive: for the core's, a [Tool],
+// [Resource], [ResourceTemplate], [Prompt], [PromptArg], [Plugin] or
+// [HookDirective]; an extension's Build returns its own. Use a type switch.
 type Value interface {
 	// Canonical renders the value as a directive line in canonical form: keys
 	// in definition order, optional keys with zero values left out, values bare

@@ -163,18 +163,18 @@ type Registry struct {
 	mcp  map[string]*Def
 	hook *Def
 	// hookNamed are the //hook: directives whose name is not a stage
-	// (//hook:validator, //hook:mutator).
+	// (an extension's, such as //hook:validator).
 	hookNamed map[string]*Def
 }
 
 // New returns a registry with hookflow's core directives (//mcp:tool,
 // //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:arg,
-// //mcp:guidance, //mcp:plugin, //mcp:declare and //hook:<stage>) followed
-// by extra, the directives of hookgen's extensions. -list shows the //mcp:
-// directives first, then the //hook: ones, the core's before the
-// extensions' in each, in the order given. A
-// directive whose head is already taken, or an extra one whose name is a
-// stage, is an error: an extension adds directives, it never replaces one.
+// //mcp:plugin and //hook:<stage>) and extra, the directives of hookgen's
+// extensions (package ext). -list shows the //mcp: directives first, then
+// the //hook: ones, the core's before the extensions' in each, in the
+// order given. A directive whose head is already taken, or an extra one
+// whose name is a stage, is an error: an extension adds directives, it
+// never replaces one.
 func New(extra ...Def) (*Registry, error) {
 	var defs []Def
 	for _, ns := range []string{NamespaceMCP, NamespaceHook} {
