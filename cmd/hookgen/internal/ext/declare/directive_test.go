@@ -1,14 +1,47 @@
-package directive_test
+package declare_test
 
 import (
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
+
+var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
+
+func render(ds []directive.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// registry returns the core's directives and this extension's.
+func registry() *directive.Registry {
+	r, err := directive.New(declare.New().Directives()...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+type decodeTest struct {
+	line      string
+	want      directive.Value
+	canonical string
+}
+
+type errorTest struct {
+	name string
+	line string
+	want []string
+}
 
 func TestDecodeDeclare(t *testing.T) {
 	r := registry()

@@ -1,14 +1,35 @@
-package directive_test
+package guidance_test
 
 import (
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	guidanceext "github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
+
+var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
+
+func render(ds []directive.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// registry returns the core's directives and this extension's.
+func registry() *directive.Registry {
+	r, err := directive.New(guidanceext.New().Directives()...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // TestGuidanceDecode decodes //mcp:guidance lines, renders them in
 // canonical form and reads that back.
