@@ -14,6 +14,10 @@ import (
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/engine"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/explain"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/load"
 	"github.com/hookflow/hookflow/flows"
 )
@@ -48,6 +52,12 @@ Flags:
 
 // run is the whole command, with its output streams; it returns the exit
 // code.
+// extensions returns hookgen's extensions (package ext), in the order
+// -list shows their directives and the generated file holds their code.
+func extensions() []ext.Extension {
+	return []ext.Extension{guidance.New(), declare.New(), interceptor.New()}
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	return runIn("", nil, args, stdout, stderr)
 }
@@ -83,7 +93,12 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintln(stderr, "hookgen: -list takes no packages and no other mode flag")
 			return exitUsage
 		}
-		fmt.Fprint(stdout, directive.Default().List())
+		reg, err := ext.Registry(extensions())
+		if err != nil {
+			fmt.Fprintf(stderr, "hookgen: internal error: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprint(stdout, reg.List())
 		return exitOK
 	}
 	var flow flows.ID
@@ -118,10 +133,11 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	res, err := engine.Run(engine.Options{
-		Dir:      dir,
-		Env:      env,
-		Patterns: fset.Args(),
-		Tags:     buildTags(*tags, goflags),
+		Dir:        dir,
+		Env:        env,
+		Patterns:   fset.Args(),
+		Tags:       buildTags(*tags, goflags),
+		Extensions: extensions(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "hookgen: %v\n", err)
@@ -151,7 +167,7 @@ func runIn(dir string, env []string, args []string, stdout, stderr io.Writer) in
 			n := 0
 			for _, p := range res.Packages {
 				if p.Model != nil {
-					explain.Package(stdout, p.Model, flow, *verbose)
+					explain.Package(stdout, p.Model, flow, *verbose, ext.Positioners(extensions())...)
 					n++
 				}
 			}

@@ -3,8 +3,8 @@ package declared
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/hookflow/hookflow/internal/declaredkinds"
 )
 
 // Declaration is one server-declared hook, as SEP-2282 defines it and as it
@@ -63,41 +63,9 @@ func (d *Declaration) Validate() error {
 // on the wire ("" for the declaration as a whole) and what is wrong with
 // it; "" and "" for a valid declaration.
 func (d *Declaration) check() (field, msg string) {
-	switch {
-	case !d.Event.Valid():
-		return "event", fmt.Sprintf("missing or invalid (events: %s)", strings.Join(EventNames(), ", "))
-	case !d.Priority.Valid():
-		return "priority", fmt.Sprintf("missing or invalid (priorities: %s)", strings.Join(PriorityNames(), ", "))
-	case d.Context != "" && d.ContextTool != "":
-		return "", "context and context_tool are mutually exclusive: set one"
-	case d.Context == "" && d.ContextTool == "":
-		return "", "context or context_tool is required"
-	case len(d.ContextToolArgs) > 0 && d.ContextTool == "":
-		return "context_tool_args", "requires context_tool"
-	case !d.Matcher.IsZero() && !d.Event.IsTool():
-		return "matcher", fmt.Sprintf("applies to pre_tool_use and post_tool_use only, not %s", d.Event)
-	}
-	if len(d.ContextToolArgs) > 0 {
-		if err := checkObject(d.ContextToolArgs); err != nil {
-			return "context_tool_args", err.Error()
-		}
-	}
-	return "", ""
+	return declaredkinds.Check(d.Event, d.Priority, d.Context, d.ContextTool, d.ContextToolArgs, !d.Matcher.IsZero())
 }
 
 // CheckArgs reports whether raw is a JSON object, as context_tool_args must
 // be; hookgen checks contextargs= with it.
-func CheckArgs(raw string) error { return checkObject([]byte(raw)) }
-
-func checkObject(raw []byte) error {
-	var obj map[string]any
-	err := json.Unmarshal(raw, &obj)
-	var syntax *json.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		return fmt.Errorf("want a JSON object: %v", err)
-	case err != nil || obj == nil:
-		return errors.New("want a JSON object")
-	}
-	return nil
-}
+func CheckArgs(raw string) error { return declaredkinds.CheckArgs(raw) }

@@ -1,161 +1,60 @@
 package declared
 
-import (
-	"fmt"
-	"strings"
+// The events and priorities live in internal/declaredkinds, which hookgen
+// reads too; this file gives them their names in this package.
 
-	"github.com/hookflow/hookflow/internal/suggest"
-)
+import "github.com/hookflow/hookflow/internal/declaredkinds"
 
 // Event is one of the normalized lifecycle events of SEP-2282 at which a
 // client fires declarations.
-type Event uint8
+type Event = declaredkinds.Event
 
 // The six events. The zero value is not an event.
 const (
 	// SessionStart fires when the client starts an agent session.
-	SessionStart Event = iota + 1
+	SessionStart = declaredkinds.SessionStart
 	// SessionEnd fires when the client is about to close the session.
-	SessionEnd
+	SessionEnd = declaredkinds.SessionEnd
 	// PreToolUse fires when the agent is about to call a tool.
-	PreToolUse
+	PreToolUse = declaredkinds.PreToolUse
 	// PostToolUse fires when a tool call has completed.
-	PostToolUse
+	PostToolUse = declaredkinds.PostToolUse
 	// PreRequest fires when the agent is about to process a user message.
-	PreRequest
+	PreRequest = declaredkinds.PreRequest
 	// PostRequest fires when the agent has finished responding to one.
-	PostRequest
+	PostRequest = declaredkinds.PostRequest
 )
 
-var eventNames = [...]string{
-	SessionStart: "session_start",
-	SessionEnd:   "session_end",
-	PreToolUse:   "pre_tool_use",
-	PostToolUse:  "post_tool_use",
-	PreRequest:   "pre_request",
-	PostRequest:  "post_request",
-}
-
 // Events returns the six events in the order of the SEP's table.
-func Events() []Event {
-	return []Event{SessionStart, SessionEnd, PreToolUse, PostToolUse, PreRequest, PostRequest}
-}
+func Events() []Event { return declaredkinds.Events() }
 
 // EventNames returns the wire names of the six events, in the order of
 // [Events].
-func EventNames() []string { return eventNames[1:] }
-
-// Valid reports whether e is one of the six events.
-func (e Event) Valid() bool { return e >= SessionStart && e <= PostRequest }
-
-// IsTool reports whether e is a tool event (pre_tool_use, post_tool_use),
-// the only events a [Matcher] applies to.
-func (e Event) IsTool() bool { return e == PreToolUse || e == PostToolUse }
-
-// String returns the event's wire name, e.g. "post_tool_use".
-func (e Event) String() string {
-	if e.Valid() {
-		return eventNames[e]
-	}
-	return fmt.Sprintf("Event(%d)", uint8(e))
-}
-
-// MarshalText returns the event's wire name.
-func (e Event) MarshalText() ([]byte, error) {
-	if !e.Valid() {
-		return nil, fmt.Errorf("declared: invalid event %d", uint8(e))
-	}
-	return []byte(eventNames[e]), nil
-}
-
-// UnmarshalText parses a wire name with [ParseEvent].
-func (e *Event) UnmarshalText(b []byte) error {
-	v, err := ParseEvent(string(b))
-	if err != nil {
-		return err
-	}
-	*e = v
-	return nil
-}
+func EventNames() []string { return declaredkinds.EventNames() }
 
 // ParseEvent returns the event named s. It is strict (the wire names are
 // lowercase snake case); the error of a near miss names the likely event.
-func ParseEvent(s string) (Event, error) {
-	for _, e := range Events() {
-		if eventNames[e] == s {
-			return e, nil
-		}
-	}
-	if best, ok := suggest.Closest(s, EventNames()); ok {
-		return 0, fmt.Errorf("unknown event %q (did you mean %q?)", s, best)
-	}
-	return 0, fmt.Errorf("unknown event %q (events: %s)", s, strings.Join(EventNames(), ", "))
-}
+func ParseEvent(s string) (Event, error) { return declaredkinds.ParseEvent(s) }
 
 // Priority is how strongly a server wants the agent to act on a
 // declaration's text. A larger value is stronger.
-type Priority uint8
+type Priority = declaredkinds.Priority
 
 // The three priorities. The zero value is not a priority.
 const (
 	// Suggestion: the agent may consider the text or ignore it.
-	Suggestion Priority = iota + 1
+	Suggestion = declaredkinds.Suggestion
 	// Important: the agent should give the text serious consideration.
-	Important
+	Important = declaredkinds.Important
 	// Required: the agent must act on the text. Clients honour it only
 	// for servers the user trusts fully.
-	Required
+	Required = declaredkinds.Required
 )
-
-var priorityNames = [...]string{
-	Suggestion: "suggestion",
-	Important:  "important",
-	Required:   "required",
-}
 
 // PriorityNames returns the wire names of the three priorities, weakest
 // first.
-func PriorityNames() []string { return priorityNames[1:] }
-
-// Valid reports whether p is one of the three priorities.
-func (p Priority) Valid() bool { return p >= Suggestion && p <= Required }
-
-// String returns the priority's wire name, e.g. "important".
-func (p Priority) String() string {
-	if p.Valid() {
-		return priorityNames[p]
-	}
-	return fmt.Sprintf("Priority(%d)", uint8(p))
-}
-
-// MarshalText returns the priority's wire name.
-func (p Priority) MarshalText() ([]byte, error) {
-	if !p.Valid() {
-		return nil, fmt.Errorf("declared: invalid priority %d", uint8(p))
-	}
-	return []byte(priorityNames[p]), nil
-}
-
-// UnmarshalText parses a wire name with [ParsePriority].
-func (p *Priority) UnmarshalText(b []byte) error {
-	v, err := ParsePriority(string(b))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
+func PriorityNames() []string { return declaredkinds.PriorityNames() }
 
 // ParsePriority returns the priority named s, strictly; the error of a near
 // miss names the likely priority.
-func ParsePriority(s string) (Priority, error) {
-	for p := Suggestion; p <= Required; p++ {
-		if priorityNames[p] == s {
-			return p, nil
-		}
-	}
-	if best, ok := suggest.Closest(s, PriorityNames()); ok {
-		return 0, fmt.Errorf("unknown priority %q (did you mean %q?)", s, best)
-	}
-	return 0, fmt.Errorf("unknown priority %q (priorities: %s)", s, strings.Join(PriorityNames(), ", "))
-}
+func ParsePriority(s string) (Priority, error) { return declaredkinds.ParsePriority(s) }

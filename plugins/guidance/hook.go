@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/guidancekinds"
 )
 
 // DefaultApp is the app of hooks registered without one in a registry
@@ -177,25 +178,7 @@ func (h *Hook) problems() []problem {
 // CheckTag reports whether s may be a tag or an app: 1 to 64 of A-Z a-z
 // 0-9 . _ -, starting with a letter or a digit, so that it is safe in a
 // file name and in an ID.
-func CheckTag(s string) error {
-	if s == "" {
-		return errors.New("empty")
-	}
-	if len(s) > 64 {
-		return fmt.Errorf("%q is longer than 64 bytes", s)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if i == 0 && !alnum {
-			return fmt.Errorf("%q must start with a letter or a digit", s)
-		}
-		if !alnum && c != '.' && c != '_' && c != '-' {
-			return fmt.Errorf("%q has %q: want A-Z a-z 0-9 . _ -", s, c)
-		}
-	}
-	return nil
-}
+func CheckTag(s string) error { return guidancekinds.CheckTag(s) }
 
 // Target is the tool, prompt or resource a hook is delivered with. Its
 // text form is "tool:NAME", "prompt:NAME" or "resource:URI"; "tool",

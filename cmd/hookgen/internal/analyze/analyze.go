@@ -24,10 +24,14 @@ type Input struct {
 // diagnostic (errors and warnings), sorted by position. The model is nil when
 // there is an error; it is empty (Package.Empty) when the package has no
 // directive.
-func Analyze(in Input, reg *directive.Registry) (*Package, []directive.Diagnostic) {
+//
+// exts analyze the directives of hookgen's extensions (package ext), in
+// order; reg must hold their definitions.
+func Analyze(in Input, reg *directive.Registry, exts ...Analyzer) (*Package, []directive.Diagnostic) {
 	a := &analyzer{
 		in:    in,
 		reg:   reg,
+		exts:  exts,
 		types: map[string]*typeSite{},
 	}
 	a.qual = func(p *types.Package) string {
@@ -56,13 +60,14 @@ func Analyze(in Input, reg *directive.Registry) (*Package, []directive.Diagnosti
 type analyzer struct {
 	in    Input
 	reg   *directive.Registry
+	exts  []Analyzer
 	qual  types.Qualifier
 	diags []directive.Diagnostic
 
 	typeOrder []*typeSite
 	types     map[string]*typeSite // by type name
 	funcs     []*funcSite          // in source order
-	pkgDirs   []*directive.Decoded // in the package clause's doc comments
+	pkgDirs   []*directive.Decoded // in the package clause's doc comments (extensions' directives)
 }
 
 // typeSite is a type declaration with //mcp: directives.
@@ -79,8 +84,8 @@ type typeSite struct {
 	wired []wiredMethod
 	// args holds the directive's key positions.
 	dec *directive.Decoded
-	// declares are the type's //mcp:declare directives.
-	declares []*directive.Decoded
+	// ext are the type's directives that extensions own.
+	ext []*directive.Decoded
 }
 
 type wiredMethod struct {
@@ -116,8 +121,12 @@ func (a *analyzer) build() *Package {
 	for _, ts := range a.typeOrder {
 		a.declare(ts)
 	}
+	passes := make([]*Pass, len(a.exts))
+	for i, x := range a.exts {
+		passes[i] = &Pass{a: a, name: x.Name(), Package: p}
+	}
 	for _, fs := range a.funcs {
-		if fs = a.interceptors(p, fs); len(fs.dirs) > 0 {
+		if fs = a.extFunc(passes, fs); len(fs.dirs) > 0 {
 			a.hooks(p, fs)
 		}
 	}
@@ -130,9 +139,11 @@ func (a *analyzer) build() *Package {
 			p.Plugins = append(p.Plugins, ts.plugin)
 		}
 	}
-	a.declarations(p)
+	a.extTypes(passes)
 	a.unique(p)
-	a.uniqueInterceptors(p)
+	for i, x := range a.exts {
+		x.Finish(passes[i])
+	}
 	a.clashes(p)
 	slices.SortStableFunc(p.Entities, func(x, y *Entity) int {
 		return cmp.Or(cmp.Compare(x.Kind, y.Kind), strings.Compare(x.DisplayName(), y.DisplayName()),

@@ -26,7 +26,7 @@ func (a *analyzer) constructor(ts *typeSite) {
 	t := types.Type(ts.named)
 	pt := types.NewPointer(t)
 	rs := sig.Results()
-	okShape := sig.TypeParams().Len() == 0 && (rs.Len() == 1 || rs.Len() == 2 && isError(rs.At(1).Type()))
+	okShape := sig.TypeParams().Len() == 0 && (rs.Len() == 1 || rs.Len() == 2 && IsError(rs.At(1).Type()))
 	var ptr bool
 	if okShape {
 		switch {

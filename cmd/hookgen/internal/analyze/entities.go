@@ -17,15 +17,13 @@ import (
 // declare turns a type's //mcp: directive into an entity or a plugin.
 func (a *analyzer) declare(ts *typeSite) {
 	var first *directive.Decoded
-	var args, guides []*directive.Decoded
+	var args []*directive.Decoded
 	for _, d := range ts.dirs {
 		switch {
 		case isArg(d):
 			args = append(args, d)
-		case isDeclare(d):
-			ts.declares = append(ts.declares, d)
-		case isGuidance(d):
-			guides = append(guides, d)
+		case a.owner(d) >= 0:
+			ts.ext = append(ts.ext, d)
 		case first == nil:
 			first = d
 		default:
@@ -39,7 +37,6 @@ func (a *analyzer) declare(ts *typeSite) {
 		}
 		args = nil
 		if first == nil {
-			a.guidance(ts, guides)
 			return
 		}
 	}
@@ -75,11 +72,10 @@ func (a *analyzer) declare(ts *typeSite) {
 		return
 	}
 	ts.named = named
-	doc := description(ts.doc)
+	doc := Description(ts.doc)
 	switch v := first.Value.(type) {
 	case directive.Plugin:
 		ts.plugin = &Plugin{Name: v.Name, TypeName: name, FuncName: name + PluginSuffix, Pos: at}
-		a.guidance(ts, guides)
 		return
 	case directive.Tool:
 		v.Description = cmp.Or(v.Description, doc)
@@ -97,7 +93,6 @@ func (a *analyzer) declare(ts *typeSite) {
 	}
 	ts.entity.TypeName = name
 	ts.entity.Pos = at
-	a.guidance(ts, guides)
 }
 
 func isArg(d *directive.Decoded) bool {
@@ -136,11 +131,11 @@ func (a *analyzer) promptArgs(prompt *directive.Decoded, list []directive.Prompt
 	return out
 }
 
-// description returns the default description of an entity: the first
+// Description returns the default description of a declaration: the first
 // paragraph of its doc comment (directives left out), on one line. The
 // rest of the comment, often notes for the package's developers, is not
 // sent to clients; set description= to send something else.
-func description(doc *ast.CommentGroup) string {
+func Description(doc *ast.CommentGroup) string {
 	if doc == nil {
 		return ""
 	}

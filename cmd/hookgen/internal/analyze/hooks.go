@@ -96,7 +96,7 @@ func (a *analyzer) external(dec *directive.Decoded, decl *ast.FuncDecl, fn *type
 	view, listOf, ok := a.externalView(sig, hv.Flow)
 	if !ok {
 		hint := ""
-		if sig.Params().Len() == 1 && isNamed(sig.Params().At(0).Type(), PathFlows, "ToolCall") {
+		if sig.Params().Len() == 1 && IsNamed(sig.Params().At(0).Type(), PathFlows, "ToolCall") {
 			hint = " (an external hook sees every tool: take *flows.Context, or put the hook on the tool's type)"
 		}
 		a.errorf(a.pos(decl.Name.Pos()), "hook %s (%s) must be %s, got %s%s",
@@ -131,11 +131,11 @@ func ViewTypeName(v View) string { return v.String() }
 
 // externalView returns the view of an external hook's signature for flow.
 func (a *analyzer) externalView(sig *types.Signature, flow flows.ID) (View, string, bool) {
-	if sig.TypeParams().Len() > 0 || sig.Variadic() || sig.Params().Len() != 1 || sig.Results().Len() != 1 || !isError(sig.Results().At(0).Type()) {
+	if sig.TypeParams().Len() > 0 || sig.Variadic() || sig.Params().Len() != 1 || sig.Results().Len() != 1 || !IsError(sig.Results().At(0).Type()) {
 		return 0, "", false
 	}
 	t := sig.Params().At(0).Type()
-	if isPtrToNamed(t, PathFlows, "Context") {
+	if IsPtrToNamed(t, PathFlows, "Context") {
 		return flows.ViewContext, "", true
 	}
 	view, listOf, ok := flowView(flow)
@@ -143,12 +143,12 @@ func (a *analyzer) externalView(sig *types.Signature, flow flows.ID) (View, stri
 		return 0, "", false
 	}
 	if view == flows.ViewList {
-		if n := named(t); n != nil && isNamed(n, PathFlows, "List") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, listOf) {
+		if n := named(t); n != nil && IsNamed(n, PathFlows, "List") && n.TypeArgs().Len() == 1 && IsPtrToNamed(n.TypeArgs().At(0), PathMCP, listOf) {
 			return flows.ViewList, listOf, true
 		}
 		return 0, "", false
 	}
-	if isNamed(t, PathFlows, view.String()) {
+	if IsNamed(t, PathFlows, view.String()) {
 		return view, "", true
 	}
 	return 0, "", false

@@ -40,15 +40,14 @@ type Package struct {
 	Entities  []*Entity   // by kind (tools, resources, templates, prompts), then name
 	Externals []*HookDecl // top-level hook functions, in source order
 	Plugins   []*Plugin   // by name
-	Declared  []*Declared // //mcp:declare directives, in source order
-	// Interceptors are the //hook:validator and //hook:mutator
-	// functions, in source order.
-	Interceptors []*InterceptorDecl
+	// Ext holds the results of hookgen's extensions (Pass.SetResult), by
+	// extension name.
+	Ext map[string]any
 }
 
 // Empty reports whether the package has nothing to generate.
 func (p *Package) Empty() bool {
-	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Declared) == 0 && len(p.Interceptors) == 0
+	return len(p.Entities) == 0 && len(p.Externals) == 0 && len(p.Plugins) == 0 && len(p.Ext) == 0
 }
 
 // Kind is an entity kind.
@@ -107,8 +106,6 @@ type Entity struct {
 	Complete bool   // the type has a Complete method (prompts and resources)
 	In, Out  types.Type
 	Hooks    []*HookDecl // embedded hooks, in source order
-	// Guidance are the type's //mcp:guidance hooks, in source order.
-	Guidance []*GuidanceDecl
 }
 
 // Name returns the entity's registration key: a tool's or prompt's name, a

@@ -121,8 +121,8 @@ func (a *analyzer) mainSignature(ts *typeSite, m *types.Func) {
 	switch e.Kind {
 	case KindTool:
 		ps, rs := sig.Params(), sig.Results()
-		if sig.Variadic() || ps.Len() != 3 || rs.Len() != 2 || !isNamed(ps.At(0).Type(), "context", "Context") ||
-			!isRequest(ps.At(1).Type(), "CallToolParamsRaw") || !isError(rs.At(1).Type()) {
+		if sig.Variadic() || ps.Len() != 3 || rs.Len() != 2 || !IsNamed(ps.At(0).Type(), "context", "Context") ||
+			!isRequest(ps.At(1).Type(), "CallToolParamsRaw") || !IsError(rs.At(1).Type()) {
 			bad("")
 			return
 		}
@@ -173,20 +173,20 @@ func (a *analyzer) schemaVar(ts *typeSite, key, name string) {
 // *mcp.ServerRequest[*mcp.<params>]) (*mcp.<result>, error).
 func requestSig(sig *types.Signature, params, result string) bool {
 	ps, rs := sig.Params(), sig.Results()
-	return !sig.Variadic() && ps.Len() == 2 && rs.Len() == 2 && isNamed(ps.At(0).Type(), "context", "Context") &&
-		isRequest(ps.At(1).Type(), params) && isPtrToNamed(rs.At(0).Type(), PathMCP, result) && isError(rs.At(1).Type())
+	return !sig.Variadic() && ps.Len() == 2 && rs.Len() == 2 && IsNamed(ps.At(0).Type(), "context", "Context") &&
+		isRequest(ps.At(1).Type(), params) && IsPtrToNamed(rs.At(0).Type(), PathMCP, result) && IsError(rs.At(1).Type())
 }
 
 // embeddedSig reports whether sig is the embedded hook signature of e.
 func (a *analyzer) embeddedSig(sig *types.Signature, e *Entity) bool {
-	if sig.Variadic() || sig.Params().Len() != 1 || sig.Results().Len() != 1 || !isError(sig.Results().At(0).Type()) {
+	if sig.Variadic() || sig.Params().Len() != 1 || sig.Results().Len() != 1 || !IsError(sig.Results().At(0).Type()) {
 		return false
 	}
 	t := sig.Params().At(0).Type()
 	switch e.Kind {
 	case KindTool:
 		n := named(t)
-		if n == nil || !isNamed(n, PathFlows, "ToolCall") || n.TypeArgs().Len() != 2 {
+		if n == nil || !IsNamed(n, PathFlows, "ToolCall") || n.TypeArgs().Len() != 2 {
 			return false
 		}
 		if e.In == nil {
@@ -194,9 +194,9 @@ func (a *analyzer) embeddedSig(sig *types.Signature, e *Entity) bool {
 		}
 		return types.Identical(n.TypeArgs().At(0), e.In) && types.Identical(n.TypeArgs().At(1), e.Out)
 	case KindResource, KindTemplate:
-		return isNamed(t, PathFlows, "ResourceRead")
+		return IsNamed(t, PathFlows, "ResourceRead")
 	}
-	return isNamed(t, PathFlows, "PromptGet")
+	return IsNamed(t, PathFlows, "PromptGet")
 }
 
 func (a *analyzer) embeddedWant(e *Entity) string {

@@ -12,8 +12,8 @@ func named(t types.Type) *types.Named {
 	return n
 }
 
-// isNamed reports whether t is (an instance of) the named type path.name.
-func isNamed(t types.Type, path, name string) bool {
+// IsNamed reports whether t is (an instance of) the named type path.name.
+func IsNamed(t types.Type, path, name string) bool {
 	n := named(t)
 	if n == nil {
 		return false
@@ -22,9 +22,10 @@ func isNamed(t types.Type, path, name string) bool {
 	return o.Pkg() != nil && o.Pkg().Path() == path && o.Name() == name
 }
 
-func isPtrToNamed(t types.Type, path, name string) bool {
+// IsPtrToNamed reports whether t is a pointer to the named type path.name.
+func IsPtrToNamed(t types.Type, path, name string) bool {
 	p, ok := types.Unalias(t).(*types.Pointer)
-	return ok && isNamed(p.Elem(), path, name)
+	return ok && IsNamed(p.Elem(), path, name)
 }
 
 // isRequest reports whether t is *mcp.ServerRequest[*mcp.<params>], e.g.
@@ -35,12 +36,13 @@ func isRequest(t types.Type, params string) bool {
 		return false
 	}
 	n := named(p.Elem())
-	return n != nil && isNamed(n, PathMCP, "ServerRequest") && n.TypeArgs().Len() == 1 && isPtrToNamed(n.TypeArgs().At(0), PathMCP, params)
+	return n != nil && IsNamed(n, PathMCP, "ServerRequest") && n.TypeArgs().Len() == 1 && IsPtrToNamed(n.TypeArgs().At(0), PathMCP, params)
 }
 
 var errorType = types.Universe.Lookup("error").Type()
 
-func isError(t types.Type) bool { return types.Identical(t, errorType) }
+// IsError reports whether t is the predeclared error type.
+func IsError(t types.Type) bool { return types.Identical(t, errorType) }
 
 // objectType reports whether a tool input type has an object JSON schema,
 // as the framework infers it: a struct or a map with string keys (pointers

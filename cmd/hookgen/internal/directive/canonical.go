@@ -10,58 +10,58 @@ import (
 
 // Canonical renders the tool as a //mcp:tool line.
 func (t Tool) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "tool")
-	c.str("name", t.Name, true)
-	c.str("title", t.Title, false)
-	c.str("description", t.Description, false)
-	c.flag("readonly", t.ReadOnly)
-	c.flag("destructive", t.Destructive)
-	c.flag("idempotent", t.Idempotent)
-	c.flag("openworld", t.OpenWorld)
+	var c Canon
+	c.Head(NamespaceMCP, "tool")
+	c.Str("name", t.Name, true)
+	c.Str("title", t.Title, false)
+	c.Str("description", t.Description, false)
+	c.Flag("readonly", t.ReadOnly)
+	c.Flag("destructive", t.Destructive)
+	c.Flag("idempotent", t.Idempotent)
+	c.Flag("openworld", t.OpenWorld)
 	if len(t.Scopes) > 0 {
-		c.bare("scopes", strings.Join(t.Scopes, ","))
+		c.Bare("scopes", strings.Join(t.Scopes, ","))
 	}
 	if t.InputSchema != "" {
-		c.bare("inputschema", t.InputSchema)
+		c.Bare("inputschema", t.InputSchema)
 	}
 	if t.OutputSchema != "" {
-		c.bare("outputschema", t.OutputSchema)
+		c.Bare("outputschema", t.OutputSchema)
 	}
 	return c.String()
 }
 
 // Canonical renders the resource as a //mcp:resource line.
 func (r Resource) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "resource")
-	c.str("uri", r.URI, true)
-	c.str("name", r.Name, false)
-	c.str("title", r.Title, false)
-	c.str("description", r.Description, false)
-	c.str("mime", r.MIMEType, false)
+	var c Canon
+	c.Head(NamespaceMCP, "resource")
+	c.Str("uri", r.URI, true)
+	c.Str("name", r.Name, false)
+	c.Str("title", r.Title, false)
+	c.Str("description", r.Description, false)
+	c.Str("mime", r.MIMEType, false)
 	return c.String()
 }
 
 // Canonical renders the template as a //mcp:resource-template line.
 func (r ResourceTemplate) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "resource-template")
-	c.str("uri", r.URITemplate, true)
-	c.str("name", r.Name, false)
-	c.str("title", r.Title, false)
-	c.str("description", r.Description, false)
-	c.str("mime", r.MIMEType, false)
+	var c Canon
+	c.Head(NamespaceMCP, "resource-template")
+	c.Str("uri", r.URITemplate, true)
+	c.Str("name", r.Name, false)
+	c.Str("title", r.Title, false)
+	c.Str("description", r.Description, false)
+	c.Str("mime", r.MIMEType, false)
 	return c.String()
 }
 
 // Canonical renders the prompt as a //mcp:prompt line.
 func (p Prompt) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "prompt")
-	c.str("name", p.Name, true)
-	c.str("title", p.Title, false)
-	c.str("description", p.Description, false)
+	var c Canon
+	c.Head(NamespaceMCP, "prompt")
+	c.Str("name", p.Name, true)
+	c.Str("title", p.Title, false)
+	c.Str("description", p.Description, false)
 	if len(p.Args) > 0 {
 		args := make([]string, len(p.Args))
 		for i, a := range p.Args {
@@ -70,75 +70,79 @@ func (p Prompt) Canonical() string {
 				args[i] += "?"
 			}
 		}
-		c.bare("args", strings.Join(args, ","))
+		c.Bare("args", strings.Join(args, ","))
 	}
 	return c.String()
 }
 
 // Canonical renders the argument as an //mcp:arg line.
 func (a PromptArg) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "arg")
-	c.str("name", a.Name, true)
-	c.str("title", a.Title, false)
-	c.str("description", a.Description, false)
-	c.flag("optional", !a.Required)
+	var c Canon
+	c.Head(NamespaceMCP, "arg")
+	c.Str("name", a.Name, true)
+	c.Str("title", a.Title, false)
+	c.Str("description", a.Description, false)
+	c.Flag("optional", !a.Required)
 	return c.String()
 }
 
 // Canonical renders the plugin as a //mcp:plugin line.
 func (p Plugin) Canonical() string {
-	var c canon
-	c.head(NamespaceMCP, "plugin")
-	c.bare("name", p.Name)
+	var c Canon
+	c.Head(NamespaceMCP, "plugin")
+	c.Bare("name", p.Name)
 	return c.String()
 }
 
 // Canonical renders the hook as a //hook:<stage> line.
 func (h HookDirective) Canonical() string {
-	var c canon
-	c.head(NamespaceHook, h.Stage.String())
+	var c Canon
+	c.Head(NamespaceHook, h.Stage.String())
 	if h.HasFlow || h.Flow != "" {
-		c.bare("flow", string(h.Flow))
+		c.Bare("flow", string(h.Flow))
 	}
 	if h.Priority != 0 {
-		c.bare("priority", priority.Format(h.Priority))
+		c.Bare("priority", priority.Format(h.Priority))
 	}
 	if h.Name != "" {
-		c.bare("name", h.Name)
+		c.Bare("name", h.Name)
 	}
 	if h.Timeout != 0 {
-		c.bare("timeout", h.Timeout.String())
+		c.Bare("timeout", h.Timeout.String())
 	}
 	if h.OnFailure != flows.FailClosed {
-		c.bare("onfail", h.OnFailure.String())
+		c.Bare("onfail", h.OnFailure.String())
 	}
 	return c.String()
 }
 
-// canon builds a canonical directive line.
-type canon struct{ strings.Builder }
+// Canon builds a canonical directive line (Value.Canonical): the head,
+// then each key in definition order.
+type Canon struct{ strings.Builder }
 
-func (c *canon) head(ns, name string) { c.WriteString("//" + ns + ":" + name) }
+// Head writes the directive's head, e.g. //hook:validator.
+func (c *Canon) Head(ns, name string) { c.WriteString("//" + ns + ":" + name) }
 
-func (c *canon) bare(key, v string) { c.WriteString(" " + key + "=" + v) }
+// Bare writes key=v with v as is.
+func (c *Canon) Bare(key, v string) { c.WriteString(" " + key + "=" + v) }
 
-func (c *canon) flag(key string, on bool) {
+// Flag writes key when on.
+func (c *Canon) Flag(key string, on bool) {
 	if on {
 		c.WriteString(" " + key)
 	}
 }
 
-// str writes a string value, bare when that reads back the same, quoted
+// Str writes a string value, bare when that reads back the same, quoted
 // otherwise; an empty optional value is left out.
-func (c *canon) str(key, v string, required bool) {
+func (c *Canon) Str(key, v string, required bool) {
 	if v == "" && !required {
 		return
 	}
 	if !isPlainWord(v) {
 		v = strconv.Quote(v)
 	}
-	c.bare(key, v)
+	c.Bare(key, v)
 }
 
 // isPlainWord reports whether s can be written as a bare value: non-empty

@@ -14,9 +14,9 @@ import (
 // The value checks of the default registry. Each returns a lowercase reason
 // that Decode appends to `invalid value "…" for key "…": `.
 
-// checkToolName enforces the MCP tool-name rule (SEP-986):
+// CheckToolName enforces the MCP tool-name rule (SEP-986):
 // ^[A-Za-z0-9_./-]{1,64}$.
-func checkToolName(s string) error {
+func CheckToolName(s string) error {
 	switch {
 	case s == "":
 		return errors.New("must not be empty")
@@ -32,7 +32,8 @@ func checkToolName(s string) error {
 	return nil
 }
 
-func checkNonEmpty(s string) error {
+// CheckNonEmpty refuses an empty value.
+func CheckNonEmpty(s string) error {
 	if s == "" {
 		return errors.New("must not be empty")
 	}

@@ -23,17 +23,15 @@ type Decoded struct {
 	Value     Value
 }
 
-// Value is the typed content of a directive: a [Tool], [Resource],
-// [ResourceTemplate], [Prompt], [PromptArg], [Guidance], [Plugin] or
-// [Hook]. Use a type switch.
+// Value is the typed content of a directive: for the core's, a [Tool],
+// [Resource], [ResourceTemplate], [Prompt], [PromptArg], [Plugin] or
+// [HookDirective]; an extension's Build returns its own. Use a type switch.
 type Value interface {
 	// Canonical renders the value as a directive line in canonical form: keys
 	// in definition order, optional keys with zero values left out, values bare
 	// when they can be and Go-quoted otherwise. Parsing and decoding the line
 	// gives the value back.
 	Canonical() string
-
-	value()
 }
 
 // Tool is the value of //mcp:tool. The annotation flags say whether the hint
@@ -108,64 +106,67 @@ type HookDirective struct {
 	OnFailure flows.FailurePolicy
 }
 
-func (Tool) value()             {}
-func (Resource) value()         {}
-func (ResourceTemplate) value() {}
-func (Prompt) value()           {}
-func (Plugin) value()           {}
-func (HookDirective) value()    {}
-func (PromptArg) value()        {}
-
-// fields holds the checked values of a directive's keys while decoding.
-type fields struct {
+// Fields holds the checked values of a directive's keys while decoding; a
+// definition's Build reads them.
+type Fields struct {
 	stage stages.Stage
 	vals  map[string]any
 }
 
-func (f *fields) str(k string) string { s, _ := f.vals[k].(string); return s }
-func (f *fields) flag(k string) bool  { b, _ := f.vals[k].(bool); return b }
-func (f *fields) list(k string) []string {
+// Str returns the value of a string or word key; "" when not given.
+func (f *Fields) Str(k string) string { s, _ := f.vals[k].(string); return s }
+
+// Flag reports whether a flag key was given.
+func (f *Fields) Flag(k string) bool { b, _ := f.vals[k].(bool); return b }
+
+// List returns the elements of a list key; nil when not given.
+func (f *Fields) List(k string) []string {
 	l, _ := f.vals[k].([]string)
 	return l
 }
-func (f *fields) has(k string) bool { _, ok := f.vals[k]; return ok }
 
-func buildTool(f *fields) Value {
+// Int returns the value of an int key and whether it was given.
+func (f *Fields) Int(k string) (int, bool) { n, ok := f.vals[k].(int); return n, ok }
+
+// Has reports whether the key was given.
+func (f *Fields) Has(k string) bool { _, ok := f.vals[k]; return ok }
+
+func buildTool(f *Fields) Value {
 	return Tool{
-		Name: f.str("name"), Title: f.str("title"), Description: f.str("description"),
-		ReadOnly: f.flag("readonly"), Destructive: f.flag("destructive"),
-		Idempotent: f.flag("idempotent"), OpenWorld: f.flag("openworld"),
-		Scopes: f.list("scopes"), InputSchema: f.str("inputschema"), OutputSchema: f.str("outputschema"),
+		Name: f.Str("name"), Title: f.Str("title"), Description: f.Str("description"),
+		ReadOnly: f.Flag("readonly"), Destructive: f.Flag("destructive"),
+		Idempotent: f.Flag("idempotent"), OpenWorld: f.Flag("openworld"),
+		Scopes: f.List("scopes"), InputSchema: f.Str("inputschema"), OutputSchema: f.Str("outputschema"),
 	}
 }
 
-func buildResource(f *fields) Value {
-	return Resource{URI: f.str("uri"), Name: f.str("name"), Title: f.str("title"), Description: f.str("description"), MIMEType: f.str("mime")}
+func buildResource(f *Fields) Value {
+	return Resource{URI: f.Str("uri"), Name: f.Str("name"), Title: f.Str("title"), Description: f.Str("description"), MIMEType: f.Str("mime")}
 }
 
-func buildResourceTemplate(f *fields) Value {
-	return ResourceTemplate{URITemplate: f.str("uri"), Name: f.str("name"), Title: f.str("title"), Description: f.str("description"), MIMEType: f.str("mime")}
+func buildResourceTemplate(f *Fields) Value {
+	return ResourceTemplate{URITemplate: f.Str("uri"), Name: f.Str("name"), Title: f.Str("title"), Description: f.Str("description"), MIMEType: f.Str("mime")}
 }
 
-func buildPrompt(f *fields) Value {
-	p := Prompt{Name: f.str("name"), Title: f.str("title"), Description: f.str("description")}
-	for _, a := range f.list("args") {
+func buildPrompt(f *Fields) Value {
+	p := Prompt{Name: f.Str("name"), Title: f.Str("title"), Description: f.Str("description")}
+	for _, a := range f.List("args") {
 		p.Args = append(p.Args, PromptArg{Name: promptArgName(a), Required: !strings.HasSuffix(a, "?")})
 	}
 	return p
 }
 
-func buildPlugin(f *fields) Value { return Plugin{Name: f.str("name")} }
+func buildPlugin(f *Fields) Value { return Plugin{Name: f.Str("name")} }
 
-func buildArg(f *fields) Value {
-	return PromptArg{Name: f.str("name"), Title: f.str("title"), Description: f.str("description"), Required: !f.flag("optional")}
+func buildArg(f *Fields) Value {
+	return PromptArg{Name: f.Str("name"), Title: f.Str("title"), Description: f.Str("description"), Required: !f.Flag("optional")}
 }
 
-func buildHook(f *fields) Value {
+func buildHook(f *Fields) Value {
 	p, _ := f.vals["priority"].(int)
 	d, _ := f.vals["timeout"].(time.Duration)
-	policy, _ := flows.ParseFailurePolicy(cmp.Or(f.str("onfail"), "closed"))
-	return HookDirective{Stage: f.stage, Flow: flows.ID(f.str("flow")), HasFlow: f.has("flow"), Priority: p, Name: f.str("name"),
+	policy, _ := flows.ParseFailurePolicy(cmp.Or(f.Str("onfail"), "closed"))
+	return HookDirective{Stage: f.stage, Flow: flows.ID(f.Str("flow")), HasFlow: f.Has("flow"), Priority: p, Name: f.Str("name"),
 		Timeout: d, OnFailure: policy}
 }
 
@@ -197,7 +198,7 @@ func (r *Registry) Decode(d *Directive) (*Decoded, []Diagnostic) {
 		dc.unknownDirective(r)
 		return nil, dc.diags
 	}
-	f := &fields{vals: map[string]any{}}
+	f := &Fields{vals: map[string]any{}}
 	if def.Stage {
 		st, err := stages.Parse(d.Name)
 		if err != nil {
@@ -256,7 +257,7 @@ func (r *Registry) Decode(d *Directive) (*Decoded, []Diagnostic) {
 	if len(dc.diags) > 0 || d.syntaxErr {
 		return nil, dc.diags
 	}
-	return &Decoded{Directive: d, Def: def, Value: def.build(f)}, nil
+	return &Decoded{Directive: d, Def: def, Value: def.Build(f)}, nil
 }
 
 func (dc *decoder) unknownDirective(r *Registry) {
@@ -352,8 +353,8 @@ func (dc *decoder) value(k *Key, a Arg) (any, bool) {
 	case KindList:
 		return dc.list(k, a)
 	}
-	if k.check != nil {
-		if err := k.check(a.Value); err != nil {
+	if k.Check != nil {
+		if err := k.Check(a.Value); err != nil {
 			dc.errorf(a.ValuePos, "invalid value %q for key %q: %s", a.Value, k.Name, err.Error())
 			return nil, false
 		}
@@ -370,8 +371,8 @@ func (dc *decoder) list(k *Key, a Arg) (any, bool) {
 	for _, e := range strings.Split(a.Value, ",") {
 		pos := at(a.ValuePos, off)
 		id := e
-		if k.same != nil {
-			id = k.same(e)
+		if k.Same != nil {
+			id = k.Same(e)
 		}
 		switch {
 		case e == "":
@@ -386,8 +387,8 @@ func (dc *decoder) list(k *Key, a Arg) (any, bool) {
 			dc.errorf(pos, "duplicate element %q in list for key %q", e, k.Name)
 			ok = false
 		default:
-			if k.check != nil {
-				if err := k.check(e); err != nil {
+			if k.Check != nil {
+				if err := k.Check(e); err != nil {
 					dc.errorf(pos, "invalid element %q in list for key %q: %s", e, k.Name, err.Error())
 					ok = false
 				}

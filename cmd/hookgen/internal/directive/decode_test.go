@@ -140,7 +140,7 @@ func decodeTests() []decodeTest {
 }
 
 func TestDecode(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range decodeTests() {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if len(diags) > 0 || dec == nil {
@@ -198,7 +198,7 @@ func at(l, c int) token.Position {
 }
 
 func TestNotOurs(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, line := range []string{
 		"",
 		"/",
@@ -237,11 +237,11 @@ func TestNotOurs(t *testing.T) {
 // notLookalike reports whether line is not one of hookgen's look-alikes (those
 // give a warning from ParseComment; TestLookalike covers them).
 func notLookalike(line string) bool {
-	return directive.Default().Lookalike(line, pos) == nil
+	return registry().Lookalike(line, pos) == nil
 }
 
 func TestCheckTarget(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	tests := []struct {
 		line   string
 		target directive.Target

@@ -20,12 +20,12 @@
 // # Use
 //
 // [Parse] splits a line into a [Directive] and reports syntax errors; a
-// [Registry] (from [Default]) holds the typed definition ([Def]) of every
+// [Registry] (from [New]) holds the typed definition ([Def]) of every
 // directive and turns a Directive into a [Decoded] value (a [Tool],
 // [Resource], [ResourceTemplate], [Prompt], [Plugin] or [Hook]) with
-// [Registry.Decode], or an [InterceptorDirective] for //hook:validator and
-// //hook:mutator, which declare SEP-2624 interceptors a host serves rather
-// than hooks of this server. [Registry.Lookalike] warns about near misses such as
+// [Registry.Decode]. A hookgen extension (package ext) adds its own
+// definitions to [New]: their Build turns the checked [Fields] into its own
+// Value, written back by [Canon]. [Registry.Lookalike] warns about near misses such as
 // "// hook:beforeExecute" or "//hook:BeforeExecute", which Go does not treat
 // as directives. [Registry.ParseComment] does all three for one line. The same
 // registry renders hookgen -list with [Registry.List], so parsing, validation

@@ -22,7 +22,7 @@ func render(ds []directive.Diagnostic) []string {
 
 // TestErrors checks every error case of errorTests with its exact output.
 func TestErrors(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range errorTests() {
 		t.Run(tt.name, func(t *testing.T) {
 			dec, diags := r.ParseComment(tt.line, pos)
@@ -59,7 +59,7 @@ func errorTests() []errorTest {
 		{"near-miss stage in mcp namespace", `//mcp:finaly`,
 			[]string{`file.go:7:7: unknown directive "mcp:finaly" (did you mean "hook:finally"?)`}},
 		{"unknown mcp directive without hint", `//mcp:widget`,
-			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, arg, guidance, plugin, declare)`}},
+			[]string{`file.go:7:7: unknown directive "mcp:widget" (mcp directives: tool, resource, resource-template, prompt, arg, plugin, guidance, declare)`}},
 		{"stage in mcp namespace", `//mcp:beforeExecute`,
 			[]string{`file.go:7:7: unknown directive "mcp:beforeExecute" (did you mean "hook:beforeExecute"?)`}},
 		{"unknown stage with hint", `//hook:beforeExecte`,
@@ -280,7 +280,7 @@ func errorTests() []errorTest {
 // and count bytes, as go/token does: a comment after a tab and code, and a
 // multi-byte character before the offending key.
 func TestColumnsCountBytes(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	// The comment sits after "\t" at column 2 of line 3.
 	p := token.Position{Filename: "dir/x.go", Line: 3, Column: 2}
 	_, diags := r.ParseComment(`//mcp:tool name=x title=é prioriti=1`, p)
@@ -301,7 +301,7 @@ func TestParseSyntaxErrorsWithoutDecode(t *testing.T) {
 	}
 	// Decode of a directive with syntax errors finds nothing more to say
 	// about title, but still refuses to return a value.
-	dec, more := directive.Default().Decode(d)
+	dec, more := registry().Decode(d)
 	if dec != nil || len(more) != 0 {
 		t.Errorf("Decode = %+v, %v; want nil and no further errors", dec, more)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleRegistry_ParseComment() {
-	r := directive.Default()
+	r := registry()
 	pos := token.Position{Filename: "weather.go", Line: 12, Column: 1}
 
 	dec, _ := r.ParseComment(`//mcp:tool name=get_weather title="Get weather" readonly scopes=weather:read`, pos)

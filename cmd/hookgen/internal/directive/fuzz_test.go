@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 
-	r := directive.Default()
+	r := registry()
 	p := token.Position{Filename: "fuzz.go", Offset: 40, Line: 3, Column: 9}
 	f.Fuzz(func(t *testing.T, text string) {
 		inside := func(what string, ds ...directive.Diagnostic) {
@@ -107,7 +107,7 @@ func FuzzParse(f *testing.F) {
 func FuzzCanonical(f *testing.F) {
 	f.Add("Get weather", `say "hi"`+"\n\t\\", "review code")
 	f.Add("", "\xff\x00`", "a=b")
-	r := directive.Default()
+	r := registry()
 	f.Fuzz(func(t *testing.T, title, description, name string) {
 		values := []directive.Value{
 			directive.Tool{Name: "t", Title: title, Description: description},

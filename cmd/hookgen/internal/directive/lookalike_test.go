@@ -57,7 +57,7 @@ func lookalikeTests() []lookalikeTest {
 }
 
 func TestLookalike(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range lookalikeTests() {
 		got := ""
 		if d := r.Lookalike(tt.line, pos); d != nil {

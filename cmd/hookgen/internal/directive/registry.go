@@ -1,6 +1,7 @@
 package directive
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -83,8 +84,12 @@ type Key struct {
 	Help     string   // one lowercase line for -list
 	Excludes []string // keys that must not be given together with this one
 
-	check func(string) error  // extra validation of a value (of each element, for a list); nil for none
-	same  func(string) string // for a list: the identity of an element, for duplicate checks; nil for the element itself
+	// Check is extra validation of a value (of each element, for a
+	// list); nil for none.
+	Check func(string) error
+	// Same is, for a list, the identity of an element, for duplicate
+	// checks; nil for the element itself.
+	Same func(string) string
 }
 
 // Def is the typed definition of one directive: its name, keys, targets and
@@ -97,7 +102,8 @@ type Def struct {
 	Help      string // one or more lowercase sentences for -list
 	Keys      []Key
 
-	build func(*fields) Value
+	// Build makes the decoded value from the checked keys.
+	Build func(*Fields) Value
 }
 
 // Head returns the directive's head as -list shows it, e.g. "//mcp:tool" or
@@ -151,34 +157,68 @@ func (d *Def) keyNames() []string {
 }
 
 // Registry holds the definitions of every directive hookgen understands. It is
-// immutable after [Default] builds it and safe for concurrent use.
+// immutable after [New] builds it and safe for concurrent use.
 type Registry struct {
 	defs []Def // in -list order
 	mcp  map[string]*Def
 	hook *Def
 	// hookNamed are the //hook: directives whose name is not a stage
-	// (//hook:validator, //hook:mutator).
+	// (an extension's, such as //hook:validator).
 	hookNamed map[string]*Def
 }
 
-// Default returns a new registry with hookflow's directives: //mcp:tool,
+// New returns a registry with hookflow's core directives (//mcp:tool,
 // //mcp:resource, //mcp:resource-template, //mcp:prompt, //mcp:arg,
-// //mcp:guidance, //mcp:plugin, //mcp:declare, //hook:<stage>, and the
-// interceptors //hook:validator and //hook:mutator.
-func Default() *Registry {
-	r := &Registry{defs: defaultDefs(), mcp: map[string]*Def{}, hookNamed: map[string]*Def{}}
+// //mcp:plugin and //hook:<stage>) and extra, the directives of hookgen's
+// extensions (package ext). -list shows the //mcp: directives first, then
+// the //hook: ones, the core's before the extensions' in each, in the
+// order given. A directive whose head is already taken, or an extra one
+// whose name is a stage, is an error: an extension adds directives, it
+// never replaces one.
+func New(extra ...Def) (*Registry, error) {
+	var defs []Def
+	for _, ns := range []string{NamespaceMCP, NamespaceHook} {
+		for _, list := range [][]Def{defaultDefs(), extra} {
+			for _, d := range list {
+				if d.Namespace == ns {
+					defs = append(defs, d)
+				}
+			}
+		}
+	}
+	for _, d := range extra {
+		if d.Namespace != NamespaceMCP && d.Namespace != NamespaceHook {
+			return nil, fmt.Errorf("directive %s: the namespace is neither %s nor %s", d.Head(), NamespaceMCP, NamespaceHook)
+		}
+	}
+	r := &Registry{defs: defs, mcp: map[string]*Def{}, hookNamed: map[string]*Def{}}
 	for i := range r.defs {
 		d := &r.defs[i]
+		if d.Build == nil {
+			return nil, fmt.Errorf("directive %s has no Build", d.Head())
+		}
 		switch {
 		case d.Namespace == NamespaceHook && d.Stage:
+			if r.hook != nil {
+				return nil, fmt.Errorf("directive %s: only one definition may be the stage directive", d.Head())
+			}
 			r.hook = d
 		case d.Namespace == NamespaceHook:
+			if _, isStage := stages.Parse(d.Name); isStage == nil {
+				return nil, fmt.Errorf("directive %s: its name is a stage's", d.Head())
+			}
+			if r.hookNamed[d.Name] != nil {
+				return nil, fmt.Errorf("directive %s is defined twice", d.Head())
+			}
 			r.hookNamed[d.Name] = d
 		default:
+			if r.mcp[d.Name] != nil {
+				return nil, fmt.Errorf("directive %s is defined twice", d.Head())
+			}
 			r.mcp[d.Name] = d
 		}
 	}
-	return r
+	return r, nil
 }
 
 // Defs returns a copy of every definition, in -list order.
@@ -331,87 +371,85 @@ func flowIDs() []string {
 func defaultDefs() []Def {
 	description := Key{Name: "description", Kind: KindString, Default: "the first paragraph of the doc comment, on one line", Help: "description shown to clients and models"}
 	title := Key{Name: "title", Kind: KindString, Help: "human-readable display name"}
-	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", check: checkNonEmpty}
-	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", check: checkMIME}
-	return append([]Def{
+	entityName := Key{Name: "name", Kind: KindString, Help: "programmatic name", Check: CheckNonEmpty}
+	mime := Key{Name: "mime", Kind: KindString, Help: "MIME type of the contents, e.g. text/plain", Check: checkMIME}
+	return []Def{
 		{
 			Namespace: NamespaceMCP, Name: "tool", Targets: TargetType,
 			Help: "declares the type as an MCP tool; its execute method takes the typed input and returns the typed output. " +
 				"//hook: directives on its methods are embedded hooks of its flows.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "tool name: 1 to 64 of A-Z a-z 0-9 _ - . /", check: checkToolName},
+				{Name: "name", Kind: KindString, Required: true, Help: "tool name: 1 to 64 of A-Z a-z 0-9 _ - . /", Check: CheckToolName},
 				title,
 				description,
 				{Name: "readonly", Kind: KindFlag, Help: "annotation readOnlyHint: the tool does not modify its environment"},
 				{Name: "destructive", Kind: KindFlag, Help: "annotation destructiveHint: the tool may perform destructive updates", Excludes: []string{"readonly"}},
 				{Name: "idempotent", Kind: KindFlag, Help: "annotation idempotentHint: repeating a call with the same arguments has no further effect"},
 				{Name: "openworld", Kind: KindFlag, Help: "annotation openWorldHint: the tool reaches an open world of external entities"},
-				{Name: "scopes", Kind: KindList, Help: "auth scopes a caller must hold, e.g. read,write", check: checkScope},
-				{Name: "inputschema", Kind: KindWord, Default: "inferred from the input type", check: checkIdent,
+				{Name: "scopes", Kind: KindList, Help: "auth scopes a caller must hold, e.g. read,write", Check: checkScope},
+				{Name: "inputschema", Kind: KindWord, Default: "inferred from the input type", Check: checkIdent,
 					Help: "a package-level variable whose value is the input schema, sent as is"},
-				{Name: "outputschema", Kind: KindWord, Default: "inferred from the output type", check: checkIdent,
+				{Name: "outputschema", Kind: KindWord, Default: "inferred from the output type", Check: checkIdent,
 					Help: "a package-level variable whose value is the output schema, sent as is"},
 			},
-			build: buildTool,
+			Build: buildTool,
 		},
 		{
 			Namespace: NamespaceMCP, Name: "resource", Targets: TargetType,
 			Help: "declares the type as an MCP resource with a fixed URI; its read method returns the contents.",
 			Keys: []Key{
-				{Name: "uri", Kind: KindString, Required: true, Help: "the resource's URI, with a scheme, e.g. file:///etc/motd", check: checkResourceURI},
+				{Name: "uri", Kind: KindString, Required: true, Help: "the resource's URI, with a scheme, e.g. file:///etc/motd", Check: checkResourceURI},
 				entityName,
 				title,
 				description,
 				mime,
 			},
-			build: buildResource,
+			Build: buildResource,
 		},
 		{
 			Namespace: NamespaceMCP, Name: "resource-template", Targets: TargetType,
 			Help: "declares the type as an MCP resource template (RFC 6570); its read method returns the contents of a matching URI.",
 			Keys: []Key{
-				{Name: "uri", Kind: KindString, Required: true, Help: "the URI template, with at least one {variable}, e.g. file:///logs/{day}", check: checkURITemplate},
+				{Name: "uri", Kind: KindString, Required: true, Help: "the URI template, with at least one {variable}, e.g. file:///logs/{day}", Check: checkURITemplate},
 				entityName,
 				title,
 				description,
 				mime,
 			},
-			build: buildResourceTemplate,
+			Build: buildResourceTemplate,
 		},
 		{
 			Namespace: NamespaceMCP, Name: "prompt", Targets: TargetType,
 			Help: "declares the type as an MCP prompt; its Get method returns the messages.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", check: checkNonEmpty},
+				{Name: "name", Kind: KindString, Required: true, Help: "prompt name", Check: CheckNonEmpty},
 				title,
 				description,
 				{Name: "args", Kind: KindList, Help: "the prompt's arguments, each required unless it ends in ?, e.g. code,language?",
-					check: checkPromptArg, same: promptArgName},
+					Check: checkPromptArg, Same: promptArgName},
 			},
-			build: buildPrompt,
+			Build: buildPrompt,
 		},
 		{
 			Namespace: NamespaceMCP, Name: "arg", Targets: TargetType,
 			Help: "declares one argument of the //mcp:prompt type it sits on, with a title or description; " +
 				"//mcp:arg arguments follow those of args=, in source order.",
 			Keys: []Key{
-				{Name: "name", Kind: KindString, Required: true, Help: "argument name", check: checkNonEmpty},
+				{Name: "name", Kind: KindString, Required: true, Help: "argument name", Check: CheckNonEmpty},
 				title,
 				{Name: "description", Kind: KindString, Help: "what the argument is for"},
 				{Name: "optional", Kind: KindFlag, Help: "the argument may be left out (arguments are required by default)"},
 			},
-			build: buildArg,
+			Build: buildArg,
 		},
-		guidanceDef(),
 		{
 			Namespace: NamespaceMCP, Name: "plugin", Targets: TargetType,
 			Help: "declares the type as a plugin; //hook: directives on its methods are external hooks and need flow=.",
 			Keys: []Key{
 				{Name: "name", Kind: KindWord, Required: true, Help: "plugin name"},
 			},
-			build: buildPlugin,
+			Build: buildPlugin,
 		},
-		declareDef(),
 		{
 			Namespace: NamespaceHook, Name: "<stage>", Stage: true, Targets: TargetMethod | TargetFunc,
 			Help: "runs the method or function as a hook at the stage. On a method of an entity type it is an embedded hook; " +
@@ -421,10 +459,10 @@ func defaultDefs() []Def {
 				{Name: "priority", Kind: KindPriority, Default: "0", Help: "order within the stage, higher first: an int32, or a position of package priority with an optional offset (auth, auth+10, cache-1)"},
 				{Name: "name", Kind: KindWord, Default: "the method or function name", Help: "the hook's name, part of its stable ID"},
 				{Name: "timeout", Kind: KindDuration, Default: "no bound", Help: "bound on each call, e.g. 250ms: the hook's context is cancelled and the run goes on by onfail"},
-				{Name: "onfail", Kind: KindWord, Default: "closed", check: checkFailurePolicy,
+				{Name: "onfail", Kind: KindWord, Default: "closed", Check: checkFailurePolicy,
 					Help: "what the hook's failure (error, panic, timeout) does: closed stops the run; open logs and records it, and the run goes on"},
 			},
-			build: buildHook,
+			Build: buildHook,
 		},
-	}, interceptorDefs()...)
+	}
 }

@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/list.golden and the directives block of docs/hookgen.md")
@@ -15,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite testdata/list.golden and the di
 // TestList compares hookgen -list's text with testdata/list.golden; run with
 // -update to rewrite it after changing the registry.
 func TestList(t *testing.T) {
-	got := directive.Default().List()
+	got := registry().List()
 	golden := filepath.Join("testdata", "list.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -29,7 +33,7 @@ func TestList(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("List() differs from %s (run go test -update):\n%s", golden, got)
 	}
-	if again := directive.Default().List(); again != got {
+	if again := registry().List(); again != got {
 		t.Error("List() is not stable across registries")
 	}
 }
@@ -56,7 +60,7 @@ func TestSynopsisInDocs(t *testing.T) {
 		t.Fatalf("docs/hookgen.md has no directives block (%q … %q)", synopsisBegin, synopsisEnd)
 	}
 	end := begin + n
-	want := directive.Default().Synopsis()
+	want := registry().Synopsis()
 	if got := doc[begin+len(synopsisBegin) : end]; got == want {
 		return
 	}
@@ -71,7 +75,7 @@ func TestSynopsisInDocs(t *testing.T) {
 // TestListCoversRegistry checks that -list shows every directive and key,
 // so the registry stays the single source of the help.
 func TestListCoversRegistry(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	list := r.List()
 	for _, d := range r.Defs() {
 		if !strings.Contains(list, d.Usage()+"\n") {
@@ -89,13 +93,13 @@ func TestListCoversRegistry(t *testing.T) {
 }
 
 func TestDefs(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	defs := r.Defs()
 	var heads []string
 	for _, d := range defs {
 		heads = append(heads, d.Head())
 	}
-	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:guidance //mcp:plugin //mcp:declare //hook:<stage> //hook:validator //hook:mutator"
+	want := "//mcp:tool //mcp:resource //mcp:resource-template //mcp:prompt //mcp:arg //mcp:plugin //mcp:guidance //mcp:declare //hook:<stage> //hook:validator //hook:mutator"
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("heads = %s, want %s", got, want)
 	}
@@ -150,4 +154,15 @@ func TestKindAndTargetStrings(t *testing.T) {
 			t.Errorf("Target(%d).String() = %q, want %q", tg, got, want)
 		}
 	}
+}
+
+// registry returns the registry hookgen uses: the core directives and
+// those of its extensions, as main.go lists them (TestCLIList compares
+// hookgen -list with testdata/list.golden).
+func registry() *directive.Registry {
+	r, err := ext.Registry([]ext.Extension{guidance.New(), declare.New(), interceptor.New()})
+	if err != nil {
+		panic(err)
+	}
+	return r
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/analyze"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/gen"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/load"
 )
@@ -27,6 +28,8 @@ type Options struct {
 	// Shuffle, when set, reorders each package's files before analysis; the
 	// tests use it to prove the output does not depend on file order.
 	Shuffle func([]*ast.File)
+	// Extensions add their directives, analysis and code, in order.
+	Extensions []ext.Extension
 }
 
 // Package is the outcome for one package.
@@ -98,9 +101,13 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	reg, err := ext.Registry(opts.Extensions)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	analyzers, renderers := ext.Analyzers(opts.Extensions), ext.Renderers(opts.Extensions)
 	res := &Result{}
 	res.Stats.Stats = *st
-	reg := directive.Default()
 	for _, lp := range pkgs {
 		p := &Package{Path: lp.PkgPath, Dir: lp.Dir, File: lp.GenPath(), LoadErrors: lp.Errors}
 		res.Packages = append(res.Packages, p)
@@ -119,7 +126,7 @@ func Run(opts Options) (*Result, error) {
 			files = slices.Clone(files)
 			opts.Shuffle(files)
 		}
-		model, diags := analyze.Analyze(analyze.Input{Fset: lp.Pkg.Fset, Files: files, Types: lp.Pkg.Types, Info: lp.Pkg.TypesInfo}, reg)
+		model, diags := analyze.Analyze(analyze.Input{Fset: lp.Pkg.Fset, Files: files, Types: lp.Pkg.Types, Info: lp.Pkg.TypesInfo}, reg, analyzers...)
 		res.Stats.Analyze += time.Since(t0)
 		res.Diags = append(res.Diags, diags...)
 		if model == nil {
@@ -132,7 +139,7 @@ func Run(opts Options) (*Result, error) {
 		p.Model = model
 		res.Stats.Generated++
 		t1 := time.Now()
-		src, err := gen.Render(model)
+		src, err := gen.Render(model, renderers...)
 		res.Stats.Render += time.Since(t1)
 		if err != nil {
 			p.LoadErrors = append(p.LoadErrors, load.Error{Msg: "internal error: rendering " + load.GenFile + ": " + err.Error()})

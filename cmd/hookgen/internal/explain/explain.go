@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -42,13 +43,34 @@ type planned struct {
 	hook     *analyze.HookDecl
 }
 
+// A Positioner is the part of a hookgen extension (package ext) that
+// -explain -v asks for the positions it adds to a flow's plan.
+type Positioner interface {
+	// Positions returns the positions in flow's plan that are not hooks of
+	// the package, e.g. where a plugin runs hooks it learns at start.
+	Positions(flow flows.ID) []Position
+}
+
+// A Position is a line of a plan that is not a hook: ID, in parentheses,
+// says what runs there. At equal priority it is shown after the
+// package's hooks.
+type Position struct {
+	Stage    stages.Stage
+	Priority int
+	ID       string
+}
+
 // Package writes the plan of flow for the package's entities; verbose adds
-// the positions of remote interceptors.
-func Package(w io.Writer, p *analyze.Package, flow flows.ID, verbose bool) {
+// the positions of exts.
+func Package(w io.Writer, p *analyze.Package, flow flows.ID, verbose bool, exts ...Positioner) {
 	fmt.Fprintf(w, "\npackage %s\n", p.Path)
 	var external []planned
 	if verbose {
-		external = interceptorPositions(flow)
+		for _, x := range exts {
+			for _, pos := range x.Positions(flow) {
+				external = append(external, planned{stage: pos.Stage, priority: pos.Priority, seq: math.MaxInt, id: pos.ID})
+			}
+		}
 	}
 	seq := 0
 	add := func(list *[]planned, h *analyze.HookDecl, id string) {
@@ -121,7 +143,7 @@ func write(w io.Writer, hooks []planned) {
 	var plan flows.Plan
 	for _, h := range hooks {
 		e := flows.PlanEntry{ID: h.id, Priority: h.priority}
-		if h.hook != nil { // nil for a position (interceptorPositions)
+		if h.hook != nil { // nil for a Position
 			e.Timeout, e.OnFailure = h.hook.Timeout, h.hook.OnFailure
 		}
 		plan.Stages[h.stage] = append(plan.Stages[h.stage], e)

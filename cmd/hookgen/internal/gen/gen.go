@@ -39,16 +39,29 @@ type renderer struct {
 	f *jen.File
 	// Parameter names, chosen not to shadow what the bodies refer to.
 	r, c string
+	// paths are the packages the file may import, with their names;
+	// local are the package-level identifiers the bodies refer to.
+	paths map[string]string
+	local map[string]bool
+	// extGuard are the extensions' build-guard entries (File.Guard).
+	extGuard []guardEntry
 }
 
 // Render returns the formatted hookgen_gen.go for p. p must not be empty.
-func Render(p *analyze.Package) ([]byte, error) {
-	g := &renderer{p: p, f: jen.NewFilePathName(p.Path, p.Name)}
+// exts render the results of hookgen's extensions (package ext), in order,
+// after the core's declarations.
+func Render(p *analyze.Package, exts ...Renderer) ([]byte, error) {
+	g := &renderer{p: p, f: jen.NewFilePathName(p.Path, p.Name), paths: corePaths()}
 	g.f.HeaderComment(Header + "\n\n" + BuildLine)
-	local := g.localNames()
-	g.r = fresh("r", local)
-	g.c = fresh("c", local)
-	g.imports(local)
+	g.local = g.localNames()
+	files := make([]*File, len(exts))
+	for i, x := range exts {
+		files[i] = &File{g: g, name: x.Name(), Package: p}
+		x.Prepare(files[i])
+	}
+	g.r = fresh("r", g.local)
+	g.c = fresh("c", g.local)
+	g.imports(g.local)
 
 	g.f.Comment("hookgen: this file needs the framework of hookflow " + RuntimeVersion + " or later: if this")
 	g.f.Comment("does not compile, upgrade github.com/hookflow/hookflow, or regenerate with the")
@@ -59,22 +72,20 @@ func Render(p *analyze.Package) ([]byte, error) {
 		sep()
 		g.register()
 	}
-	if len(p.EmbedPaths()) > 0 {
-		sep()
-		g.guidance()
+	renderExts := func(at Place) {
+		for i, x := range exts {
+			if x.Place() == at && files[i].Result() != nil {
+				sep()
+				x.Render(files[i])
+			}
+		}
 	}
+	renderExts(AfterRegister)
 	for _, pl := range p.Plugins {
 		sep()
 		g.plugin(pl)
 	}
-	if len(p.Declared) > 0 {
-		sep()
-		g.declaredHooks()
-	}
-	if len(p.Interceptors) > 0 {
-		sep()
-		g.interceptors()
-	}
+	renderExts(AtEnd)
 	if guard := g.guard(); guard != nil {
 		sep()
 		g.f.Comment(`hookgen: if this does not compile, a type or method that hookgen wired up was`)
@@ -96,9 +107,22 @@ func Render(p *analyze.Package) ([]byte, error) {
 	return src, nil
 }
 
+// corePaths are the packages the core's code may import, with their names.
+func corePaths() map[string]string {
+	return map[string]string{
+		pathErrors:        "errors",
+		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
+		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
+		analyze.PathPriority: "priority",
+	}
+}
+
 func multi(open, close string) jen.Options {
 	return jen.Options{Open: open, Close: close, Separator: ",", Multi: true}
 }
+
+// Fresh returns base, or base with a number appended, that is not in used.
+func Fresh(base string, used map[string]bool) string { return fresh(base, used) }
 
 // fresh returns base, or base with a number appended, that is not in used.
 func fresh(base string, used map[string]bool) string {
@@ -138,9 +162,6 @@ func (g *renderer) localNames() map[string]bool {
 	for _, pl := range g.p.Plugins {
 		used[pl.TypeName] = true
 	}
-	for _, ic := range g.p.Interceptors {
-		used[ic.Func] = true
-	}
 	return used
 }
 
@@ -148,14 +169,7 @@ func (g *renderer) localNames() map[string]bool {
 // package's own name unless a package-level identifier, a parameter or
 // another import has it, else an alias.
 func (g *renderer) imports(local map[string]bool) {
-	paths := map[string]string{
-		pathErrors:        "errors",
-		analyze.PathFlows: "flows", analyze.PathFramework: "framework",
-		analyze.PathScope: "scope", analyze.PathStages: "stages", analyze.PathMCP: "mcp",
-		analyze.PathPriority: "priority", analyze.PathHost: "host", pathWire: "wire",
-		pathDeclared: "declared", pathJSON: "json",
-		pathEmbed: "embed", analyze.PathGuidance: "guidance",
-	}
+	paths := g.paths
 	for _, e := range g.p.Entities {
 		for _, t := range []types.Type{e.In, e.Out} {
 			walkType(t, func(obj types.Object) {
@@ -486,8 +500,8 @@ func (g *renderer) guard() []jen.Code {
 			add(pl.TypeName+"."+h.Func, jen.Parens(jen.Op("*").Id(pl.TypeName)).Dot(h.Func))
 		}
 	}
-	for _, ic := range g.p.Interceptors {
-		add(ic.Func, jen.Id(ic.Func))
+	for _, e := range g.extGuard {
+		add(e.key, e.code)
 	}
 	return out
 }

@@ -1,31 +1,64 @@
-package directive_test
+package declare_test
 
 import (
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 
+var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
+
+func render(ds []directive.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// registry returns the core's directives and this extension's.
+func registry() *directive.Registry {
+	r, err := directive.New(declare.New().Directives()...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+type decodeTest struct {
+	line      string
+	want      directive.Value
+	canonical string
+}
+
+type errorTest struct {
+	name string
+	line string
+	want []string
+}
+
 func TestDecodeDeclare(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range []decodeTest{
 		{
 			`//mcp:declare event=session_end context="Store what you learned."`,
-			directive.Declare{Event: declared.SessionEnd, Context: "Store what you learned.", Priority: declared.Suggestion},
+			declare.Directive{Event: declared.SessionEnd, Context: "Store what you learned.", Priority: declared.Suggestion},
 			`//mcp:declare event=session_end context="Store what you learned."`,
 		},
 		{
 			`//mcp:declare priority=required event=post_tool_use toolname=Bash inputcontains="git commit" toolserver=shell context=committed`,
-			directive.Declare{Event: declared.PostToolUse, ToolName: "Bash", InputContains: "git commit", ToolServer: "shell", Context: "committed", Priority: declared.Required},
+			declare.Directive{Event: declared.PostToolUse, ToolName: "Bash", InputContains: "git commit", ToolServer: "shell", Context: "committed", Priority: declared.Required},
 			`//mcp:declare event=post_tool_use toolname=Bash inputcontains="git commit" toolserver=shell context=committed priority=required`,
 		},
 		{
 			"//mcp:declare event=session_start contexttool=recall contextargs=`{\"query\": \"{project_name}\"}` priority=important",
-			directive.Declare{Event: declared.SessionStart, ContextTool: "recall", ContextArgs: `{"query": "{project_name}"}`, Priority: declared.Important},
+			declare.Directive{Event: declared.SessionStart, ContextTool: "recall", ContextArgs: `{"query": "{project_name}"}`, Priority: declared.Important},
 			`//mcp:declare event=session_start contexttool=recall contextargs="{\"query\": \"{project_name}\"}" priority=important`,
 		},
 	} {
@@ -48,7 +81,7 @@ func TestDecodeDeclare(t *testing.T) {
 }
 
 func TestDeclareErrors(t *testing.T) {
-	r := directive.Default()
+	r := registry()
 	for _, tt := range []errorTest{
 		{"no event", `//mcp:declare context=x`,
 			[]string{`file.go:7:7: missing required key "event" for //mcp:declare`}},

@@ -1,32 +1,53 @@
-package directive_test
+package guidance_test
 
 import (
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	guidanceext "github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
+
+var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
+
+func render(ds []directive.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// registry returns the core's directives and this extension's.
+func registry() *directive.Registry {
+	r, err := directive.New(guidanceext.New().Directives()...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // TestGuidanceDecode decodes //mcp:guidance lines, renders them in
 // canonical form and reads that back.
 func TestGuidanceDecode(t *testing.T) {
 	tests := []struct {
 		line      string
-		want      directive.Guidance
+		want      guidanceext.Directive
 		canonical string
 	}{
 		{
 			`//mcp:guidance tag=tips lifecycle=end level=SHOULD`,
-			directive.Guidance{Tag: "tips", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Should},
+			guidanceext.Directive{Tag: "tips", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Should},
 			`//mcp:guidance tag=tips lifecycle=end level=SHOULD`,
 		},
 		{
 			`//mcp:guidance storage=memory,file features=sampling,roots file=docs/tips.md priority=60 level=MUST-NOT description="For people." ` +
 				`name="Weather tips" lifecycle=start type=storage tag=weather.tips_2`,
-			directive.Guidance{Tag: "weather.tips_2", Type: guidance.TypeStorage, Lifecycle: guidance.Start, Level: guidance.MustNot,
+			guidanceext.Directive{Tag: "weather.tips_2", Type: guidance.TypeStorage, Lifecycle: guidance.Start, Level: guidance.MustNot,
 				Name: "Weather tips", Description: "For people.", Priority: 60, File: "docs/tips.md",
 				Features: []guidance.Feature{guidance.Sampling, guidance.Roots}, Storage: []string{"memory", "file"}},
 			`//mcp:guidance tag=weather.tips_2 type=storage lifecycle=start level=MUST-NOT name="Weather tips" description="For people." ` +
@@ -34,11 +55,11 @@ func TestGuidanceDecode(t *testing.T) {
 		},
 		{
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD_NOT type=action`,
-			directive.Guidance{Tag: "x", Type: guidance.TypeAction, Lifecycle: guidance.Cancel, Level: guidance.ShouldNot},
+			guidanceext.Directive{Tag: "x", Type: guidance.TypeAction, Lifecycle: guidance.Cancel, Level: guidance.ShouldNot},
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD-NOT`,
 		},
 	}
-	r := directive.Default()
+	r := registry()
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec == nil {
@@ -85,7 +106,7 @@ func TestGuidanceErrors(t *testing.T) {
 		{`//mcp:guidance tag=x lifecycle=end level=MAY priorty=3`,
 			[]string{`file.go:7:46: unknown key "priorty" for //mcp:guidance (did you mean "priority"?)`}},
 	}
-	r := directive.Default()
+	r := registry()
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec != nil {

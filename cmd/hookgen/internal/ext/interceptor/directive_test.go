@@ -1,34 +1,55 @@
-package directive_test
+package interceptor_test
 
 import (
+	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 )
+
+var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
+
+func render(ds []directive.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return out
+}
+
+func registry(t *testing.T) *directive.Registry {
+	t.Helper()
+	r, err := directive.New(interceptor.New().Directives()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 // //hook:validator and //hook:mutator decode to their value, whose
 // canonical form decodes to it again.
 func TestDecodeInterceptors(t *testing.T) {
-	r := directive.Default()
+	r := registry(t)
 	tests := []struct {
 		line      string
-		want      directive.InterceptorDirective
+		want      interceptor.Directive
 		canonical string
 	}{
 		{`//hook:validator events=tools/call`,
-			directive.InterceptorDirective{Events: []string{"tools/call"}},
+			interceptor.Directive{Events: []string{"tools/call"}},
 			`//hook:validator events=tools/call`},
 		{`//hook:validator name=policy/v1 events=tools/call,resources/* phase=both audit failopen description="Checks policy." version=1.2.0`,
-			directive.InterceptorDirective{Name: "policy/v1", Events: []string{"tools/call", "resources/*"}, Phase: "both", Audit: true, FailOpen: true, Description: "Checks policy.", Version: "1.2.0"},
+			interceptor.Directive{Name: "policy/v1", Events: []string{"tools/call", "resources/*"}, Phase: "both", Audit: true, FailOpen: true, Description: "Checks policy.", Version: "1.2.0"},
 			`//hook:validator name=policy/v1 events=tools/call,resources/* phase=both audit failopen description="Checks policy." version=1.2.0`},
 		{`//hook:mutator priorityhint=-100000 events=* phase=response`,
-			directive.InterceptorDirective{Mutator: true, Events: []string{"*"}, Phase: "response", PriorityHint: -100000, HasHint: true},
+			interceptor.Directive{Mutator: true, Events: []string{"*"}, Phase: "response", PriorityHint: -100000, HasHint: true},
 			`//hook:mutator events=* phase=response priorityhint=-100000`},
 		{`//hook:mutator events=tools/call priorityhint=0`,
-			directive.InterceptorDirective{Mutator: true, Events: []string{"tools/call"}, HasHint: true},
+			interceptor.Directive{Mutator: true, Events: []string{"tools/call"}, HasHint: true},
 			`//hook:mutator events=tools/call priorityhint=0`},
 	}
 	for _, tt := range tests {
@@ -53,7 +74,7 @@ func TestDecodeInterceptors(t *testing.T) {
 }
 
 func TestInterceptorErrors(t *testing.T) {
-	r := directive.Default()
+	r := registry(t)
 	tests := []struct {
 		line string
 		want []string
