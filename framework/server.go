@@ -126,6 +126,10 @@ type Options struct {
 	// hold that room. 0 means [DefaultBodyReadTimeout]; a negative value
 	// removes the bound.
 	BodyReadTimeout time.Duration
+	// HTTPTransport selects the streamable HTTP transport that
+	// [Server.HTTPHandler] serves: the zero value is the SDK's; see
+	// [HTTPTransport].
+	HTTPTransport HTTPTransport
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
@@ -172,7 +176,7 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	s.sdk = mcp.NewServer(impl, &so)
 	// The capability trim runs inside the flow middleware, so that
 	// session:initialize hooks see the capabilities the client will.
-	s.sdk.AddReceivingMiddleware(s.middleware, s.trimCapabilities)
+	s.sdk.AddReceivingMiddleware(callContext, s.middleware, s.trimCapabilities)
 	s.sdk.AddSendingMiddleware(s.sendingMiddleware)
 	return s
 }

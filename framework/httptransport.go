@@ -1,0 +1,162 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPTransport selects the streamable HTTP transport under
+// [Server.HTTPHandler]: [HTTPTransportSDK] or [HTTPTransportHookflow].
+type HTTPTransport uint8
+
+const (
+	// HTTPTransportDefault is the zero value: the SDK's transport
+	// (HTTPTransportSDK), the one every release so far has served.
+	HTTPTransportDefault HTTPTransport = iota
+	// HTTPTransportSDK is the SDK's mcp.StreamableHTTPHandler, behind
+	// hookflow's body bounds and JSON-RPC error bodies.
+	HTTPTransportSDK
+	// HTTPTransportHookflow is hookflow's own streamable HTTP transport
+	// (the SDK's server still runs each session): each POST body is read
+	// once and decoded once, into messages that point into it. See
+	// docs/transport.md for what it does differently.
+	HTTPTransportHookflow
+)
+
+// String returns "default", "sdk" or "hookflow".
+func (t HTTPTransport) String() string {
+	switch t {
+	case HTTPTransportSDK:
+		return "sdk"
+	case HTTPTransportHookflow:
+		return "hookflow"
+	}
+	return "default"
+}
+
+// callContext is a receiving middleware that puts the request's
+// RequestExtra in its context, for hookflow's transport to route what the
+// request's handler sends to the request's own HTTP response.
+func callContext(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ex := req.GetExtra(); ex != nil && ex.CloseSSEStream != nil {
+			ctx = streamable.WithRequest(ctx, ex)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// newHookflowHandler returns hookflow's streamable transport for s with o
+// (defaults applied), sharing the SDK handler's body bounds.
+func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64, maxSessions int, bodyTimeout time.Duration) http.Handler {
+	var newID func() string
+	if sdk := s.opts.SDK; sdk != nil && sdk.GetSessionID != nil {
+		newID = sdk.GetSessionID
+	}
+	var versions []string
+	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
+		versions = sdk.SupportedProtocolVersions
+	}
+	timeout := o.SessionTimeout
+	if timeout < 0 {
+		timeout = 0
+	}
+	br := &bodyReader{max: maxBody, bodies: s.bodies, timeout: bodyTimeout}
+	return streamable.New(streamable.Options{
+		Server:                     s.sdk,
+		Stateless:                  o.Stateless,
+		JSONResponse:               o.JSONResponse,
+		SessionTimeout:             timeout,
+		MaxSessions:                max(maxSessions, 0),
+		Versions:                   versions,
+		NewSessionID:               newID,
+		ReadBody:                   br.read,
+		ToolSchema:                 s.toolSchema,
+		DisableLocalhostProtection: o.DisableLocalhostProtection,
+		CrossOriginProtection:      o.CrossOriginProtection,
+		Logger:                     s.logger,
+	})
+}
+
+// toolSchema returns the input schema of the tool named name.
+func (s *Server) toolSchema(name string) (any, bool) {
+	e, ok := s.index.Load().tools[name]
+	if !ok || e.entity == nil || e.entity.Tool == nil {
+		return nil, false
+	}
+	return e.entity.Tool.InputSchema, true
+}
+
+// bodyReader reads POST bodies for hookflow's transport with the bounds
+// of the SDK transport's wrapper (rpcHandler): a body past max is refused
+// 413 (unread when it declares its length), one that takes longer than
+// timeout 408, one that finds no room in the bodies in flight 503.
+type bodyReader struct {
+	max     int64
+	bodies  *bodyBudget
+	timeout time.Duration
+}
+
+func (b *bodyReader) read(w http.ResponseWriter, req *http.Request) ([]byte, func(), bool) {
+	hold := bodyHoldOf(req)
+	release := func() {}
+	if hold == nil {
+		hold = &bodyHold{budget: b.bodies}
+		release = hold.release
+	}
+	var conn readDeadliner
+	if b.timeout > 0 {
+		if conn = readDeadlinerOf(w); conn != nil && conn.SetReadDeadline(time.Now().Add(b.timeout)) != nil {
+			conn = nil
+		}
+	}
+	data, whole, err := readBody(req, b.max, hold)
+	_ = req.Body.Close()
+	if conn != nil {
+		_ = conn.SetReadDeadline(time.Time{})
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		release()
+		http.Error(w, fmt.Sprintf("the request body did not arrive within %v", b.timeout), http.StatusRequestTimeout)
+	case errors.Is(err, errBodyBudget):
+		release()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	case err == nil && !whole, errors.As(err, &mbe):
+		release()
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", b.max), http.StatusRequestEntityTooLarge)
+	case err != nil:
+		release()
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+	default:
+		return data, release, true
+	}
+	return nil, nil, false
+}
+
+// MarshalText returns the name String gives.
+func (t HTTPTransport) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads "sdk", "hookflow" or "default" (or empty).
+func (t *HTTPTransport) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "", "default":
+		*t = HTTPTransportDefault
+	case "sdk":
+		*t = HTTPTransportSDK
+	case "hookflow":
+		*t = HTTPTransportHookflow
+	default:
+		return fmt.Errorf("unknown HTTP transport %q: sdk or hookflow", b)
+	}
+	return nil
+}
