@@ -23,6 +23,10 @@ func rejected(format string, args ...any) error {
 
 type callKey struct{}
 
+// errClientGone fails Read when a stateless POST's client went away; it
+// wraps context.Canceled, as the cancellation of the calls it causes is.
+var errClientGone = fmt.Errorf("the client disconnected: %w", context.Canceled)
+
 // WithRequest returns ctx carrying extra, the RequestExtra the transport
 // gave a request: a receiving middleware calls it so that what the
 // request's handler sends (progress, log messages, requests to the client)
@@ -106,7 +110,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case msg := <-c.incoming:
 		return msg, nil
 	case <-c.broken:
-		return nil, errors.New("the client disconnected")
+		return nil, errClientGone
 	case <-c.done:
 		return nil, io.EOF
 	case <-ctx.Done():

@@ -86,9 +86,9 @@ func (h *Handler) checkHeaders(header http.Header, msg jsonrpc.Message) error {
 		return fmt.Errorf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", method, req.Method)
 	}
 	var params struct {
-		Name      string                     `json:"name"`
-		URI       string                     `json:"uri"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
 	}
 	switch req.Method {
 	case "tools/call", "resources/read", "prompts/get":
@@ -147,7 +147,7 @@ func bindings(props map[string]schemaProp, prefix []string, out []binding) []bin
 // checkParamHeaders checks each argument the tool's schema marks with
 // x-mcp-header against its Mcp-Param-<name> header: present exactly when
 // the argument is (and not null), and equal to it.
-func checkParamHeaders(header http.Header, schema any, args map[string]json.RawMessage) error {
+func checkParamHeaders(header http.Header, schema any, rawArgs json.RawMessage) error {
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return nil
@@ -156,7 +156,15 @@ func checkParamHeaders(header http.Header, schema any, args map[string]json.RawM
 	if json.Unmarshal(raw, &root) != nil {
 		return nil
 	}
-	for _, b := range bindings(root.Properties, nil, nil) {
+	bs := bindings(root.Properties, nil, nil)
+	if len(bs) == 0 {
+		return nil
+	}
+	// Arguments that are not an object have no annotated values: the
+	// tool's validation refuses them.
+	var args map[string]json.RawMessage
+	_ = json.Unmarshal(rawArgs, &args)
+	for _, b := range bs {
 		full := paramHeaderPrefix + b.header
 		value := header.Get(full)
 		arg, found := lookup(args, b.path)
