@@ -547,7 +547,7 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		rh.maxSessions = -1
 	}
 	var h http.Handler = rh
-	if s.opts.HTTPTransport == HTTPTransportHookflow && o.EventStore == nil {
+	if s.opts.HTTPTransport != HTTPTransportSDK && o.EventStore == nil {
 		// hookflow's transport has no event store to resume streams from:
 		// a handler given one keeps the SDK's.
 		h = s.newHookflowHandler(&o, maxBody, rh.maxSessions, rh.bodyTimeout)

@@ -127,8 +127,8 @@ type Options struct {
 	// removes the bound.
 	BodyReadTimeout time.Duration
 	// HTTPTransport selects the streamable HTTP transport that
-	// [Server.HTTPHandler] serves: the zero value is the SDK's; see
-	// [HTTPTransport].
+	// [Server.HTTPHandler] serves: the zero value is hookflow's own,
+	// HTTPTransportSDK the SDK's; see [HTTPTransport].
 	HTTPTransport HTTPTransport
 }
 
@@ -384,11 +384,16 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // Mcp-Session-Id header. Transport refusals (Host, origin, unknown session,
 // Content-Type, Accept, body size) keep the SDK's status and text.
 //
-// A stateless handler (opts.Stateless) answers a tools/call that carries
-// no progress token and no log level with one JSON body rather than an
-// SSE stream: its response is the only message it can get, and a JSON
-// body costs the server less. Other requests, and every request when
-// opts.JSONResponse is set, are answered as the options say.
+// The transport is hookflow's own unless [Options.HTTPTransport] is
+// HTTPTransportSDK or opts sets an EventStore (see [HTTPTransport]). On
+// hookflow's, a tools/call whose answer is its only message gets one JSON
+// body, stateful or stateless, and the first message of any other kind
+// turns the answer into an SSE stream; a stateless call is cancelled when
+// its client goes away whatever PropagateRequestCancellation says. On the
+// SDK's, a stateless handler answers a tools/call that carries no
+// progress token and no log level with one JSON body. Other requests, and
+// every request when opts.JSONResponse is set, are answered as the
+// options say.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	if err := s.Start(); err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	segjson "github.com/segmentio/encoding/json"
@@ -49,10 +51,14 @@ func DecodeMessage(data []byte) (jsonrpc.Message, error) {
 // decodeOne is DecodeMessage without the depth check, for a message whose
 // enclosing body was checked.
 func decodeOne(data []byte) (jsonrpc.Message, error) {
-	var w wireMessage
+	w := wires.Get().(*wireMessage)
+	defer func() {
+		*w = wireMessage{}
+		wires.Put(w)
+	}()
 	// Like the SDK's stream decoder, the first JSON value is the message;
 	// what follows it is not looked at.
-	if _, err := segjson.Parse(data, &w, parseFlags); err != nil {
+	if _, err := segjson.Parse(data, w, parseFlags); err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
@@ -82,6 +88,11 @@ func decodeOne(data []byte) (jsonrpc.Message, error) {
 	return resp, nil
 }
 
+// wires recycles the envelopes decodeOne decodes into: every field of one
+// is copied out (raw fields point into the body, not into it) before it
+// goes back.
+var wires = sync.Pool{New: func() any { return new(wireMessage) }}
+
 // decodeString decodes a JSON string (or null, as ""), without a decoder
 // for the common string with no escapes.
 func decodeString(raw []byte) (string, error) {
@@ -96,9 +107,9 @@ func decodeString(raw []byte) (string, error) {
 }
 
 // DecodeBody decodes a POST body: one message, or a batch (a JSON array
-// of messages), as the SDK's transport reads them. A batch must have at
-// least one message.
-func DecodeBody(data []byte) (msgs []jsonrpc.Message, batch bool, err error) {
+// of messages), as the SDK's transport reads them, appending them to buf.
+// A batch must have at least one message.
+func DecodeBody(data []byte, buf []jsonrpc.Message) (msgs []jsonrpc.Message, batch bool, err error) {
 	if err := checkDepth(data); err != nil {
 		return nil, false, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
@@ -108,7 +119,7 @@ func DecodeBody(data []byte) (msgs []jsonrpc.Message, batch bool, err error) {
 			if len(raws) == 0 {
 				return nil, true, errors.New("empty batch")
 			}
-			msgs = make([]jsonrpc.Message, 0, len(raws))
+			msgs = slices.Grow(buf, len(raws))
 			for _, raw := range raws {
 				m, err := decodeOne(raw)
 				if err != nil {
@@ -123,7 +134,7 @@ func DecodeBody(data []byte) (msgs []jsonrpc.Message, batch bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return []jsonrpc.Message{m}, false, nil
+	return append(buf, m), false, nil
 }
 
 // checkDepth refuses data whose objects and arrays nest deeper than

@@ -29,9 +29,11 @@
 //     stateless, so that covers it. A stateful call is not cancelled by a
 //     disconnection (2025-11-25 says a client that gives up sends
 //     notifications/cancelled).
-//   - Custom receiving methods (AddReceivingCustomMethod): the transport
-//     does not check methods it does not know; the SDK answers them, or
-//     refuses them with -32601 (HTTP 404 on 2026-07-28).
+//   - Custom receiving methods (AddReceivingCustomMethod): the SDK keeps
+//     the list unexported, so the transport does not check methods; the
+//     session serves a custom one, or answers -32601. A -32601 that is a
+//     POST's whole answer goes out as a JSON body with HTTP 400 (404 on
+//     2026-07-28), as the SDK's transport refuses an unknown method.
 //   - The per-tool header checks (Mcp-Param-*, from x-mcp-header in a
 //     tool's input schema): re-implemented, with the schema from
 //     framework's tool index (Options.ToolSchema).

@@ -57,10 +57,10 @@ type Options struct {
 	// its own, closed when the POST ends.
 	NewSessionID func() string
 	// ReadBody reads a POST's body within the server's bounds, and
-	// returns a func that gives back the room it holds among the bodies
-	// in flight once the body is decoded. On a refusal it writes the
-	// response (413, 408, 503…) and returns false.
-	ReadBody func(w http.ResponseWriter, r *http.Request) (data []byte, release func(), ok bool)
+	// returns what gives back the room it holds among the bodies in
+	// flight once the body is decoded (nil: nothing to give back). On a
+	// refusal it writes the response (413, 408, 503…) and returns false.
+	ReadBody func(w http.ResponseWriter, r *http.Request) (data []byte, hold Releaser, ok bool)
 	// ToolSchema returns a tool's input schema, for the Mcp-Param-*
 	// header checks of 2026-07-28; nil: no such checks.
 	ToolSchema func(name string) (any, bool)
@@ -71,6 +71,10 @@ type Options struct {
 	CrossOriginProtection *http.CrossOriginProtection
 	Logger                *slog.Logger
 }
+
+// Releaser gives back what a body read holds; Release may be called more
+// than once.
+type Releaser interface{ Release() }
 
 // Handler serves MCP's streamable HTTP transport for one mcp.Server, with
 // sessions, SSE and JSON responses of its own and the SDK's server
@@ -190,8 +194,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	if version == "" {
 		version = defaultVersion
 	}
-	sess.begin()
-	defer sess.end(h.opts.SessionTimeout)
+	// An open GET stream does not keep its session from idling out: only
+	// POSTs count, as on the SDK's handler.
 	s := newStream(w, modeSSE, version, 0)
 	s.standalone, s.writeTimeout = true, h.opts.WriteTimeout
 	c := sess.conn
@@ -215,7 +219,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	s.mu.Lock()
 	s.startLocked(http.StatusOK)
 	_, _ = w.Write([]byte(": ok\n\n"))
-	_ = s.rc.Flush()
+	_ = s.controller().Flush()
 	s.mu.Unlock()
 	select {
 	case <-r.Context().Done():

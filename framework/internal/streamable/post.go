@@ -14,6 +14,8 @@ import (
 
 // post is what servePOST learns of a POST's messages.
 type post struct {
+	one         [1]jsonrpc.Message // room for msgs of one message
+	oneCall     [1]*jsonrpc.Request
 	msgs        []jsonrpc.Message
 	batch       bool
 	calls       []*jsonrpc.Request
@@ -49,9 +51,14 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		sess.begin()
 		defer sess.end(h.opts.SessionTimeout)
 	}
-	data, release, ok := h.opts.ReadBody(w, r)
+	data, hold, ok := h.opts.ReadBody(w, r)
 	if !ok {
 		return
+	}
+	release := func() {
+		if hold != nil {
+			hold.Release()
+		}
 	}
 	// The messages point into data, which stays in memory as long as they
 	// do; the bound on bodies in flight is on reading them.
@@ -60,7 +67,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: POST requires a non-empty body", nil)
 		return
 	}
-	msgs, batch, err := DecodeBody(data)
+	var p post
+	msgs, batch, err := DecodeBody(data, p.one[:0])
 	release()
 	if err != nil {
 		if !json.Valid(data) {
@@ -79,7 +87,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 			fmt.Sprintf("JSON-RPC batching is not supported in %s and later (request version: %s)", oldestBatchless, v), nil)
 		return
 	}
-	p := post{msgs: msgs, batch: batch}
+	p.msgs, p.batch, p.calls = msgs, batch, p.oneCall[:0]
 	if !h.classify(w, r, &p, version) {
 		return
 	}

@@ -31,7 +31,7 @@ const (
 type stream struct {
 	mu         sync.Mutex
 	w          http.ResponseWriter
-	rc         *http.ResponseController
+	rc         *http.ResponseController // made on the first flush or deadline
 	mode       mode
 	standalone bool // the GET stream: never ends by answers
 	listen     bool // a subscriptions/listen call's stream
@@ -52,7 +52,7 @@ type stream struct {
 }
 
 func newStream(w http.ResponseWriter, m mode, version string, pending int) *stream {
-	return &stream{w: w, rc: http.NewResponseController(w), mode: m, version: version, pending: pending, done: make(chan struct{})}
+	return &stream{w: w, mode: m, version: version, pending: pending, done: make(chan struct{})}
 }
 
 var errEnded = errors.New("the stream has ended")
@@ -69,10 +69,10 @@ func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
 		s.pending--
 	}
 	last := resp != nil && s.pending <= 0 && !s.standalone
-	if resp != nil && !s.started && !s.batch && s.version >= newProtocol {
-		// 2026-07-28: some errors have an HTTP status of their own, and
-		// are the response's whole body.
-		if status := errorStatus(resp); status != 0 {
+	if resp != nil && !s.started && !s.batch {
+		// Some errors have an HTTP status of their own, and are the
+		// response's whole body.
+		if status := errorStatus(resp, s.version); status != 0 {
 			s.w.Header().Set("Content-Type", "application/json")
 			return s.writeWhole(status, data)
 		}
@@ -100,9 +100,9 @@ func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
 
 // writeWhole writes the response as one JSON body and ends the stream.
 func (s *stream) writeWhole(status int, body []byte) error {
-	h := s.w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// net/http sets Content-Length for a body written whole before the
+	// handler returns.
+	s.w.Header().Set("Content-Type", "application/json")
 	s.startLocked(status)
 	s.deadline()
 	_, err := s.w.Write(body)
@@ -148,7 +148,7 @@ func (s *stream) event(name string, data []byte, retry string) error {
 		s.end()
 		return err
 	}
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := s.controller().Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.end()
 		return err
 	}
@@ -158,8 +158,15 @@ func (s *stream) event(name string, data []byte, retry string) error {
 // deadline bounds the next write, when the stream has a write timeout.
 func (s *stream) deadline() {
 	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+		_ = s.controller().SetWriteDeadline(time.Now().Add(s.writeTimeout))
 	}
+}
+
+func (s *stream) controller() *http.ResponseController {
+	if s.rc == nil {
+		s.rc = http.NewResponseController(s.w)
+	}
+	return s.rc
 }
 
 // end ends the stream: its HTTP handler returns.
@@ -198,12 +205,21 @@ func (s *stream) finish(status int) {
 	s.end()
 }
 
-// errorStatus is the HTTP status of an error answer on 2026-07-28, 0 for
-// none: 404 for an unknown method; 400 for invalid params, an unsupported
-// protocol version or missing client capabilities.
-func errorStatus(resp *jsonrpc.Response) int {
+// errorStatus is the HTTP status of an error answer of protocol version,
+// 0 for none. On 2026-07-28: 404 for an unknown method; 400 for invalid
+// params, an unsupported protocol version or missing client capabilities.
+// Before it, an unknown method is 400, as the SDK's transport refuses it
+// (this transport leaves methods to the session, which knows the custom
+// ones).
+func errorStatus(resp *jsonrpc.Response, version string) int {
 	var jerr *jsonrpc.Error
 	if resp.Error == nil || !errors.As(resp.Error, &jerr) {
+		return 0
+	}
+	if version < newProtocol {
+		if jerr.Code == jsonrpc.CodeMethodNotFound {
+			return http.StatusBadRequest
+		}
 		return 0
 	}
 	switch jerr.Code {
