@@ -80,7 +80,7 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 		timeout = 0
 	}
 	br := &bodyReader{max: maxBody, bodies: s.bodies, timeout: bodyTimeout}
-	return streamable.New(streamable.Options{
+	h := streamable.New(streamable.Options{
 		Server:                     s.sdk,
 		Stateless:                  o.Stateless,
 		JSONResponse:               o.JSONResponse,
@@ -94,6 +94,8 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 		CrossOriginProtection:      o.CrossOriginProtection,
 		Logger:                     s.logger,
 	})
+	s.served.addHandler(h)
+	return h
 }
 
 // toolSchema returns the input schema of the tool named name.

@@ -394,3 +394,43 @@ func TestHTTPTransportStalledReader(t *testing.T) {
 		})
 	}
 }
+
+// TestCallOf checks that a handler learns its request's JSON-RPC ID and
+// its client's address over hookflow's transport (stateful and
+// stateless), and that CallOf says it does not know over the SDK's.
+func TestCallOf(t *testing.T) {
+	for _, tr := range httpTransports {
+		for _, stateless := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stateless=%v", tr, stateless), func(t *testing.T) {
+				srv := framework.NewServer(&mcp.Implementation{Name: "callof", Version: "1"}, &framework.Options{HTTPTransport: tr})
+				if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (echoOut, error) {
+					id, client, port, ok := srv.CallOf(req)
+					return echoOut{Echo: fmt.Sprintf("%v %v %s %v", ok, id.Raw(), client, port != "")}, nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: stateless})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts := httptest.NewServer(h)
+				defer ts.Close()
+				session := ""
+				if !stateless {
+					session = open(t, ts.URL, "2025-11-25")
+				}
+				_, _, msgs := rpcPost(t, ts.URL, session, "2025-11-25", `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, nil)
+				if len(msgs) != 1 {
+					t.Fatalf("answers %+v", msgs)
+				}
+				want := "true 42 127.0.0.1 true"
+				if tr == framework.HTTPTransportSDK {
+					want = "false <nil>  false"
+				}
+				if got := echoText(t, msgs[0]); got != want {
+					t.Errorf("CallOf in the handler: %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}

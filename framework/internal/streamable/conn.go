@@ -39,6 +39,13 @@ func WithRequest(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 	return context.WithValue(ctx, callKey{}, extra)
 }
 
+// callInfo is what the transport knows of a call in flight: its ID and
+// the network address of the client that sent it.
+type callInfo struct {
+	id     jsonrpc.ID
+	client string
+}
+
 // transport is the mcp.Transport of one session: Connect hands the SDK its
 // conn.
 type transport struct{ c *conn }
@@ -82,7 +89,7 @@ type conn struct {
 	calls map[jsonrpc.ID]*stream
 	// extras maps the RequestExtra of each unanswered call to its ID, for
 	// what its handler sends (see WithRequest).
-	extras  map[*mcp.RequestExtra]jsonrpc.ID
+	extras  map[*mcp.RequestExtra]callInfo
 	extraOf map[jsonrpc.ID]*mcp.RequestExtra
 	// standalone is the GET stream, nil when none is open.
 	standalone *stream
@@ -97,7 +104,7 @@ func newConn(id string, stateless bool, versions []string, onClose func()) *conn
 		done:     make(chan struct{}),
 		broken:   make(chan struct{}),
 		calls:    map[jsonrpc.ID]*stream{},
-		extras:   map[*mcp.RequestExtra]jsonrpc.ID{},
+		extras:   map[*mcp.RequestExtra]callInfo{},
 		extraOf:  map[jsonrpc.ID]*mcp.RequestExtra{},
 	}
 }
@@ -156,7 +163,7 @@ func (c *conn) publish(msgs []jsonrpc.Message) bool {
 
 // register records the calls of a POST as answered on s; it refuses (and
 // registers none) when one of their IDs is in flight already.
-func (c *conn) register(s *stream, calls []*jsonrpc.Request) (dup jsonrpc.ID, ok bool) {
+func (c *conn) register(s *stream, calls []*jsonrpc.Request, client string) (dup jsonrpc.ID, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range calls {
@@ -167,7 +174,7 @@ func (c *conn) register(s *stream, calls []*jsonrpc.Request) (dup jsonrpc.ID, ok
 	for _, r := range calls {
 		c.calls[r.ID] = s
 		if ex, _ := r.Extra.(*mcp.RequestExtra); ex != nil {
-			c.extras[ex] = r.ID
+			c.extras[ex] = callInfo{id: r.ID, client: client}
 			c.extraOf[r.ID] = ex
 		}
 	}
@@ -225,8 +232,8 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		s = c.calls[resp.ID]
 		delete(c.calls, resp.ID)
 	} else if ex, _ := ctx.Value(callKey{}).(*mcp.RequestExtra); ex != nil {
-		if id, ok := c.extras[ex]; ok {
-			s = c.calls[id]
+		if call, ok := c.extras[ex]; ok {
+			s = c.calls[call.id]
 			if s != nil && s.mode == modeJSON {
 				// A JSON response carries answers only.
 				s = c.standalone

@@ -85,6 +85,42 @@ type Handler struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	order    []*session // stateful sessions, oldest first
+	// bySession finds the connection of every session open, stateless
+	// ones too (see Call).
+	bySession map[*mcp.ServerSession]*conn
+}
+
+func (h *Handler) track(ss *mcp.ServerSession, c *conn) {
+	h.mu.Lock()
+	h.bySession[ss] = c
+	h.mu.Unlock()
+}
+
+func (h *Handler) untrack(ss *mcp.ServerSession) {
+	h.mu.Lock()
+	delete(h.bySession, ss)
+	h.mu.Unlock()
+}
+
+// Call returns the JSON-RPC ID of req, a request this handler's transport
+// gave the SDK and not yet answered, and the network address (host:port)
+// of the client that sent it; ok is false for any other request.
+func (h *Handler) Call(req mcp.Request) (id jsonrpc.ID, client string, ok bool) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	ex := req.GetExtra()
+	if ss == nil || ex == nil {
+		return jsonrpc.ID{}, "", false
+	}
+	h.mu.Lock()
+	c := h.bySession[ss]
+	h.mu.Unlock()
+	if c == nil {
+		return jsonrpc.ID{}, "", false
+	}
+	c.mu.Lock()
+	info, ok := c.extras[ex]
+	c.mu.Unlock()
+	return info.id, info.client, ok
 }
 
 // session is one stateful session: its connection, the SDK's session and
@@ -111,7 +147,7 @@ func New(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{opts: opts, sessions: map[string]*session{}}
+	return &Handler{opts: opts, sessions: map[string]*session{}, bySession: map[*mcp.ServerSession]*conn{}}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

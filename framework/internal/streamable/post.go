@@ -146,7 +146,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	}
 	s := newStream(w, m, sv, len(p.calls))
 	s.batch, s.listen, s.header, s.writeTimeout = p.batch, p.listen, sessionHeader, h.opts.WriteTimeout
-	if dup, ok := c.register(s, p.calls); !ok {
+	if dup, ok := c.register(s, p.calls, r.RemoteAddr); !ok {
 		writeRPCError(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", dup.Raw()), nil)
 		return
 	}
@@ -248,7 +248,11 @@ func (h *Handler) connFor(w http.ResponseWriter, r *http.Request, sess *session,
 			http.Error(w, "failed connection", http.StatusInternalServerError)
 			return nil, "", nil
 		}
-		return c, "", func() { _ = ss.Close() }
+		h.track(ss, c)
+		return c, "", func() {
+			h.untrack(ss)
+			_ = ss.Close()
+		}
 	}
 	if !p.initialize && p.sessionless != nil && version < newProtocol {
 		writeRPCError(w, http.StatusBadRequest, p.sessionless.ID, jsonrpc.CodeInvalidRequest,
@@ -271,7 +275,11 @@ func (h *Handler) connFor(w http.ResponseWriter, r *http.Request, sess *session,
 			http.Error(w, "failed connection", http.StatusInternalServerError)
 			return nil, "", nil
 		}
-		return c, "", func() { _ = ss.Close() }
+		h.track(ss, c)
+		return c, "", func() {
+			h.untrack(ss)
+			_ = ss.Close()
+		}
 	}
 	h.makeRoom()
 	sess = &session{id: id}
@@ -289,6 +297,7 @@ func (h *Handler) connFor(w http.ResponseWriter, r *http.Request, sess *session,
 	h.mu.Lock()
 	h.sessions[id] = sess
 	h.order = append(h.order, sess)
+	h.bySession[ss] = sess.conn
 	h.mu.Unlock()
 	sess.begin()
 	return sess.conn, id, func() {
@@ -346,6 +355,9 @@ func (h *Handler) remove(s *session) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+	}
+	if s.ss != nil {
+		delete(h.bySession, s.ss)
 	}
 	if i := slices.Index(h.order, s); i >= 0 {
 		h.order = slices.Delete(h.order, i, i+1)
