@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -432,5 +433,88 @@ func TestCallOf(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestHookflowTransportDisconnect checks what a client that goes away
+// mid-call does to the call on hookflow's transport: a stateless call (the
+// POST is its whole life) is cancelled; a stateful one runs on, as the
+// transport says a disconnection is not a cancellation.
+func TestHookflowTransportDisconnect(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			srv := framework.NewServer(&mcp.Implementation{Name: "gone", Version: "1"}, &framework.Options{HTTPTransport: framework.HTTPTransportHookflow})
+			started, release := make(chan struct{}), make(chan struct{})
+			seen := make(chan error, 1)
+			if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (echoOut, error) {
+				close(started)
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				seen <- ctx.Err()
+				return echoOut{}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: stateless})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// served closes when the handler has returned from the call's
+			// POST: by then it has seen its client go.
+			served := make(chan struct{})
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(w, r)
+				if r.Header.Get("X-Call") != "" {
+					close(served)
+				}
+			}))
+			defer ts.Close()
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			defer free() // before ts.Close, which waits for the call
+			session := ""
+			if !stateless {
+				session = open(t, ts.URL, "2025-11-25")
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
+				strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req.Header.Set("X-Call", "1")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			wait(t, started, "the call to start")
+			cancel()
+			wait(t, done, "the client to give up")
+			if stateless {
+				// The call must end on its own: nothing releases it.
+				err = wait(t, seen, "the stateless call to be cancelled")
+			} else {
+				wait(t, served, "the handler to see its client go")
+				free()
+				err = wait(t, seen, "the stateful call to end")
+			}
+			if stateless && !errors.Is(err, context.Canceled) {
+				t.Errorf("stateless call's context: %v, want canceled", err)
+			}
+			if !stateless && err != nil {
+				t.Errorf("stateful call's context: %v, want it running on", err)
+			}
+		})
 	}
 }
