@@ -64,6 +64,11 @@ func callContext(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// streamWriteTimeout bounds each write of hookflow's transport to a client
+// (an SSE event, a JSON body): a client that stops reading fails its own
+// stream after it, and frees the goroutine and the call that wait on it.
+const streamWriteTimeout = 30 * time.Second
+
 // newHookflowHandler returns hookflow's streamable transport for s with o
 // (defaults applied), sharing the SDK handler's body bounds.
 func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64, maxSessions int, bodyTimeout time.Duration) http.Handler {
@@ -89,6 +94,7 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 		Versions:                   versions,
 		NewSessionID:               newID,
 		ReadBody:                   br.read,
+		WriteTimeout:               streamWriteTimeout,
 		ToolSchema:                 s.toolSchema,
 		DisableLocalhostProtection: o.DisableLocalhostProtection,
 		CrossOriginProtection:      o.CrossOriginProtection,

@@ -59,8 +59,9 @@
 // message on otherwise (progress, logs, a request to the client): a
 // client must accept either, and JSON costs less. Other POSTs with calls
 // get an SSE stream, or one JSON body with JSONResponse; POSTs without
-// calls get 202. Each write to a client has a deadline (WriteTimeout), so
-// a client that stops reading its stream fails that stream alone.
+// calls get 202. Each write to a client has a deadline (WriteTimeout;
+// framework sets 30 s), so a client that stops reading its stream fails
+// that stream alone, after it; the stream's end clears the deadline.
 //
 // # Bounds
 //

@@ -202,6 +202,11 @@ func (s *stream) finish(status int) {
 		s.started = true
 		s.w.WriteHeader(status)
 	}
+	if s.rc != nil && s.writeTimeout > 0 {
+		// The deadline is the connection's: a later request on it must
+		// not inherit this one's.
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
 	s.end()
 }
 
