@@ -532,7 +532,7 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	case maxBody < 0:
 		maxBody = -1
 	}
-	rh := &rpcHandler{sdk: mcp.NewStreamableHTTPHandler(getServer, &o), sessions: sessions, maxBody: maxBody, bodies: s.bodies,
+	rh := &rpcHandler{sessions: sessions, maxBody: maxBody, bodies: s.bodies,
 		maxSessions: s.opts.MaxSessions, server: s.sdk, logger: s.logger, bodyTimeout: s.opts.BodyReadTimeout}
 	switch {
 	case rh.bodyTimeout == 0:
@@ -546,12 +546,19 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	case rh.maxSessions < 0:
 		rh.maxSessions = -1
 	}
-	if o.Stateless && !o.JSONResponse {
+	var h http.Handler = rh
+	if s.opts.HTTPTransport != HTTPTransportSDK && o.EventStore == nil {
+		// hookflow's transport has no event store to resume streams from:
+		// a handler given one keeps the SDK's.
+		h = s.newHookflowHandler(&o, maxBody, rh.maxSessions, rh.bodyTimeout)
+	} else {
+		rh.sdk = mcp.NewStreamableHTTPHandler(getServer, &o)
+	}
+	if rh.sdk != nil && o.Stateless && !o.JSONResponse {
 		plain := o
 		plain.JSONResponse = true
 		rh.plain = mcp.NewStreamableHTTPHandler(getServer, &plain)
 	}
-	var h http.Handler = rh
 	if a := s.opts.Admin; a != nil && a.ExplainPath != "" {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}

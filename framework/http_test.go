@@ -78,8 +78,12 @@ func TestHTTPJSONRPCErrors(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts *mcp.StreamableHTTPOptions
-	}{{"stateful", nil}, {"stateless", &mcp.StreamableHTTPOptions{Stateless: true}}} {
-		srv := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, nil)
+		tr   framework.HTTPTransport
+	}{
+		{"stateful", nil, framework.HTTPTransportSDK}, {"stateless", &mcp.StreamableHTTPOptions{Stateless: true}, framework.HTTPTransportSDK},
+		{"hookflow/stateful", nil, framework.HTTPTransportHookflow}, {"hookflow/stateless", &mcp.StreamableHTTPOptions{Stateless: true}, framework.HTTPTransportHookflow},
+	} {
+		srv := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, &framework.Options{HTTPTransport: mode.tr})
 		addEntities(t, srv)
 		h, err := srv.HTTPHandler(mode.opts)
 		if err != nil {
@@ -260,7 +264,16 @@ func TestHTTPIdleSessionFreed(t *testing.T) {
 // streamed, with an SSE stream carrying the notifications when it has a
 // progress token; every other request as the SDK does.
 func TestStatelessPlainCallsAnswerJSON(t *testing.T) {
-	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	for _, tr := range httpTransports {
+		t.Run(tr.String(), func(t *testing.T) { testPlainCalls(t, tr) })
+	}
+}
+
+// testPlainCalls is TestStatelessPlainCallsAnswerJSON on transport tr.
+// hookflow's transport decides on the answer's first message, not on the
+// body's words: arguments that name a progress token change nothing.
+func testPlainCalls(t *testing.T, tr framework.HTTPTransport) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &framework.Options{HTTPTransport: tr})
 	type in struct {
 		Name string `json:"name"`
 	}
@@ -292,6 +305,9 @@ func TestStatelessPlainCallsAnswerJSON(t *testing.T) {
 		{"JSONResponse set", "stateless-json", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"greet","arguments":{"name":"c"}}}`,
 			"application/json", []string{`"hello c"`}},
 	} {
+		if tr == framework.HTTPTransportHookflow && tc.name == "arguments that name a progress token" {
+			tc.contentType = "application/json"
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &mcp.StreamableHTTPOptions{Stateless: true}
 			if tc.opts == "stateless-json" {

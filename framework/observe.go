@@ -1,9 +1,14 @@
 package framework
 
 import (
+	"net"
+	"sync"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework/internal/streamable"
 )
 
 // Transport is the kind of transport a request reached the server over, as
@@ -54,10 +59,48 @@ func (s *Server) TransportOf(req mcp.Request) Transport {
 	return TransportUnknown
 }
 
+// CallOf returns the JSON-RPC ID of req and the address of the HTTP
+// client that sent it (client is the host, port its port, "" when the
+// address has none), while req is being handled: an observer puts them on
+// its span (jsonrpc.request.id, client.address, client.port). ok is true
+// only for a request that came over hookflow's own streamable HTTP
+// transport (see [HTTPTransport]); the SDK's transports tell a handler
+// neither.
+func (s *Server) CallOf(req mcp.Request) (id jsonrpc.ID, client, port string, ok bool) {
+	if req == nil || req.GetExtra() == nil {
+		return jsonrpc.ID{}, "", "", false
+	}
+	s.served.mu.Lock()
+	hs := s.served.handlers
+	s.served.mu.Unlock()
+	for _, h := range hs {
+		if id, addr, ok := h.Call(req); ok {
+			if host, p, err := net.SplitHostPort(addr); err == nil {
+				return id, host, p, true
+			}
+			return id, addr, "", true
+		}
+	}
+	return jsonrpc.ID{}, "", "", false
+}
+
 // served records the kinds of the transports given to Run and Connect, as
-// a set of Transport bits; the SDK tells a handler nothing of the
-// connection a request came on.
-type served struct{ kinds atomic.Uint32 }
+// a set of Transport bits (the SDK tells a handler nothing of the
+// connection a request came on), and the handlers of hookflow's HTTP
+// transport that HTTPHandler made, which know more (CallOf).
+type served struct {
+	kinds atomic.Uint32
+
+	mu       sync.Mutex
+	handlers []*streamable.Handler
+}
+
+// addHandler records h, which HTTPHandler made.
+func (v *served) addHandler(h *streamable.Handler) {
+	v.mu.Lock()
+	v.handlers = append(v.handlers[:len(v.handlers):len(v.handlers)], h)
+	v.mu.Unlock()
+}
 
 // note adds the kind of t.
 func (v *served) note(t mcp.Transport) { v.kinds.Or(1 << kindOf(t)) }

@@ -132,6 +132,10 @@ type Options struct {
 	// hold that room. 0 means [DefaultBodyReadTimeout]; a negative value
 	// removes the bound.
 	BodyReadTimeout time.Duration
+	// HTTPTransport selects the streamable HTTP transport that
+	// [Server.HTTPHandler] serves: the zero value is hookflow's own,
+	// HTTPTransportSDK the SDK's; see [HTTPTransport].
+	HTTPTransport HTTPTransport
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
@@ -178,7 +182,7 @@ func NewServer(impl *mcp.Implementation, opts *Options) *Server {
 	s.sdk = mcp.NewServer(impl, &so)
 	// The capability trim runs inside the flow middleware, so that
 	// session:initialize hooks see the capabilities the client will.
-	s.sdk.AddReceivingMiddleware(s.middleware, s.trimCapabilities)
+	s.sdk.AddReceivingMiddleware(callContext, s.middleware, s.trimCapabilities)
 	s.sdk.AddSendingMiddleware(s.sendingMiddleware)
 	return s
 }
@@ -386,11 +390,16 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // Mcp-Session-Id header. Transport refusals (Host, origin, unknown session,
 // Content-Type, Accept, body size) keep the SDK's status and text.
 //
-// A stateless handler (opts.Stateless) answers a tools/call that carries
-// no progress token and no log level with one JSON body rather than an
-// SSE stream: its response is the only message it can get, and a JSON
-// body costs the server less. Other requests, and every request when
-// opts.JSONResponse is set, are answered as the options say.
+// The transport is hookflow's own unless [Options.HTTPTransport] is
+// HTTPTransportSDK or opts sets an EventStore (see [HTTPTransport]). On
+// hookflow's, a tools/call whose answer is its only message gets one JSON
+// body, stateful or stateless, and the first message of any other kind
+// turns the answer into an SSE stream; a stateless call is cancelled when
+// its client goes away whatever PropagateRequestCancellation says. On the
+// SDK's, a stateless handler answers a tools/call that carries no
+// progress token and no log level with one JSON body. Other requests, and
+// every request when opts.JSONResponse is set, are answered as the
+// options say.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	if err := s.Start(); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -92,7 +93,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 func TestEverything(t *testing.T) {
-	srv, counts, err := newServer(nil)
+	srv, counts, err := newServer(nil, framework.HTTPTransportDefault)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,11 @@
 // HTTP). The hookflow-specific attributes are under hookflow.*: the flow,
 // the request ID hookflow minted, the run's outcome (ok, blocked, failed,
 // answered_early, recovered, or refused, below), the hook that decided it
-// (decided_by), and hookflow's error code. jsonrpc.request.id and
-// client.address are not set: the SDK gives a handler neither.
+// (decided_by), and hookflow's error code. Over hookflow's own HTTP
+// transport (the default, see [framework.HTTPTransport]) a span also has
+// jsonrpc.request.id, client.address and client.port
+// ([framework.Server.CallOf]); the SDK's transports give a handler
+// neither.
 //
 // # What gets a span
 //

@@ -270,6 +270,7 @@ func (p *Plugin) open(c *flows.Context, start time.Time) *runTrace {
 		attrs = append(attrs, attribute.String("mcp.protocol.version", r.ProtocolVersion))
 	}
 	attrs = p.network(attrs, r.SDK)
+	attrs = p.call(attrs, r.SDK)
 	if e := c.Entity(); e != nil {
 		switch e.Kind {
 		case flows.EntityTool:

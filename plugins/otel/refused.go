@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -88,6 +89,7 @@ func (p *Plugin) refused(ctx context.Context, start time.Time, method string, re
 		}
 	}
 	attrs = p.network(attrs, req)
+	attrs = p.call(attrs, req)
 	var meta map[string]any
 	switch r := req.(type) {
 	case *mcp.CallToolRequest:
@@ -125,7 +127,7 @@ func (p *Plugin) refused(ctx context.Context, start time.Time, method string, re
 	mattrs := attrs[:0:0]
 	for _, a := range attrs {
 		switch a.Key {
-		case "mcp.method.name", "mcp.session.id", "mcp.resource.uri":
+		case "mcp.method.name", "mcp.session.id", "mcp.resource.uri", "jsonrpc.request.id", "client.address", "client.port":
 		default:
 			mattrs = append(mattrs, a)
 		}
@@ -141,6 +143,21 @@ func (p *Plugin) network(attrs []attribute.KeyValue, req mcp.Request) []attribut
 		return append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
 	case framework.TransportPipe:
 		return append(attrs, semconv.NetworkTransportPipe)
+	}
+	return attrs
+}
+
+// call appends, for a span, the jsonrpc.request.id, client.address and
+// client.port of req when the server knows them (over hookflow's HTTP
+// transport); metrics leave them out, one value per request or client.
+func (p *Plugin) call(attrs []attribute.KeyValue, req mcp.Request) []attribute.KeyValue {
+	id, client, port, ok := p.srv.CallOf(req)
+	if !ok {
+		return attrs
+	}
+	attrs = append(attrs, semconv.JSONRPCRequestID(fmt.Sprint(id.Raw())), semconv.ClientAddress(client))
+	if n, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, semconv.ClientPort(n))
 	}
 	return attrs
 }

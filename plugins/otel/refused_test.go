@@ -272,6 +272,12 @@ func TestNetworkTransport(t *testing.T) {
 				if got := attr(spans[0].Attributes, "network.protocol.name"); got != tc.protocol {
 					t.Errorf("span %q network.protocol.name = %q, want %q", name, got, tc.protocol)
 				}
+				// Over HTTP (hookflow's transport) the span knows the
+				// request's ID and its client.
+				if tc.protocol == "http" && (attr(spans[0].Attributes, "jsonrpc.request.id") == "" || attr(spans[0].Attributes, "client.address") != "127.0.0.1") {
+					t.Errorf("span %q jsonrpc.request.id = %q, client.address = %q, want an ID and 127.0.0.1", name,
+						attr(spans[0].Attributes, "jsonrpc.request.id"), attr(spans[0].Attributes, "client.address"))
+				}
 			}
 			points := s.durations(t, "tools/call")
 			if len(points) != 2 {
@@ -280,6 +286,9 @@ func TestNetworkTransport(t *testing.T) {
 			for _, p := range points {
 				if got := value(p, "network.transport"); got != tc.transport {
 					t.Errorf("duration record network.transport = %q, want %q", got, tc.transport)
+				}
+				if got := value(p, "jsonrpc.request.id"); got != "" {
+					t.Errorf("duration record jsonrpc.request.id = %q, want none", got)
 				}
 			}
 		})

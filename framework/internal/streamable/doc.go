@@ -1,0 +1,73 @@
+// Package streamable is hookflow's streamable HTTP transport for MCP
+// servers, on the SDK's public mcp.Transport and mcp.Connection
+// interfaces: the SDK's mcp.Server still runs every session (protocol
+// behaviour stays the SDK's), while the HTTP handler, the sessions, the
+// SSE streams and the JSON responses are this package's. framework
+// selects it with Options.HTTPTransport (HTTPTransportHookflow).
+//
+// # One read, one decode
+//
+// A POST body is read once, within the server's bounds (the framework's
+// ReadBody: MaxRequestBodyBytes, MaxBodyBytesInFlight, BodyReadTimeout),
+// and decoded once by [DecodeBody] into the jsonrpc.Message values the
+// SDK reads: params and results are slices of the body, not copies, and
+// no stream decoder (the SDK's allocates 32 KiB per message) is made.
+// [DecodeMessage] accepts and refuses what jsonrpc.DecodeMessage does
+// and builds the same message (a fuzz target checks it). The SDK's
+// session still unmarshals each request's params itself.
+//
+// # What an outside transport cannot reach in go-sdk v1.8, and how each is handled
+//
+//   - Which call a message belongs to (the SDK's unexported idContextKey):
+//     each request gets a RequestExtra of its own; framework's receiving
+//     middleware puts it in the handler's context ([WithRequest]), and
+//     Write finds the call by it. Progress, log messages and requests to
+//     the client sent while a call runs go out on that call's response.
+//   - Cancellation (the unexported cancellationPropagator): a stateless
+//     POST whose client goes away before its answer makes the session's
+//     Read fail, which cancels its calls; 2026-07-28 is only served
+//     stateless, so that covers it. A stateful call is not cancelled by a
+//     disconnection (2025-11-25 says a client that gives up sends
+//     notifications/cancelled).
+//   - Custom receiving methods (AddReceivingCustomMethod): the SDK keeps
+//     the list unexported, so the transport does not check methods; the
+//     session serves a custom one, or answers -32601. A -32601 that is a
+//     POST's whole answer goes out as a JSON body with HTTP 400 (404 on
+//     2026-07-28), as the SDK's transport refuses an unknown method.
+//   - The per-tool header checks (Mcp-Param-*, from x-mcp-header in a
+//     tool's input schema): re-implemented, with the schema from
+//     framework's tool index (Options.ToolSchema).
+//   - Re-implemented: JSON-RPC error to HTTP status on 2026-07-28 (-32601
+//     404; -32602, -32021, -32022 400); binding a session to the user who
+//     opened it (403 for another); the 2026-07-28 _meta and
+//     Mcp-Protocol-Version, Mcp-Method and Mcp-Name checks;
+//     subscriptions/listen (a long SSE stream that carries notifications
+//     sent outside any call); the DNS-rebinding Host check and
+//     CrossOriginProtection; session IDs (crypto/rand.Text, or the
+//     server's GetSessionID); the GET stream; DELETE; the stateless mode;
+//     CloseSSEStream (with a close event carrying retry on 2025-11-25).
+//   - Not re-implemented: resuming a stream with Last-Event-ID. The SDK's
+//     handler resumes only with an EventStore; framework keeps the SDK's
+//     handler for a server given one, and this transport answers 400 to a
+//     Last-Event-ID, as the SDK's does without a store. No priming event
+//     is sent for the same reason.
+//
+// # Responses
+//
+// A POST of one tools/call is answered with one JSON body when its answer
+// is the first message for it, and with an SSE stream from the first
+// message on otherwise (progress, logs, a request to the client): a
+// client must accept either, and JSON costs less. Other POSTs with calls
+// get an SSE stream, or one JSON body with JSONResponse; POSTs without
+// calls get 202. Each write to a client has a deadline (WriteTimeout;
+// framework sets 30 s), so a client that stops reading its stream fails
+// that stream alone, after it; the stream's end clears the deadline.
+//
+// # Bounds
+//
+// A stateful session lives until DELETE, SessionTimeout idle, or eviction
+// by MaxSessions (oldest first). Each session holds one GET stream at
+// most (another gets 409) and one entry per call in flight. A batch
+// (2025-03-26 and older only) is refused whole when two of its calls share
+// an ID.
+package streamable

@@ -1,0 +1,338 @@
+package streamable
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	sessionIDHeader       = "Mcp-Session-Id"
+	protocolVersionHeader = "Mcp-Protocol-Version"
+	lastEventIDHeader     = "Last-Event-ID"
+	// newProtocol is the first protocol version without sessions, where
+	// each request carries its version in _meta.
+	newProtocol = "2026-07-28"
+	// oldestBatchless is the first version without JSON-RPC batches.
+	oldestBatchless = "2025-06-18"
+	// defaultVersion is the version of a request that names none.
+	defaultVersion = "2025-03-26"
+)
+
+// Options configures a [Handler].
+type Options struct {
+	// Server runs every session.
+	Server *mcp.Server
+	// Stateless serves each POST with a session of its own, closed when
+	// the POST ends: no Mcp-Session-Id, no GET stream, no DELETE.
+	Stateless bool
+	// JSONResponse answers every POST with one JSON body; what handlers
+	// send while a call runs goes to the GET stream.
+	JSONResponse bool
+	// SessionTimeout closes a stateful session that has had no HTTP
+	// request for that long; 0: never.
+	SessionTimeout time.Duration
+	// MaxSessions bounds the stateful sessions open at once: a session
+	// that would pass it closes the oldest first. 0: no bound.
+	MaxSessions int
+	// WriteTimeout bounds each write to a client (an SSE event, a JSON
+	// body); 0: none.
+	WriteTimeout time.Duration
+	// Versions are the protocol versions the server negotiates; nil: the
+	// SDK's.
+	Versions []string
+	// NewSessionID returns the ID of a new stateful session; nil:
+	// crypto/rand.Text. One that returns "" makes every POST's session
+	// its own, closed when the POST ends.
+	NewSessionID func() string
+	// ReadBody reads a POST's body within the server's bounds, and
+	// returns what gives back the room it holds among the bodies in
+	// flight once the body is decoded (nil: nothing to give back). On a
+	// refusal it writes the response (413, 408, 503…) and returns false.
+	ReadBody func(w http.ResponseWriter, r *http.Request) (data []byte, hold Releaser, ok bool)
+	// ToolSchema returns a tool's input schema, for the Mcp-Param-*
+	// header checks of 2026-07-28; nil: no such checks.
+	ToolSchema func(name string) (any, bool)
+	// DisableLocalhostProtection turns off the DNS-rebinding check: a
+	// request that reached a loopback address must name a loopback Host.
+	DisableLocalhostProtection bool
+	// CrossOriginProtection, when set, refuses cross-origin requests.
+	CrossOriginProtection *http.CrossOriginProtection
+	Logger                *slog.Logger
+}
+
+// Releaser gives back what a body read holds; Release may be called more
+// than once.
+type Releaser interface{ Release() }
+
+// Handler serves MCP's streamable HTTP transport for one mcp.Server, with
+// sessions, SSE and JSON responses of its own and the SDK's server
+// running each session.
+type Handler struct {
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	order    []*session // stateful sessions, oldest first
+	// bySession finds the connection of every session open, stateless
+	// ones too (see Call).
+	bySession map[*mcp.ServerSession]*conn
+}
+
+func (h *Handler) track(ss *mcp.ServerSession, c *conn) {
+	h.mu.Lock()
+	h.bySession[ss] = c
+	h.mu.Unlock()
+}
+
+func (h *Handler) untrack(ss *mcp.ServerSession) {
+	h.mu.Lock()
+	delete(h.bySession, ss)
+	h.mu.Unlock()
+}
+
+// Call returns the JSON-RPC ID of req, a request this handler's transport
+// gave the SDK and not yet answered, and the network address (host:port)
+// of the client that sent it; ok is false for any other request.
+func (h *Handler) Call(req mcp.Request) (id jsonrpc.ID, client string, ok bool) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	ex := req.GetExtra()
+	if ss == nil || ex == nil {
+		return jsonrpc.ID{}, "", false
+	}
+	h.mu.Lock()
+	c := h.bySession[ss]
+	h.mu.Unlock()
+	if c == nil {
+		return jsonrpc.ID{}, "", false
+	}
+	c.mu.Lock()
+	info, ok := c.extras[ex]
+	c.mu.Unlock()
+	return info.id, info.client, ok
+}
+
+// session is one stateful session: its connection, the SDK's session and
+// the user it is bound to.
+type session struct {
+	id     string
+	conn   *conn
+	ss     *mcp.ServerSession
+	userID string
+
+	mu     sync.Mutex
+	active int // HTTP requests being served
+	timer  *time.Timer
+}
+
+// New returns a handler with opts.
+func New(opts Options) *Handler {
+	if opts.Versions == nil {
+		opts.Versions = mcp.SupportedProtocolVersions()
+	}
+	if opts.NewSessionID == nil {
+		opts.NewSessionID = rand.Text
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{opts: opts, sessions: map[string]*session{}, bySession: map[*mcp.ServerSession]*conn{}}
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.opts.DisableLocalhostProtection {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && isLoopback(la.String()) && !isLoopback(r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
+	}
+	if cop := h.opts.CrossOriginProtection; cop != nil {
+		if err := cop.Check(r); err != nil {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
+	}
+	version := r.Header.Get(protocolVersionHeader)
+	if version != "" && version < newProtocol && !slices.Contains(h.opts.Versions, version) {
+		http.Error(w, "Bad Request: Unsupported protocol version (supported versions: "+strings.Join(h.opts.Versions, ",")+")", http.StatusBadRequest)
+		return
+	}
+	switch {
+	case r.Method == http.MethodPost:
+		h.servePOST(w, r, version)
+	case h.opts.Stateless:
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	case r.Method == http.MethodGet:
+		h.serveGET(w, r, version)
+	case r.Method == http.MethodDelete:
+		sess := h.lookup(w, r, "DELETE")
+		if sess == nil {
+			return
+		}
+		_ = sess.ss.Close()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// lookup returns the session the request names, or writes the refusal
+// (400 for none, 404 for one unknown, 403 for another user's) and returns
+// nil.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, method string) *session {
+	id := r.Header.Get(sessionIDHeader)
+	if id == "" {
+		http.Error(w, "Bad Request: "+method+" requires an Mcp-Session-Id header", http.StatusBadRequest)
+		return nil
+	}
+	h.mu.Lock()
+	sess := h.sessions[id]
+	h.mu.Unlock()
+	if sess == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return nil
+	}
+	if sess.userID != "" {
+		if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != sess.userID {
+			http.Error(w, "session user mismatch", http.StatusForbidden)
+			return nil
+		}
+	}
+	return sess
+}
+
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version string) {
+	if _, sse := accepts(r.Header.Values("Accept")); !sse {
+		http.Error(w, "Accept must contain 'text/event-stream' for GET requests", http.StatusBadRequest)
+		return
+	}
+	sess := h.lookup(w, r, "GET")
+	if sess == nil {
+		return
+	}
+	if len(r.Header.Values(lastEventIDHeader)) > 0 {
+		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+		return
+	}
+	if version == "" {
+		version = defaultVersion
+	}
+	// An open GET stream does not keep its session from idling out: only
+	// POSTs count, as on the SDK's handler.
+	s := newStream(w, modeSSE, version, 0)
+	s.standalone, s.writeTimeout = true, h.opts.WriteTimeout
+	c := sess.conn
+	c.mu.Lock()
+	if c.standalone != nil {
+		c.mu.Unlock()
+		http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
+		return
+	}
+	c.standalone = s
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if c.standalone == s {
+			c.standalone = nil
+		}
+		c.mu.Unlock()
+	}()
+	// Headers and a comment now: proxies hold back headers until a body
+	// starts, and the stream may stay quiet for long.
+	s.mu.Lock()
+	s.startLocked(http.StatusOK)
+	_, _ = w.Write([]byte(": ok\n\n"))
+	_ = s.controller().Flush()
+	s.mu.Unlock()
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	case <-c.done:
+	}
+	s.finish(0)
+}
+
+func (s *session) begin() {
+	s.mu.Lock()
+	s.active++
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+}
+
+func (s *session) end(timeout time.Duration) {
+	s.mu.Lock()
+	s.active--
+	if s.active == 0 && timeout > 0 {
+		if s.timer == nil {
+			s.timer = time.AfterFunc(timeout, func() { _ = s.ss.Close() })
+		} else {
+			s.timer.Reset(timeout)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// accepts reports whether Accept values name JSON and SSE.
+func accepts(values []string) (json, sse bool) {
+	for _, v := range values {
+		for tok := range strings.SplitSeq(v, ",") {
+			base, _, _ := strings.Cut(tok, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				json = true
+			case "text/event-stream", "text/*":
+				sse = true
+			case "*/*":
+				json, sse = true, true
+			}
+		}
+	}
+	return json, sse
+}
+
+// isLoopback reports whether addr (host or host:port) is a loopback
+// address or localhost.
+func isLoopback(addr string) bool {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// writeRPCError answers with one JSON-RPC error and status.
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string, data []byte) {
+	out, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg, Data: data}})
+	if err != nil {
+		out = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(out)
+}
+
+// contentJSON reports whether the request's Content-Type is JSON.
+func contentJSON(r *http.Request) bool {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return ct == "application/json"
+}

@@ -1,0 +1,253 @@
+package streamable
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mode is how a stream's HTTP response carries its messages.
+type mode uint8
+
+const (
+	// modeSSE: an SSE stream, one event per message.
+	modeSSE mode = iota
+	// modeJSON: one JSON body holding the answers (an array for a batch);
+	// other messages go to the GET stream.
+	modeJSON
+	// modeLazy: one JSON body when the call's answer is the first message
+	// (nothing streamed before it), else an SSE stream from the first
+	// message on. A POST's response may be either; JSON costs less.
+	modeLazy
+)
+
+// stream is the HTTP response that carries a POST's answers (and what
+// their handlers send), or the GET stream.
+type stream struct {
+	mu         sync.Mutex
+	w          http.ResponseWriter
+	rc         *http.ResponseController // made on the first flush or deadline
+	mode       mode
+	standalone bool // the GET stream: never ends by answers
+	listen     bool // a subscriptions/listen call's stream
+	batch      bool
+	version    string
+	// header is set on the response before it starts (Mcp-Session-Id of
+	// an initialize); empty: none.
+	header string
+	// writeTimeout bounds each write to the client (0: none): a client
+	// that stops reading fails its stream, not the server's goroutines.
+	writeTimeout time.Duration
+
+	pending int  // unanswered calls
+	started bool // the status line is written
+	ended   bool
+	done    chan struct{}
+	answers [][]byte // modeJSON: the answers so far
+}
+
+func newStream(w http.ResponseWriter, m mode, version string, pending int) *stream {
+	return &stream{w: w, mode: m, version: version, pending: pending, done: make(chan struct{})}
+}
+
+var errEnded = errors.New("the stream has ended")
+
+// deliver writes data, a message of the stream; resp is non-nil when the
+// message answers one of the stream's calls.
+func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return errEnded
+	}
+	if resp != nil {
+		s.pending--
+	}
+	last := resp != nil && s.pending <= 0 && !s.standalone
+	if resp != nil && !s.started && !s.batch {
+		// Some errors have an HTTP status of their own, and are the
+		// response's whole body.
+		if status := errorStatus(resp, s.version); status != 0 {
+			s.w.Header().Set("Content-Type", "application/json")
+			return s.writeWhole(status, data)
+		}
+	}
+	switch {
+	case s.mode == modeJSON:
+		s.answers = append(s.answers, data)
+		if !last {
+			return nil
+		}
+		if len(s.answers) == 1 && !s.batch {
+			return s.writeWhole(http.StatusOK, data)
+		}
+		return s.writeWhole(http.StatusOK, joinArray(s.answers))
+	case s.mode == modeLazy && last && !s.started:
+		return s.writeWhole(http.StatusOK, data)
+	}
+	s.mode = modeSSE
+	err := s.event("message", data, "")
+	if last {
+		s.end()
+	}
+	return err
+}
+
+// writeWhole writes the response as one JSON body and ends the stream.
+func (s *stream) writeWhole(status int, body []byte) error {
+	// net/http sets Content-Length for a body written whole before the
+	// handler returns.
+	s.w.Header().Set("Content-Type", "application/json")
+	s.startLocked(status)
+	s.deadline()
+	_, err := s.w.Write(body)
+	s.end()
+	return err
+}
+
+// startLocked writes the status line and headers, once.
+func (s *stream) startLocked(status int) {
+	if s.started {
+		return
+	}
+	s.started = true
+	h := s.w.Header()
+	if s.header != "" {
+		h.Set(sessionIDHeader, s.header)
+	}
+	if status == http.StatusOK && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache, no-transform")
+		h.Set("Connection", "keep-alive")
+	}
+	s.w.WriteHeader(status)
+}
+
+// event writes one SSE event and flushes it.
+func (s *stream) event(name string, data []byte, retry string) error {
+	s.startLocked(http.StatusOK)
+	buf := make([]byte, 0, len(name)+len(data)+len(retry)+32)
+	buf = append(buf, "event: "...)
+	buf = append(buf, name...)
+	buf = append(buf, '\n')
+	if retry != "" {
+		buf = append(buf, "retry: "...)
+		buf = append(buf, retry...)
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "data: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	s.deadline()
+	if _, err := s.w.Write(buf); err != nil {
+		s.end()
+		return err
+	}
+	if err := s.controller().Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.end()
+		return err
+	}
+	return nil
+}
+
+// deadline bounds the next write, when the stream has a write timeout.
+func (s *stream) deadline() {
+	if s.writeTimeout > 0 {
+		_ = s.controller().SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+func (s *stream) controller() *http.ResponseController {
+	if s.rc == nil {
+		s.rc = http.NewResponseController(s.w)
+	}
+	return s.rc
+}
+
+// end ends the stream: its HTTP handler returns.
+func (s *stream) end() {
+	if !s.ended {
+		s.ended = true
+		close(s.done)
+	}
+}
+
+// stop ends the stream from outside (the session closed, the handler
+// asked); on 2025-11-25 and later a retry after reconnectAfter is sent
+// first when it is positive.
+func (s *stream) stop(reconnectAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	if reconnectAfter > 0 && s.version >= "2025-11-25" && s.mode != modeJSON {
+		s.mode = modeSSE
+		_ = s.event("close", nil, strconv.FormatInt(reconnectAfter.Milliseconds(), 10))
+	}
+	s.end()
+}
+
+// finish ends the stream when its handler returns, and writes the status
+// line of a stream that wrote nothing (202 for no calls).
+func (s *stream) finish(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started && status != 0 {
+		s.started = true
+		s.w.WriteHeader(status)
+	}
+	if s.rc != nil && s.writeTimeout > 0 {
+		// The deadline is the connection's: a later request on it must
+		// not inherit this one's.
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+	s.end()
+}
+
+// errorStatus is the HTTP status of an error answer of protocol version,
+// 0 for none. On 2026-07-28: 404 for an unknown method; 400 for invalid
+// params, an unsupported protocol version or missing client capabilities.
+// Before it, an unknown method is 400, as the SDK's transport refuses it
+// (this transport leaves methods to the session, which knows the custom
+// ones).
+func errorStatus(resp *jsonrpc.Response, version string) int {
+	var jerr *jsonrpc.Error
+	if resp.Error == nil || !errors.As(resp.Error, &jerr) {
+		return 0
+	}
+	if version < newProtocol {
+		if jerr.Code == jsonrpc.CodeMethodNotFound {
+			return http.StatusBadRequest
+		}
+		return 0
+	}
+	switch jerr.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+func joinArray(items [][]byte) []byte {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']')
+}
