@@ -238,7 +238,8 @@ func isDashC(w cmdWord) bool {
 // from each word that may start the command it runs (after keywords,
 // NAME=value prefixes and wrappers), as written, and with words rejoined
 // by single spaces with and without redirections and quotes. opaque is
-// true when it runs a command given as an argument.
+// true when it runs a command given as an argument, or a program named by
+// a variable.
 func (c subcommand) forms() (texts []string, opaque bool) {
 	first := 0
 	for first < len(c.words) && cmdKeywords[c.words[first].text] {
@@ -276,10 +277,12 @@ func (c subcommand) forms() (texts []string, opaque bool) {
 		if i >= len(c.words) {
 			continue
 		}
-		if w := c.words[i].text; w == "eval" || shellRunners[w] && slices.ContainsFunc(c.words[i+1:], isDashC) {
-			opaque = true
+		prog := c.words[i]
+		if prog.text == "eval" || shellRunners[prog.text] && slices.ContainsFunc(c.words[i+1:], isDashC) ||
+			strings.Contains(c.src[prog.start:prog.end], "$") {
+			opaque = true // the program is a variable's, or runs its argument
 		}
-		add(c.src[c.words[i].start:c.end])
+		add(c.src[prog.start:c.end])
 		var raw, plain []string
 		for _, w := range c.words[i:] {
 			if !w.redir {
@@ -289,6 +292,14 @@ func (c subcommand) forms() (texts []string, opaque bool) {
 		}
 		add(strings.Join(raw, " "))
 		add(strings.Join(plain, " "))
+		if len(plain) == 0 {
+			continue
+		}
+		if j := strings.LastIndexByte(plain[0], '/'); j >= 0 {
+			// /usr/bin/git push is read as git push too.
+			plain[0] = plain[0][j+1:]
+			add(strings.Join(plain, " "))
+		}
 	}
 	return texts, opaque
 }

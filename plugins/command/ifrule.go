@@ -212,11 +212,11 @@ func (r *ifRule) paramMatches(args map[string]json.RawMessage) bool {
 }
 
 // commandMatches is a Bash rule: the command matches when one of its
-// subcommands does, or when it cannot be read.
+// subcommands does, when the whole line does, or when it cannot be read.
 func commandMatches(spec, cmd string) bool {
 	cmds, ok := subcommands(cmd)
-	if !ok {
-		return true
+	if !ok || commandPattern(spec, strings.TrimSpace(cmd)) {
+		return true // unreadable, or matched as a whole
 	}
 	for _, c := range cmds {
 		texts, opaque := c.forms()

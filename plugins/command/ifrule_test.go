@@ -61,9 +61,15 @@ func TestIfRules(t *testing.T) {
 		{"Bash(git push *)", "Bash", `{"command": "nohup nice -n 5 git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "stdbuf -oL git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "ls | xargs git push"}`, true},
+		{"Bash(git push *)", "Bash", `{"command": "/usr/bin/git push"}`, true},
+		{"Bash(git push *)", "Bash", `{"command": "$GIT push"}`, true}, // a variable's program: cannot tell
+		{"Bash(git push *)", "Bash", `{"command": "echo $HOME"}`, false},
+		{"Bash(ls && git push)", "Bash", `{"command": "ls && git push"}`, true}, // the whole line
 		// Redirections.
 		{"Bash(python *)", "Bash", `{"command": "python script.py > output.txt"}`, true},
 		{"Bash(npm run test)", "Bash", `{"command": "npm run test 2>&1"}`, true},
+		{"Bash(git *)", "Bash", `{"command": "> out; 2>&1 >> log < in"}`, false},
+		{"Bash(git *)", "Bash", `{"command": "cat < in | git apply"}`, true},
 		// What the reading cannot follow runs the hook.
 		{"Bash(git *)", "Bash", `{"command": "echo $(git push)"}`, true},
 		{"Bash(git *)", "Bash", "{\"command\": \"echo `git push`\"}", true},
@@ -169,4 +175,17 @@ func TestIfHostileCommand(t *testing.T) {
 	if r.matches("Bash", in) {
 		t.Error("many subcommands matched")
 	}
+}
+
+// No command line, however malformed, makes a Bash rule panic, and a
+// line that matches keeps matching with a subcommand put before it.
+func FuzzIfCommand(f *testing.F) {
+	for _, s := range []string{"git push", "a && b || c; d | e & f", "echo 'x", `"a\"b" c`, "> x", "2>&1 git", "FOO=1 timeout 3 nice git", "a\\\nb", "$(x)", "((", "))", "\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if commandMatches("git *", cmd) && !commandMatches("git *", "true; "+cmd) {
+			t.Errorf("%q matches, and not after another subcommand", cmd)
+		}
+	})
 }
