@@ -63,12 +63,13 @@ func parseIf(s string, ev Event) (*ifRule, error) {
 	default:
 		return nil, fmt.Errorf("applies to tool events only, not %s", ev)
 	}
+	s = strings.TrimSpace(s)
 	r := &ifRule{text: s, tool: s}
 	if i := strings.IndexByte(s, '('); i >= 0 {
-		if !strings.HasSuffix(s, ")") || i+1 == len(s)-1 {
+		if !strings.HasSuffix(s, ")") || strings.TrimSpace(s[i+1:len(s)-1]) == "" {
 			return nil, fmt.Errorf("%q is not a rule: write Tool or Tool(specifier), one rule per hook", s)
 		}
-		r.tool, r.spec = s[:i], s[i+1:len(s)-1]
+		r.tool, r.spec = s[:i], strings.TrimSpace(s[i+1:len(s)-1])
 		if !balanced(r.spec) {
 			return nil, fmt.Errorf("%q is not one rule: an \"if\" holds one rule, Tool or Tool(specifier); for several, give the hook once per rule", s)
 		}
@@ -169,6 +170,9 @@ func (r *ifRule) matches(name string, input json.RawMessage) bool {
 		cmd, ok := stringArg(args, "command")
 		return !ok || commandMatches(r.spec, cmd)
 	case specPath:
+		if name == "Grep" || name == "Glob" {
+			return true // a search reads what is under its path: cannot tell
+		}
 		for _, f := range pathFields {
 			if p, ok := stringArg(args, f); ok {
 				return pathMatches(r.spec, p)

@@ -94,6 +94,10 @@ func TestIfRules(t *testing.T) {
 		{"Read(//etc/passwd)", "Read", `{"file_path": "/srv/etc/passwd"}`, false},
 		{"Read(~/.zshrc)", "Read", `{"file_path": "/home/u/.zshrc"}`, true},
 		{"Read(./.env)", "Grep", `{"path": "/work/.env", "pattern": "x"}`, true},
+		{"Read(./.env)", "Grep", `{"path": "/work", "pattern": "x"}`, true}, // a search under /work may read .env
+		{"Read(./.env)", "Edit", `{"file_path": "/work/.env"}`, false},
+		{"Bash( git push * )", "Bash", `{"command": "git push"}`, true},
+		{" Bash(git push *) ", "Bash", `{"command": "git push"}`, true},
 		{"Read(./.env)", "Read", `{"file_path": "relative/.env.x"}`, true}, // relative: cannot tell
 		{"Read(./.env)", "Glob", `{"pattern": "*"}`, true},                 // no path: cannot tell
 		// WebFetch domains.
@@ -140,6 +144,7 @@ func TestIfRuleRefused(t *testing.T) {
 		{"Edit, Write", "not a tool name"},
 		{"Bash(", "not a rule"},
 		{"Bash()", "not a rule"},
+		{"Bash( )", "not a rule"},
 		{"Agent(Explore)", "does not know"},
 		{"Skill(commit)", "does not know"},
 		{"Read([a-)", "file name pattern"},
