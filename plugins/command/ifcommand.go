@@ -222,7 +222,7 @@ var cmdWrappers = map[string]bool{"timeout": true, "time": true, "nice": true, "
 
 // wrapperReach is how many words after a wrapper may start the command
 // it runs (its options and their values are skipped by trying each).
-const wrapperReach = 4
+const wrapperReach = 16
 
 // shellRunners run a command given as an argument (sh -c "git push"),
 // and eval, which a rule cannot read: the hook runs.

@@ -60,6 +60,8 @@ func TestIfRules(t *testing.T) {
 		{"Bash(git push *)", "Bash", `{"command": "timeout 30 git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "nohup nice -n 5 git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "stdbuf -oL git push"}`, true},
+		{"Bash(git push *)", "Bash", `{"command": "timeout -s KILL -k 5 30 git push"}`, true},
+		{"Bash(git push *)", "Bash", `{"command": "time nohup xargs -0 -n 1 -P 4 git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "ls | xargs git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "/usr/bin/git push"}`, true},
 		{"Bash(git push *)", "Bash", `{"command": "$GIT push"}`, true}, // a variable's program: cannot tell
