@@ -288,11 +288,11 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		}
 	}
 	if h.If != "" {
-		tool, err := parseIf(h.If, ev)
+		cond, err := parseIf(h.If, ev)
 		if err != nil {
 			bad("if", "%v", err)
 		}
-		m.tool = tool
+		m.cond = cond
 	}
 	switch h.Type {
 	case "", "command":

@@ -75,13 +75,18 @@ func (h *hook) run(c *flows.Context) error {
 		return nil
 	}
 	matched := subject
-	if ent := c.Entity(); ent != nil && ent.Kind == flows.EntityTool {
+	ent := c.Entity()
+	if ent != nil && ent.Kind == flows.EntityTool {
 		if tn, ok := h.tools.name(ent.Name); ok {
 			matched = tn // the name this hook's script knows the tool by
 		}
 	}
 	if !h.match.match(matched) {
 		return nil
+	}
+	if h.match.cond != nil && ent != nil && ent.Kind == flows.EntityTool &&
+		!h.match.cond.matches(matched, h.tools.input(ent.Name, c.Arguments())) {
+		return nil // the "if" rule reads the arguments as the script would
 	}
 	d := h.p.data(c, h.Event, subject)
 	stdin, err := h.stdin(d)

@@ -14,9 +14,8 @@ type matcher struct {
 	all   bool
 	names []string
 	re    *regexp.Regexp
-	// tool is a hook's "if" condition: the tool name the call must have
-	// too, "" for none.
-	tool string
+	// cond is a hook's "if" condition, nil for none.
+	cond *ifRule
 }
 
 // isNameList reports whether s is, for Claude Code, a name or a list of
@@ -57,7 +56,7 @@ func compileMatcher(s string, agent Agent, ev Event) (matcher, error) {
 }
 
 func (m matcher) match(subject string) bool {
-	if m.tool != "" && subject != m.tool {
+	if m.cond != nil && !m.cond.selects(subject) {
 		return false
 	}
 	switch {
@@ -67,25 +66,6 @@ func (m matcher) match(subject string) bool {
 		return m.re.MatchString(subject)
 	}
 	return slices.Contains(m.names, subject)
-}
-
-// parseIf reads a hook's "if" condition for event ev: a tool name, for
-// the tool events. Claude Code's rules also take an argument pattern in
-// parentheses (Bash(git *)), which names the agent's own tools' arguments:
-// hookflow refuses it, so that a hook never runs wider than written.
-func parseIf(s string, ev Event) (string, error) {
-	switch ev {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
-	default:
-		return "", fmt.Errorf("applies to tool events only, not %s", ev)
-	}
-	if i := strings.IndexByte(s, '('); i >= 0 {
-		return "", fmt.Errorf("%q has an argument pattern, which hookflow does not evaluate: test the arguments in the script (tool_input), or use the tool name alone", s)
-	}
-	if s == "" || !isNameList(s) || strings.ContainsAny(s, "|, ") {
-		return "", fmt.Errorf("%q is not a tool name", s)
-	}
-	return s, nil
 }
 
 // unmatched returns the matcher's text when it selects none of tools, for

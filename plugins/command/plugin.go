@@ -174,7 +174,7 @@ func toolMatchers(hooks []*hook) []*hook {
 	for _, h := range hooks {
 		switch h.Event {
 		case PreToolUse, PostToolUse, PostToolUseFailure:
-			if !h.match.all || h.match.tool != "" {
+			if !h.match.all || h.match.cond != nil {
 				out = append(out, h)
 			}
 		}
@@ -194,9 +194,13 @@ func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
 				names[i] = tn
 			}
 		}
-		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.tool != "" && !slices.Contains(names, h.match.tool) {
+		if m := h.match.unmatched(h.Matcher, names); m != "" || h.match.cond != nil && !slices.ContainsFunc(names, h.match.cond.selects) {
+			cond := ""
+			if h.match.cond != nil {
+				cond = h.match.cond.text
+			}
 			p.logger().Warn("command hook: its matcher selects none of the server's tools, so it never runs",
-				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", h.match.tool, "where", h.Where, "tools", strings.Join(names, ","))
+				"hook", h.Name, "matcher", cmpOr(m, h.Matcher), "if", cond, "where", h.Where, "tools", strings.Join(names, ","))
 		}
 	}
 }

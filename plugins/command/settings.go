@@ -51,8 +51,13 @@ type Hook struct {
 	// Description says what the hook is for (Gemini CLI's and Claude Code
 	// plugins' field); hookflow logs it with the hook's failures.
 	Description string
-	// If is Claude Code's per-hook condition in permission-rule syntax: a
-	// tool name, which the call's tool must also have for the hook to run.
+	// If is Claude Code's per-hook condition, one rule in its
+	// permission-rule syntax: Tool, or Tool(specifier) with a Bash
+	// command pattern (Bash(git *)), a path pattern of Read, Edit or
+	// Write (Edit(*.ts)), WebFetch(domain:host) or Tool(param:value). The
+	// hook runs only for calls the rule matches, read from the arguments
+	// as the hook's script knows them (ToolNames); what the rule cannot
+	// read runs the hook. See docs/command-hooks.md, "The if condition".
 	If string
 	// Shell lets the command hold shell syntax (pipelines, lists,
 	// substitutions…): it runs through the shell, and its trust covers
