@@ -47,13 +47,27 @@ func testSlowClient(t *testing.T, up gateway.Upstream) {
 		// queueLimit is gateway.DefaultQueueLimit.
 		queueLimit = 1024
 	)
-	answered := make(chan struct{}, 1)
+	answered, failed := make(chan struct{}, 1), make(chan error, 1)
+	// A flood takes long under the race detector on a loaded machine: the
+	// forwarded call's own bound must not be what the test measures.
+	up.Timeout = 10 * time.Minute
 	srv, _, logs := serveLogged(t, func(srv *framework.Server) {
 		check(t, srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Name: "answered",
 			Fn: func(c *flows.Context) error {
 				// The upstream's answer came after every notification of
 				// the call: the gateway has read them all.
 				answered <- struct{}{}
+				return nil
+			}}))
+		// A call that fails never reaches afterExecute, and its error
+		// cannot reach the client, which does not read: report it here
+		// rather than wait for an answer that will not come.
+		check(t, srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.OnError, Name: "failed",
+			Fn: func(c *flows.Context) error {
+				select {
+				case failed <- c.Err():
+				default:
+				}
 				return nil
 			}}))
 	}, up)
@@ -101,6 +115,8 @@ func testSlowClient(t *testing.T, up gateway.Upstream) {
 	}()
 	select {
 	case <-answered:
+	case err := <-failed:
+		t.Fatalf("the gateway failed the flood: %v", err)
 	case o := <-done:
 		t.Fatalf("flood ended unanswered: %v, %v", o.res, o.err)
 	}
