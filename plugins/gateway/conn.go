@@ -345,46 +345,19 @@ const rootsChangedURI = "hookflow-gateway:roots-changed"
 
 // about returns the call in flight that the upstream's request req is
 // about: over HTTP, the call on whose response stream the upstream sent
-// it (countingBody marked it); else, or when the upstream sent it on no
-// call's stream, the newest call, as a stdio upstream's requests say
-// nothing of the call they are about.
+// it (relatedMarker marked it, see related.go); else, or when the
+// upstream sent it on no call's stream, the newest call, as a stdio
+// upstream's requests say nothing of the call they are about.
 func (c *conn) about(req mcp.Request) *call {
-	if meta := toClientMeta(req.GetParams()); meta != nil {
-		if key, ok := meta[relatedMetaKey].(string); ok {
-			delete(meta, relatedMetaKey)
-			c.mu.Lock()
-			k := c.calls[key]
-			c.mu.Unlock()
-			if k != nil {
-				return k
-			}
+	if key, ok := takeRelated(req.GetParams()); ok {
+		c.mu.Lock()
+		k := c.calls[key]
+		c.mu.Unlock()
+		if k != nil {
+			return k
 		}
 	}
 	return c.latest()
-}
-
-// toClientMeta returns the _meta of the params of a request to the
-// client, nil for none (the params themselves may be a nil pointer).
-func toClientMeta(p mcp.Params) mcp.Meta {
-	switch p := p.(type) {
-	case *mcp.CreateMessageWithToolsParams:
-		if p != nil {
-			return p.Meta
-		}
-	case *mcp.CreateMessageParams:
-		if p != nil {
-			return p.Meta
-		}
-	case *mcp.ElicitParams:
-		if p != nil {
-			return p.Meta
-		}
-	case *mcp.ListRootsParams:
-		if p != nil {
-			return p.Meta
-		}
-	}
-	return nil
 }
 
 // route answers the upstream's requests to its client (sampling,

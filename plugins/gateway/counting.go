@@ -42,8 +42,11 @@ func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		// The SDK posts a request with the context of its caller: a
 		// forwarded call's names the call (see conn.begin).
-		k, _ := r.Context().Value(callKey{}).(*call)
-		resp.Body = &countingBody{ReadCloser: resp.Body, c: t.c, call: k}
+		body := &countingBody{ReadCloser: resp.Body, c: t.c}
+		if k, _ := r.Context().Value(callKey{}).(*call); k != nil {
+			body.related = relatedMarker{key: k.key}
+		}
+		resp.Body = body
 	}
 	return resp, err
 }
@@ -53,15 +56,14 @@ func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 type callKey struct{}
 
 // countingBody counts the JSON-RPC notifications in the data lines of a
-// server-sent event stream while it is read, and marks the requests to
-// the client that the upstream sends on the response stream of call
-// with the call's key (see [relatedMetaKey]): the SDK tells a client's
-// handlers nothing of the stream a request came on. It hands on whole
-// lines only, so that it can rewrite one.
+// server-sent event stream while it is read, and has related mark the
+// requests to the client that the upstream sends on the response stream
+// of a forwarded call (see related.go for why). It hands on whole lines
+// only, so that it can rewrite one.
 type countingBody struct {
 	io.ReadCloser
-	c    *conn
-	call *call // nil for a stream of no forwarded call
+	c       *conn
+	related relatedMarker // zero for a stream of no forwarded call
 	// line holds the start of a line not yet complete; long is set while
 	// a line that outgrew maxLine passes through as it is (unchecked).
 	line []byte
@@ -142,9 +144,7 @@ func (b *countingBody) check(line []byte) []byte {
 		}
 	}
 	notification := bytes.Contains(rest, []byte(`"notifications/`))
-	// A request on a call's stream: the upstream's results carry no
-	// method, so few lines get as far as decoding.
-	request := b.call != nil && !notification && bytes.Contains(rest, []byte(`"method"`))
+	request := !notification && b.related.candidate(rest)
 	if !notification && !request {
 		return line
 	}
@@ -158,61 +158,12 @@ func (b *countingBody) check(line []byte) []byte {
 	switch {
 	case m.ID == nil && counted(m.Method):
 		b.c.read.Add(1)
-	case m.ID != nil && request && toClient(m.Method):
-		if marked, ok := markRelated(bytes.TrimRight(rest, "\r"), b.call.key); ok {
-			return append([]byte("data: "), marked...)
+	case request:
+		if marked, ok := b.related.mark(rest, m.ID, m.Method); ok {
+			return marked
 		}
 	}
 	return line
-}
-
-// toClient reports whether method is one of the requests the gateway
-// passes on to the client session (see conn.route).
-func toClient(method string) bool {
-	switch method {
-	case "sampling/createMessage", "elicitation/create", "roots/list":
-		return true
-	}
-	return false
-}
-
-// relatedMetaKey is the _meta key with which countingBody marks a request
-// to the client with the key of the call it is about; conn.about removes
-// it before the request goes on to the client.
-const relatedMetaKey = "hookflow.gateway/call"
-
-// markRelated returns the JSON-RPC request msg with key at
-// params._meta[relatedMetaKey], and whether it could: msg and its params
-// must be JSON objects.
-func markRelated(msg []byte, key string) ([]byte, bool) {
-	var fields, params, meta map[string]json.RawMessage
-	if json.Unmarshal(msg, &fields) != nil || fields == nil {
-		return nil, false
-	}
-	if p, ok := fields["params"]; ok && json.Unmarshal(p, &params) != nil {
-		return nil, false
-	}
-	if params == nil { // no params, or null
-		params = map[string]json.RawMessage{}
-	}
-	if m, ok := params["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
-		return nil, false
-	}
-	if meta == nil {
-		meta = map[string]json.RawMessage{}
-	}
-	var err error
-	if meta[relatedMetaKey], err = json.Marshal(key); err != nil {
-		return nil, false
-	}
-	if params["_meta"], err = json.Marshal(meta); err != nil {
-		return nil, false
-	}
-	if fields["params"], err = json.Marshal(params); err != nil {
-		return nil, false
-	}
-	out, err := json.Marshal(fields)
-	return out, err == nil
 }
 
 type countingConn struct {
