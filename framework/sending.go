@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/internal/streamable"
 )
 
 // sendingMiddleware runs the flows of what the server sends its client
@@ -129,12 +131,13 @@ func (st sentSteps) Finish(c *flows.Context, output any, err error) (any, error)
 	return output, err
 }
 
-// noStream reports whether err is the MCP SDK's for a notification that
+// noStream reports whether err is a transport's for a notification that
 // found no stream open to its client over streamable HTTP: a client that
-// opened no GET stream, between its requests. The SDK has no sentinel for
-// it, only its text.
+// opened no GET stream, between its requests. hookflow's transport says so
+// with streamable.ErrNoStream; the SDK's handler has no sentinel for it,
+// only its text.
 func noStream(err error) bool {
-	return strings.Contains(err.Error(), "stream not connected")
+	return errors.Is(err, streamable.ErrNoStream) || strings.Contains(err.Error(), "stream not connected")
 }
 
 // unstreamed counts a notification of run c that found no stream open to

@@ -23,6 +23,12 @@ func rejected(format string, args ...any) error {
 
 type callKey struct{}
 
+// ErrNoStream is the error of a message that found no stream open to its
+// client: a notification sent between a client's requests when it keeps
+// no GET stream open. It is normal over streamable HTTP; the framework
+// counts such notifications rather than report them.
+var ErrNoStream = errors.New("no open stream for the message")
+
 // errClientGone fails Read when a stateless POST's client went away; it
 // wraps context.Canceled, as the cancellation of the calls it causes is.
 var errClientGone = fmt.Errorf("the client disconnected: %w", context.Canceled)
@@ -251,7 +257,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.dropExtra(resp.ID)
 	}
 	if s == nil {
-		return rejected("no open stream for the message")
+		return fmt.Errorf("%w: %w", errRejected, ErrNoStream)
 	}
 	if c.closed() {
 		return errors.New("session is closed")
