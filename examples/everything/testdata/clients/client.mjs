@@ -35,14 +35,17 @@ function must(cond, msg) {
 }
 
 // answers records, per JSON-RPC method of a POST that carries one
-// request, the Content-Type of the answer: which calls were answered
-// with an SSE stream and which with one JSON body.
+// request, the Content-Type of the last such POST's answer. hookflow's
+// transport answers a tools/call with one JSON body when the result is
+// the first message for it, and with an SSE stream otherwise: an SSE
+// answer shows that what the server sent during the call (progress, a
+// request to the client) went on the call's own stream, not the GET one.
 const answers = new Map();
 async function recordingFetch(input, init) {
 	const res = await fetch(input, init);
 	if (init?.method === "POST" && typeof init.body === "string") {
 		const msg = JSON.parse(init.body);
-		if (!Array.isArray(msg) && msg.id !== undefined) {
+		if (!Array.isArray(msg) && msg.id !== undefined && msg.method !== undefined) {
 			answers.set(msg.method, (res.headers.get("content-type") ?? "").split(";")[0]);
 		}
 	}
@@ -92,15 +95,11 @@ await check("tools/list", async () => {
 });
 
 await check("progress during a call", async () => {
+	// The SDK drops progress that comes after the call's result.
 	const seen = [];
-	let done = false;
 	const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, {
-		onprogress: (p) => {
-			must(!done, "progress after the result");
-			seen.push(p.progress);
-		},
+		onprogress: (p) => seen.push(p.progress),
 	});
-	done = true;
 	must(seen.join(",") === "0,50,100", `progress ${seen.join(",")}, want 0,50,100`);
 	const answer = answers.get("tools/call");
 	must(answer === "text/event-stream", `the call was answered with ${answer}, not an SSE stream`);
