@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Install what the gateway's world leg runs (cmd/hookflow's
-# TestGatewayWorld): Node 22 and, pinned, MCP servers nobody here wrote
-# (the reference servers everything, filesystem and memory) and the
-# TypeScript SDK whose client drives them through the gateway. They go
+# Install what the world legs run (cmd/hookflow's TestGatewayWorld and
+# examples/everything's TestClientsWorld): Node 22 and, pinned, MCP
+# servers nobody here wrote (the reference servers everything, filesystem
+# and memory), the TypeScript SDK whose client drives them through the
+# gateway and drives examples/everything directly, and the MCP Inspector,
+# whose CLI mode lists and calls tools on examples/everything. They go
 # under .ci/.tools/world (git-ignored); a second run installs nothing.
 #
 # Usage: .ci/world/install.sh
@@ -24,6 +26,7 @@ PACKAGES=(
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@modelcontextprotocol/server-memory@2026.8.31
 	@modelcontextprotocol/sdk@1.32.2
+	@modelcontextprotocol/inspector@2.12.0
 )
 
 log() { printf 'world: %s\n' "$*" >&2; }
@@ -60,7 +63,7 @@ else
 	rm -rf -- "$WORLD_DIR"
 	mv -- "$STAGING" "$WORLD_DIR"
 	STAGING=""
-	for p in server-everything server-filesystem server-memory sdk; do
+	for p in server-everything server-filesystem server-memory sdk inspector; do
 		[[ -f "$WORLD_DIR/node_modules/@modelcontextprotocol/$p/package.json" ]] || die "@modelcontextprotocol/$p did not install in $WORLD_DIR"
 	done
 	log "installed $want"
