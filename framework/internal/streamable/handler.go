@@ -255,7 +255,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	s.mu.Lock()
 	s.startLocked(http.StatusOK)
 	_, _ = w.Write([]byte(": ok\n\n"))
-	_ = s.controller().Flush()
+	_ = s.flush()
 	s.mu.Unlock()
 	select {
 	case <-r.Context().Done():

@@ -31,7 +31,7 @@ const (
 type stream struct {
 	mu         sync.Mutex
 	w          http.ResponseWriter
-	rc         *http.ResponseController // made on the first flush or deadline
+	ctl        control // found on the first flush or deadline
 	mode       mode
 	standalone bool // the GET stream: never ends by answers
 	listen     bool // a subscriptions/listen call's stream
@@ -148,7 +148,7 @@ func (s *stream) event(name string, data []byte, retry string) error {
 		s.end()
 		return err
 	}
-	if err := s.controller().Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := s.flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.end()
 		return err
 	}
@@ -158,15 +158,63 @@ func (s *stream) event(name string, data []byte, retry string) error {
 // deadline bounds the next write, when the stream has a write timeout.
 func (s *stream) deadline() {
 	if s.writeTimeout > 0 {
-		_ = s.controller().SetWriteDeadline(time.Now().Add(s.writeTimeout))
+		if wd := s.controls().deadliner; wd != nil {
+			_ = wd.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+		}
 	}
 }
 
-func (s *stream) controller() *http.ResponseController {
-	if s.rc == nil {
-		s.rc = http.NewResponseController(s.w)
+// flush sends what the stream wrote to the client.
+func (s *stream) flush() error {
+	c := s.controls()
+	switch {
+	case c.flushError != nil:
+		return c.flushError.FlushError()
+	case c.flusher != nil:
+		c.flusher.Flush()
+		return nil
 	}
-	return s.rc
+	return http.ErrNotSupported
+}
+
+// control is what a stream needs of its response writer besides writing
+// (flushing, a write deadline), found under the writer's wrappers as
+// http.ResponseController finds it, but once per stream and without
+// allocating on each use: a ResponseController's unsupported deadline
+// allocates an error on every write.
+type control struct {
+	found      bool
+	flushError interface{ FlushError() error }
+	flusher    http.Flusher
+	deadliner  interface{ SetWriteDeadline(time.Time) error }
+}
+
+func (s *stream) controls() *control {
+	c := &s.ctl
+	if c.found {
+		return c
+	}
+	c.found = true
+	for w := s.w; w != nil; {
+		if c.flushError == nil && c.flusher == nil {
+			if f, ok := w.(interface{ FlushError() error }); ok {
+				c.flushError = f
+			} else if f, ok := w.(http.Flusher); ok {
+				c.flusher = f
+			}
+		}
+		if c.deadliner == nil {
+			if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+				c.deadliner = d
+			}
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	return c
 }
 
 // end ends the stream: its HTTP handler returns.
@@ -202,10 +250,10 @@ func (s *stream) finish(status int) {
 		s.started = true
 		s.w.WriteHeader(status)
 	}
-	if s.rc != nil && s.writeTimeout > 0 {
+	if s.ctl.deadliner != nil && s.writeTimeout > 0 {
 		// The deadline is the connection's: a later request on it must
 		// not inherit this one's.
-		_ = s.rc.SetWriteDeadline(time.Time{})
+		_ = s.ctl.deadliner.SetWriteDeadline(time.Time{})
 	}
 	s.end()
 }
@@ -217,8 +265,11 @@ func (s *stream) finish(status int) {
 // (this transport leaves methods to the session, which knows the custom
 // ones).
 func errorStatus(resp *jsonrpc.Response, version string) int {
-	var jerr *jsonrpc.Error
-	if resp.Error == nil || !errors.As(resp.Error, &jerr) {
+	if resp.Error == nil {
+		return 0 // before asRPCError: an answer costs no allocation
+	}
+	jerr := asRPCError(resp.Error)
+	if jerr == nil {
 		return 0
 	}
 	if version < newProtocol {
@@ -234,6 +285,15 @@ func errorStatus(resp *jsonrpc.Response, version string) int {
 		return http.StatusBadRequest
 	}
 	return 0
+}
+
+// asRPCError returns err's JSON-RPC error, nil when it has none.
+func asRPCError(err error) *jsonrpc.Error {
+	var jerr *jsonrpc.Error
+	if errors.As(err, &jerr) {
+		return jerr
+	}
+	return nil
 }
 
 func joinArray(items [][]byte) []byte {
