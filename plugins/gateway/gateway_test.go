@@ -336,7 +336,11 @@ func TestListChanged(t *testing.T) {
 				changed := make(chan struct{}, 10)
 				cs := connect(t, srv, kind.opts(changed))
 				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
-				<-changed
+				select {
+				case <-changed:
+				case <-time.After(time.Minute): // a bound on a hang
+					t.Fatal("the client was not told of the upstream's list change")
+				}
 				eventually(t, "the list to show "+kind.fresh+" and not "+kind.gone, func() bool {
 					names, err := kind.list(cs)
 					if err != nil {
@@ -353,7 +357,11 @@ func TestListChanged(t *testing.T) {
 					<-changed
 				}
 				call(t, cs, kind.adder, map[string]any{"text": kind.fresh})
-				<-changed
+				select {
+				case <-changed:
+				case <-time.After(time.Minute): // a bound on a hang
+					t.Fatal("the client was not told of the upstream's second list change")
+				}
 			})
 		}
 	}

@@ -321,7 +321,9 @@ func (u *upstream) addResource(r *mcp.Resource, t *mcp.ResourceTemplate) error {
 	if r == nil {
 		kind = "template"
 	}
-	m := &Mounted{Upstream: u.cfg.Name, Name: name, up: u, key: entityKey{kind, name}}
+	// Name is the upstream's URI (what a forwarded request names); key,
+	// as every key of the upstream's entities, the URI its clients see.
+	m := &Mounted{Upstream: u.cfg.Name, Name: name, up: u, key: entityKey{kind, u.cfg.exposedURI(name)}}
 	def := framework.Resource[*Mounted]{
 		New: func() *Mounted { return m },
 		Read: func(m *Mounted, ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

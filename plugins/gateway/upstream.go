@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -51,10 +52,12 @@ type upstream struct {
 	// taskLogged holds the tools logged as left out for being tasks.
 	taskLogged sync.Map
 
-	// changedOn is the session whose lists changed last, nil when the
-	// watcher has refreshed since.
-	changedOn    *conn
-	changedKinds []string
+	// changed holds, per upstream session (nil for the main session)
+	// whose lists changed since the watcher last refreshed, the kinds
+	// that changed. Every session is refreshed: two sessions that change
+	// at once (an upstream that tells all its sessions) must not make
+	// the watcher refresh only one.
+	changed map[*conn][]string
 	// shared holds, for each resource URI, the client sessions
 	// subscribed to it on the main session; own the URIs each client
 	// session subscribed to on its own upstream session (see subscribe).
@@ -202,10 +205,17 @@ func (u *upstream) watch() {
 				return
 			case <-u.kick:
 				u.mu.Lock()
-				from, kinds := cmp.Or(u.changedOn, c), u.changedKinds
-				u.changedOn, u.changedKinds = nil, nil
+				changed := u.changed
+				u.changed = nil
 				u.mu.Unlock()
-				u.refresh(from, kinds)
+				// The main session first, then the others in the order
+				// they opened: a refresh of one never hides another's.
+				froms := slices.SortedFunc(maps.Keys(changed), func(a, b *conn) int {
+					return cmp.Compare(cmp.Or(a, c).seq, cmp.Or(b, c).seq)
+				})
+				for _, from := range froms {
+					u.refresh(cmp.Or(from, c), changed[from])
+				}
 			case err := <-ended:
 				if h := u.health(); h.State == StateDown && h.Err != nil {
 					err = h.Err // why suspect closed it
@@ -282,9 +292,11 @@ func (u *upstream) refresh(c *conn, kinds []string) {
 // session, and the process that changed is the one to ask).
 func (u *upstream) listChanged(c *conn, kind string) {
 	u.mu.Lock()
-	u.changedOn = c
-	if !slices.Contains(u.changedKinds, kind) {
-		u.changedKinds = append(u.changedKinds, kind)
+	if u.changed == nil {
+		u.changed = map[*conn][]string{}
+	}
+	if !slices.Contains(u.changed[c], kind) {
+		u.changed[c] = append(u.changed[c], kind)
 	}
 	u.mu.Unlock()
 	select {

@@ -41,10 +41,10 @@ func (u *upstream) keyed(l listing) map[entityKey]string {
 		m[entityKey{"prompt", u.cfg.Prefix + p.Name}] = describe(p)
 	}
 	for _, r := range l.resources {
-		m[entityKey{"resource", r.URI}] = describe(r)
+		m[entityKey{"resource", u.cfg.exposedURI(r.URI)}] = describe(r)
 	}
 	for _, t := range l.templates {
-		m[entityKey{"template", t.URITemplate}] = describe(t)
+		m[entityKey{"template", u.cfg.exposedURI(t.URITemplate)}] = describe(t)
 	}
 	return m
 }
@@ -82,12 +82,12 @@ func (u *upstream) union() listing {
 			}
 		}
 		for _, r := range c.listed.resources {
-			if add(entityKey{"resource", r.URI}) {
+			if add(entityKey{"resource", u.cfg.exposedURI(r.URI)}) {
 				out.resources = append(out.resources, r)
 			}
 		}
 		for _, t := range c.listed.templates {
-			if add(entityKey{"template", t.URITemplate}) {
+			if add(entityKey{"template", u.cfg.exposedURI(t.URITemplate)}) {
 				out.templates = append(out.templates, t)
 			}
 		}
