@@ -1,7 +1,6 @@
 package declare_test
 
 import (
-	"go/token"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,27 +8,11 @@ import (
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/declare"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/exttest"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 
-var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
-
-func render(ds []directive.Diagnostic) []string {
-	out := make([]string, len(ds))
-	for i, d := range ds {
-		out[i] = d.String()
-	}
-	return out
-}
-
-// registry returns the core's directives and this extension's.
-func registry() *directive.Registry {
-	r, err := directive.New(declare.New().Directives()...)
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
+var pos = exttest.Pos
 
 type decodeTest struct {
 	line      string
@@ -44,7 +27,7 @@ type errorTest struct {
 }
 
 func TestDecodeDeclare(t *testing.T) {
-	r := registry()
+	r := exttest.Registry(t, declare.New())
 	for _, tt := range []decodeTest{
 		{
 			`//mcp:declare event=session_end context="Store what you learned."`,
@@ -64,7 +47,7 @@ func TestDecodeDeclare(t *testing.T) {
 	} {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if len(diags) > 0 || dec == nil {
-			t.Errorf("ParseComment(%q): unexpected %q", tt.line, render(diags))
+			t.Errorf("ParseComment(%q): unexpected %q", tt.line, exttest.Render(diags))
 			continue
 		}
 		if !reflect.DeepEqual(dec.Value, tt.want) {
@@ -75,13 +58,13 @@ func TestDecodeDeclare(t *testing.T) {
 		}
 		again, diags := r.ParseComment(tt.canonical, pos)
 		if len(diags) > 0 || again == nil || !reflect.DeepEqual(again.Value, tt.want) {
-			t.Errorf("ParseComment(%q) = %v, %q; want %#v", tt.canonical, again, render(diags), tt.want)
+			t.Errorf("ParseComment(%q) = %v, %q; want %#v", tt.canonical, again, exttest.Render(diags), tt.want)
 		}
 	}
 }
 
 func TestDeclareErrors(t *testing.T) {
-	r := registry()
+	r := exttest.Registry(t, declare.New())
 	for _, tt := range []errorTest{
 		{"no event", `//mcp:declare context=x`,
 			[]string{`file.go:7:7: missing required key "event" for //mcp:declare`}},
@@ -105,7 +88,7 @@ func TestDeclareErrors(t *testing.T) {
 			if dec != nil {
 				t.Errorf("ParseComment(%q) decoded %#v, want errors", tt.line, dec.Value)
 			}
-			if got := render(diags); !slices.Equal(got, tt.want) {
+			if got := exttest.Render(diags); !slices.Equal(got, tt.want) {
 				t.Errorf("ParseComment(%q):\ngot:\n\t%s\nwant:\n\t%s", tt.line, strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 			}
 		})

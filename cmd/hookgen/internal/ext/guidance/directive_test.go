@@ -1,35 +1,17 @@
 package guidance_test
 
 import (
-	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/exttest"
 	guidanceext "github.com/hookflow/hookflow/cmd/hookgen/internal/ext/guidance"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
 
-var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
-
-func render(ds []directive.Diagnostic) []string {
-	out := make([]string, len(ds))
-	for i, d := range ds {
-		out[i] = d.String()
-	}
-	return out
-}
-
-// registry returns the core's directives and this extension's.
-func registry() *directive.Registry {
-	r, err := directive.New(guidanceext.New().Directives()...)
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
+var pos = exttest.Pos
 
 // TestGuidanceDecode decodes //mcp:guidance lines, renders them in
 // canonical form and reads that back.
@@ -59,11 +41,11 @@ func TestGuidanceDecode(t *testing.T) {
 			`//mcp:guidance tag=x lifecycle=cancel level=SHOULD-NOT`,
 		},
 	}
-	r := registry()
+	r := exttest.Registry(t, guidanceext.New())
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec == nil {
-			t.Errorf("ParseComment(%q): %q", tt.line, render(diags))
+			t.Errorf("ParseComment(%q): %q", tt.line, exttest.Render(diags))
 			continue
 		}
 		if !reflect.DeepEqual(dec.Value, tt.want) {
@@ -74,7 +56,7 @@ func TestGuidanceDecode(t *testing.T) {
 		}
 		again, diags := r.ParseComment(tt.canonical, pos)
 		if again == nil || !reflect.DeepEqual(again.Value, tt.want) {
-			t.Errorf("the canonical form reads back as %v, %q", again, render(diags))
+			t.Errorf("the canonical form reads back as %v, %q", again, exttest.Render(diags))
 		}
 	}
 }
@@ -106,13 +88,13 @@ func TestGuidanceErrors(t *testing.T) {
 		{`//mcp:guidance tag=x lifecycle=end level=MAY priorty=3`,
 			[]string{`file.go:7:46: unknown key "priorty" for //mcp:guidance (did you mean "priority"?)`}},
 	}
-	r := registry()
+	r := exttest.Registry(t, guidanceext.New())
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if dec != nil {
 			t.Errorf("ParseComment(%q) decoded %#v", tt.line, dec.Value)
 		}
-		if got := render(diags); !slices.Equal(got, tt.want) {
+		if got := exttest.Render(diags); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseComment(%q):\ngot:\n\t%s\nwant:\n\t%s", tt.line, strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 		}
 	}

@@ -1,39 +1,22 @@
 package interceptor_test
 
 import (
-	"go/token"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/directive"
+	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/exttest"
 	"github.com/hookflow/hookflow/cmd/hookgen/internal/ext/interceptor"
 )
 
-var pos = token.Position{Filename: "file.go", Offset: 100, Line: 7, Column: 1}
-
-func render(ds []directive.Diagnostic) []string {
-	out := make([]string, len(ds))
-	for i, d := range ds {
-		out[i] = d.String()
-	}
-	return out
-}
-
-func registry(t *testing.T) *directive.Registry {
-	t.Helper()
-	r, err := directive.New(interceptor.New().Directives()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+var pos = exttest.Pos
 
 // //hook:validator and //hook:mutator decode to their value, whose
 // canonical form decodes to it again.
 func TestDecodeInterceptors(t *testing.T) {
-	r := registry(t)
+	r := exttest.Registry(t, interceptor.New())
 	tests := []struct {
 		line      string
 		want      interceptor.Directive
@@ -55,7 +38,7 @@ func TestDecodeInterceptors(t *testing.T) {
 	for _, tt := range tests {
 		dec, diags := r.ParseComment(tt.line, pos)
 		if len(diags) > 0 {
-			t.Fatalf("%s: %v", tt.line, render(diags))
+			t.Fatalf("%s: %v", tt.line, exttest.Render(diags))
 		}
 		if !reflect.DeepEqual(dec.Value, tt.want) {
 			t.Errorf("%s:\ngot  %#v\nwant %#v", tt.line, dec.Value, tt.want)
@@ -65,7 +48,7 @@ func TestDecodeInterceptors(t *testing.T) {
 		}
 		again, diags := r.ParseComment(tt.canonical, pos)
 		if len(diags) > 0 || !reflect.DeepEqual(again.Value, tt.want) {
-			t.Errorf("%s: the canonical form decodes to %#v, %v", tt.line, again, render(diags))
+			t.Errorf("%s: the canonical form decodes to %#v, %v", tt.line, again, exttest.Render(diags))
 		}
 		if dec.CheckTarget(directive.TargetFunc) != nil || dec.CheckTarget(directive.TargetMethod) == nil {
 			t.Errorf("%s: an interceptor sits on a top-level function only", tt.line)
@@ -74,7 +57,7 @@ func TestDecodeInterceptors(t *testing.T) {
 }
 
 func TestInterceptorErrors(t *testing.T) {
-	r := registry(t)
+	r := exttest.Registry(t, interceptor.New())
 	tests := []struct {
 		line string
 		want []string
@@ -96,7 +79,7 @@ func TestInterceptorErrors(t *testing.T) {
 		if dec != nil {
 			t.Errorf("%s decoded %#v", tt.line, dec.Value)
 		}
-		if got := render(diags); !slices.Equal(got, tt.want) {
+		if got := exttest.Render(diags); !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\ngot:\n\t%s\nwant:\n\t%s", tt.line, strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 		}
 	}
