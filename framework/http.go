@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/hookflow/hookflow/framework/internal/streamable"
 )
 
 // DefaultMaxSessions is the bound on the sessions a server's HTTP handler
@@ -161,16 +163,8 @@ type readDeadliner interface{ SetReadDeadline(time.Time) error }
 // deadlines, as http.ResponseController does, without allocating one; nil
 // when there is none (a test recorder).
 func readDeadlinerOf(w http.ResponseWriter) readDeadliner {
-	for {
-		switch t := w.(type) {
-		case readDeadliner:
-			return t
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = t.Unwrap()
-		default:
-			return nil
-		}
-	}
+	d, _ := streamable.WriterAs[readDeadliner](w)
+	return d
 }
 
 // plainCall reports whether body is one tools/call request that asks for

@@ -195,26 +195,38 @@ func (s *stream) controls() *control {
 		return c
 	}
 	c.found = true
-	for w := s.w; w != nil; {
-		if c.flushError == nil && c.flusher == nil {
-			if f, ok := w.(interface{ FlushError() error }); ok {
-				c.flushError = f
-			} else if f, ok := w.(http.Flusher); ok {
-				c.flusher = f
-			}
+	c.deadliner, _ = WriterAs[interface{ SetWriteDeadline(time.Time) error }](s.w)
+	// A writer that flushes with an error is preferred to one that
+	// flushes without, level by level, as http.ResponseController does.
+	for w := s.w; w != nil && c.flushError == nil && c.flusher == nil; w = unwrap(w) {
+		if f, ok := w.(interface{ FlushError() error }); ok {
+			c.flushError = f
+		} else if f, ok := w.(http.Flusher); ok {
+			c.flusher = f
 		}
-		if c.deadliner == nil {
-			if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-				c.deadliner = d
-			}
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
 	}
 	return c
+}
+
+// WriterAs returns the first writer in w's chain of wrappers (w, then
+// what its Unwrap returns, and so on) that is a T, as
+// http.ResponseController looks for what it calls, without allocating
+// one; ok is false when there is none.
+func WriterAs[T any](w http.ResponseWriter) (t T, ok bool) {
+	for ; w != nil; w = unwrap(w) {
+		if t, ok = w.(T); ok {
+			return t, true
+		}
+	}
+	return t, false
+}
+
+// unwrap returns the writer w wraps, nil when it wraps none.
+func unwrap(w http.ResponseWriter) http.ResponseWriter {
+	if u, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok {
+		return u.Unwrap()
+	}
+	return nil
 }
 
 // end ends the stream: its HTTP handler returns.
