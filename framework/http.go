@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
 
-	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // DefaultMaxSessions is the bound on the sessions a server's HTTP handler

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/hookflow/hookflow/internal/streamable"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

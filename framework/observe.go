@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // Transport is the kind of transport a request reached the server over, as

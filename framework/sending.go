@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // sendingMiddleware runs the flows of what the server sends its client

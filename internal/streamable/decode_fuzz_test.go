@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/framework/internal/streamable"
+	"github.com/hookflow/hookflow/internal/streamable"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
