@@ -2,7 +2,8 @@
 // against: the same trivial tool (greet) served over streamable HTTP by
 // go-sdk directly, go-sdk with 10 middlewares, hookflow with 0 and 10
 // hooks, hookflow with the auth, ratelimit, cache and audit plugins, and
-// mcp-go with 10 hooks. Each peer runs in a process of its own; a raw
+// mcp-go with 10 hooks (with and without its input and output schema
+// validation, which hookflow always does). Each peer runs in a process of its own; a raw
 // JSON-RPC load generator (its own sessions, SSE and JSON answers, every
 // answer checked) calls it at several concurrencies, stateful and
 // stateless, in interleaved rounds, and the report gives medians and

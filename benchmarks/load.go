@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -173,13 +174,21 @@ type result struct {
 	calls    int
 	elapsed  time.Duration
 	p50, p99 time.Duration
+	// genCPU is the CPU time the load generator itself used during the
+	// measured calls, and srvCPU the server's: with genCPU/elapsed well
+	// under one core, the generator is not what limits calls/s.
+	genCPU, srvCPU time.Duration
 }
+
+// srvPerCall is the server's CPU time per call: unlike calls/s it does
+// not depend on what else the machine runs.
+func (r result) srvPerCall() time.Duration { return r.srvCPU / time.Duration(max(r.calls, 1)) }
 
 func (r result) perSecond() float64 { return float64(r.calls) / r.elapsed.Seconds() }
 
 // load opens conc sessions and makes calls tools/calls through them, after
 // a warm-up of warm calls each.
-func load(url string, stateful bool, conc, calls, warm int) (result, error) {
+func load(url string, stateful bool, conc, calls, warm int, srvCPU func() time.Duration) (result, error) {
 	c := newClient(url, conc)
 	defer c.http.CloseIdleConnections()
 	sessions := make([]*session, conc)
@@ -222,12 +231,15 @@ func load(url string, stateful bool, conc, calls, warm int) (result, error) {
 	if _, _, err := run(warm * conc); err != nil {
 		return result{}, fmt.Errorf("warm-up: %w", err)
 	}
+	gen0, srv0 := selfCPU(), srvCPU()
 	lat, elapsed, err := run(calls)
 	if err != nil {
 		return result{}, err
 	}
+	gen1, srv1 := selfCPU(), srvCPU()
 	slices.Sort(lat)
-	return result{calls: len(lat), elapsed: elapsed, p50: quantile(lat, 0.50), p99: quantile(lat, 0.99)}, nil
+	return result{calls: len(lat), elapsed: elapsed, p50: quantile(lat, 0.50), p99: quantile(lat, 0.99),
+		genCPU: gen1 - gen0, srvCPU: srv1 - srv0}, nil
 }
 
 func quantile(sorted []time.Duration, q float64) time.Duration {
@@ -235,4 +247,13 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 		return 0
 	}
 	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+// selfCPU is the user and system CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

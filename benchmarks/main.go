@@ -7,8 +7,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"syscall"
 )
 
 func main() {
@@ -38,7 +41,25 @@ func serve(args []string) error {
 	peer := fs.String("peer", "hookflow-10", fmt.Sprintf("the server: one of %v", peers))
 	stateless := fs.Bool("stateless", false, "serve without sessions")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file, until SIGINT or SIGTERM")
 	_ = fs.Parse(args)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sig
+			pprof.StopCPUProfile()
+			_ = f.Close()
+			os.Exit(0)
+		}()
+	}
 	h, err := handler(*peer, *stateless)
 	if err != nil {
 		return err

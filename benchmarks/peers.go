@@ -41,7 +41,7 @@ func greet(in greetIn) greetOut { return greetOut{Msg: "hello " + in.Name} }
 const token = "bench-token-0123456789abcdef"
 
 // peers are the servers compared by default, in the order reported.
-var peers = []string{"sdk", "sdk-mw10", "hookflow-0", "hookflow-10", "hookflow-plugins", "mcpgo-10"}
+var peers = []string{"sdk", "sdk-mw10", "hookflow-0", "hookflow-10", "hookflow-plugins", "mcpgo-10", "mcpgo-10-noschema"}
 
 // jsonPeers answer every POST with one JSON body instead of an SSE stream
 // (the SDK's StreamableHTTPOptions.JSONResponse): an experiment, compared
@@ -100,7 +100,7 @@ func handler(peer string, stateless bool) (http.Handler, error) {
 			return a.Handler(srv, opts)
 		}
 		return srv.HTTPHandler(opts)
-	case "mcpgo-10":
+	case "mcpgo-10", "mcpgo-10-noschema":
 		hooks := &mcpgoserver.Hooks{}
 		for range 3 {
 			hooks.AddBeforeAny(func(context.Context, any, mcpgo.MCPMethod, any) {})
@@ -110,8 +110,13 @@ func handler(peer string, stateless bool) (http.Handler, error) {
 			hooks.AddBeforeCallTool(func(context.Context, any, *mcpgo.CallToolRequest) {})
 			hooks.AddAfterCallTool(func(context.Context, any, *mcpgo.CallToolRequest, any) {})
 		}
-		srv := mcpgoserver.NewMCPServer("bench", "1", mcpgoserver.WithToolCapabilities(false), mcpgoserver.WithHooks(hooks),
-			mcpgoserver.WithInputSchemaValidation(), mcpgoserver.WithOutputSchemaValidation())
+		opts := []mcpgoserver.ServerOption{mcpgoserver.WithToolCapabilities(false), mcpgoserver.WithHooks(hooks)}
+		if peer == "mcpgo-10" {
+			// hookflow validates a call's input and output against the
+			// tool's schemas; mcpgo-10-noschema does not.
+			opts = append(opts, mcpgoserver.WithInputSchemaValidation(), mcpgoserver.WithOutputSchemaValidation())
+		}
+		srv := mcpgoserver.NewMCPServer("bench", "1", opts...)
 		srv.AddTool(mcpgo.NewTool("greet", mcpgo.WithDescription("greets"), mcpgo.WithInputSchema[greetIn](), mcpgo.WithOutputSchema[greetOut]()),
 			mcpgo.NewStructuredToolHandler(func(_ context.Context, _ mcpgo.CallToolRequest, in greetIn) (greetOut, error) { return greet(in), nil }))
 		return mcpgoserver.NewStreamableHTTPServer(srv, mcpgoserver.WithStateful(!stateless), mcpgoserver.WithStateLess(stateless), mcpgoserver.WithSessionIdleTTL(time.Hour)), nil

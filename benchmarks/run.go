@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,11 +18,14 @@ import (
 
 // server is a peer running in a process of its own.
 type server struct {
-	cmd  *exec.Cmd
-	base string
+	cmd      *exec.Cmd
+	base     string
+	profiled bool
 }
 
-func start(peer string, stateless bool, procs int) (*server, error) {
+// start runs peer in a process of its own, writing a CPU profile to
+// profile unless it is "".
+func start(peer string, stateless bool, procs int, profile string) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -29,6 +33,9 @@ func start(peer string, stateless bool, procs int) (*server, error) {
 	args := []string{"serve", "-peer", peer}
 	if stateless {
 		args = append(args, "-stateless")
+	}
+	if profile != "" {
+		args = append(args, "-cpuprofile", profile)
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
@@ -46,13 +53,47 @@ func start(peer string, stateless bool, procs int) (*server, error) {
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("%s: no address: %w", peer, err)
 	}
-	return &server{cmd: cmd, base: "http://" + strings.TrimSpace(line)}, nil
+	return &server{cmd: cmd, base: "http://" + strings.TrimSpace(line), profiled: profile != ""}, nil
 }
 
+// stop ends the server; one that writes a profile is asked to, so that
+// it finishes the profile first.
 func (s *server) stop() {
+	if s.profiled {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Second):
+		}
+	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 }
+
+// cpu returns the user and system CPU time the server process has used
+// (from /proc, in clock ticks of 10 ms).
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after it. utime and stime are fields 14 and 15.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * (time.Second / clockTicks)
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on Linux.
+const clockTicks = 100
 
 // rss returns the process's resident set and its peak, in bytes.
 func (s *server) rss() (cur, peak uint64) {
@@ -110,6 +151,7 @@ func run(args []string) error {
 	only := fs.String("peers", strings.Join(peers, ","), "peers to compare")
 	procs := fs.Int("server-procs", 1, "GOMAXPROCS of each server")
 	idle := fs.Int("idle-sessions", 500, "sessions opened to measure memory per idle session (0: skip)")
+	profiles := fs.String("cpuprofile-dir", "", "write each server's CPU profile of the first round to this directory, as PEER-MODE.pprof (all its concurrencies, warm-ups included)")
 	_ = fs.Parse(args)
 
 	var cs []int
@@ -144,12 +186,16 @@ func run(args []string) error {
 				order = append(order[1:], order[0])
 			}
 			for _, p := range order {
-				srv, err := start(p, !stateful, *procs)
+				profile := ""
+				if *profiles != "" && r == 0 {
+					profile = filepath.Join(*profiles, p+"-"+modeName(stateful)+".pprof")
+				}
+				srv, err := start(p, !stateful, *procs, profile)
 				if err != nil {
 					return err
 				}
 				for _, c := range cs {
-					res, err := load(srv.base+"/mcp", stateful, c, *calls, *warm)
+					res, err := load(srv.base+"/mcp", stateful, c, *calls, *warm, srv.cpu)
 					if err != nil {
 						srv.stop()
 						return fmt.Errorf("%s %s c=%d: %w", p, modeName(stateful), c, err)
@@ -158,8 +204,9 @@ func run(args []string) error {
 					results[k] = append(results[k], res)
 					cur, _ := srv.rss()
 					rssAfter[k] = append(rssAfter[k], cur)
-					fmt.Fprintf(os.Stderr, "round %d %-16s %-9s c=%-3d %8.0f calls/s p50 %-9v p99 %-9v rss %.1f MiB\n",
-						r+1, p, modeName(stateful), c, res.perSecond(), res.p50.Round(time.Microsecond), res.p99.Round(time.Microsecond), float64(cur)/(1<<20))
+					fmt.Fprintf(os.Stderr, "round %d %-16s %-9s c=%-3d %8.0f calls/s p50 %-9v p99 %-9v server %5.1f µs CPU/call, generator %.2f cores, rss %.1f MiB\n",
+						r+1, p, modeName(stateful), c, res.perSecond(), res.p50.Round(time.Microsecond), res.p99.Round(time.Microsecond),
+						float64(res.srvPerCall())/1e3, res.genCPU.Seconds()/res.elapsed.Seconds(), float64(cur)/(1<<20))
 				}
 				srv.stop()
 			}
@@ -170,7 +217,7 @@ func run(args []string) error {
 	idleMem := map[string][3]float64{} // heap per session, RSS per session, goroutines per session
 	if *idle > 0 {
 		for _, p := range ps {
-			srv, err := start(p, false, *procs)
+			srv, err := start(p, false, *procs, "")
 			if err != nil {
 				return err
 			}
@@ -207,8 +254,8 @@ func run(args []string) error {
 	for _, stateful := range ms {
 		for _, c := range cs {
 			fmt.Printf("\n### %s, concurrency %d\n\n", modeName(stateful), c)
-			fmt.Println("| peer | calls/s | p50 | p99 | × sdk | × hookflow-0 | × mcpgo-10 | RSS after (MiB) |")
-			fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
+			fmt.Println("| peer | calls/s (min–max) | p50 | p99 | × sdk | × hookflow-0 | × mcpgo-10 | server µs CPU/call | generator cores | RSS after (MiB) |")
+			fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 			for _, p := range ps {
 				rs := results[cell{p, stateful, c}]
 				ratio := func(other string) string {
@@ -222,16 +269,18 @@ func run(args []string) error {
 					}
 					return fmt.Sprintf("%.2f", median(q))
 				}
-				var qps, p50, p99, rss []float64
+				var qps, p50, p99, rss, cpu, gen []float64
 				for i, r := range rs {
 					qps = append(qps, r.perSecond())
+					cpu = append(cpu, float64(r.srvPerCall())/1e3)
+					gen = append(gen, r.genCPU.Seconds()/r.elapsed.Seconds())
 					p50 = append(p50, float64(r.p50))
 					p99 = append(p99, float64(r.p99))
 					rss = append(rss, float64(rssAfter[cell{p, stateful, c}][i])/(1<<20))
 				}
-				fmt.Printf("| %s | %.0f | %v | %v | %s | %s | %s | %.1f |\n", p, median(qps),
+				fmt.Printf("| %s | %.0f (%.0f–%.0f) | %v | %v | %s | %s | %s | %.1f | %.2f | %.1f |\n", p, median(qps), slices.Min(qps), slices.Max(qps),
 					time.Duration(median(p50)).Round(time.Microsecond), time.Duration(median(p99)).Round(time.Microsecond),
-					ratio("sdk"), ratio("hookflow-0"), ratio("mcpgo-10"), median(rss))
+					ratio("sdk"), ratio("hookflow-0"), ratio("mcpgo-10"), median(cpu), median(gen), median(rss))
 			}
 		}
 	}
