@@ -95,7 +95,7 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 		NewSessionID:               newID,
 		ReadBody:                   br.read,
 		WriteTimeout:               streamWriteTimeout,
-		ToolSchema:                 s.toolSchema,
+		ParamHeaders:               s.paramHeaders,
 		DisableLocalhostProtection: o.DisableLocalhostProtection,
 		CrossOriginProtection:      o.CrossOriginProtection,
 		Logger:                     s.logger,
@@ -104,13 +104,14 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 	return h
 }
 
-// toolSchema returns the input schema of the tool named name.
-func (s *Server) toolSchema(name string) (any, bool) {
+// paramHeaders returns the Mcp-Param-* header checks of the tool named
+// name, compiled from its input schema on first use.
+func (s *Server) paramHeaders(name string) *streamable.ParamHeaders {
 	e, ok := s.index.Load().tools[name]
-	if !ok || e.entity == nil || e.entity.Tool == nil {
-		return nil, false
+	if !ok || e.headers == nil {
+		return nil
 	}
-	return e.entity.Tool.InputSchema, true
+	return e.headers()
 }
 
 // bodyReader reads POST bodies for hookflow's transport with the bounds

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/streamable"
 	"github.com/hookflow/hookflow/scope"
 )
 
@@ -78,6 +80,9 @@ type toolEntry struct {
 	vis    visibility
 	// plan is the tool's tools:call-tool plan.
 	plan *scope.PlanRef
+	// headers returns the Mcp-Param-* checks of the tool's input schema,
+	// compiled once, on the first 2026-07-28 call.
+	headers func() *streamable.ParamHeaders
 }
 
 type toolDef[T, In, Out any] struct {
@@ -142,7 +147,8 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		d.timeout = 0
 	}
 	d.timedOut = &TimeoutError{Tool: name, After: d.timeout}
-	d.entry = &toolEntry{scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
+	d.entry = &toolEntry{scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan,
+		headers: sync.OnceValue(func() *streamable.ParamHeaders { return streamable.CompileParamHeaders(t.InputSchema) })}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
 	return nil

@@ -35,8 +35,9 @@
 //     POST's whole answer goes out as a JSON body with HTTP 400 (404 on
 //     2026-07-28), as the SDK's transport refuses an unknown method.
 //   - The per-tool header checks (Mcp-Param-*, from x-mcp-header in a
-//     tool's input schema): re-implemented, with the schema from
-//     framework's tool index (Options.ToolSchema).
+//     tool's input schema): re-implemented; framework compiles each
+//     tool's checks from its schema once, on its first 2026-07-28 call
+//     (Options.ParamHeaders, CompileParamHeaders).
 //   - Re-implemented: JSON-RPC error to HTTP status on 2026-07-28 (-32601
 //     404; -32602, -32021, -32022 400); binding a session to the user who
 //     opened it (403 for another); the 2026-07-28 _meta and

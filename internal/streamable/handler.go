@@ -61,9 +61,11 @@ type Options struct {
 	// flight once the body is decoded (nil: nothing to give back). On a
 	// refusal it writes the response (413, 408, 503…) and returns false.
 	ReadBody func(w http.ResponseWriter, r *http.Request) (data []byte, hold Releaser, ok bool)
-	// ToolSchema returns a tool's input schema, for the Mcp-Param-*
-	// header checks of 2026-07-28; nil: no such checks.
-	ToolSchema func(name string) (any, bool)
+	// ParamHeaders returns the Mcp-Param-* header checks of a tool's
+	// input schema (see CompileParamHeaders), for 2026-07-28 calls; nil
+	// (the func or its result): no such checks. It is called on every
+	// such call, so it returns what was compiled once per tool.
+	ParamHeaders func(tool string) *ParamHeaders
 	// DisableLocalhostProtection turns off the DNS-rebinding check: a
 	// request that reached a loopback address must name a loopback Host.
 	DisableLocalhostProtection bool

@@ -109,14 +109,10 @@ func (h *Handler) checkHeaders(header http.Header, msg jsonrpc.Message) error {
 	if name != body {
 		return fmt.Errorf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", name, body)
 	}
-	if req.Method != "tools/call" || h.opts.ToolSchema == nil {
+	if req.Method != "tools/call" || h.opts.ParamHeaders == nil {
 		return nil
 	}
-	schema, ok := h.opts.ToolSchema(body)
-	if !ok {
-		return nil
-	}
-	return checkParamHeaders(header, schema, params.Arguments)
+	return h.opts.ParamHeaders(body).check(header, params.Arguments)
 }
 
 // schemaProp is what the Mcp-Param-* checks need of a JSON Schema.
@@ -144,10 +140,17 @@ func bindings(props map[string]schemaProp, prefix []string, out []binding) []bin
 	return out
 }
 
-// checkParamHeaders checks each argument the tool's schema marks with
-// x-mcp-header against its Mcp-Param-<name> header: present exactly when
-// the argument is (and not null), and equal to it.
-func checkParamHeaders(header http.Header, schema any, rawArgs json.RawMessage) error {
+// ParamHeaders holds the arguments a tool's input schema marks with
+// x-mcp-header: the Mcp-Param-* headers a 2026-07-28 call of the tool must
+// carry. A nil *ParamHeaders checks nothing.
+type ParamHeaders struct {
+	bindings []binding
+}
+
+// CompileParamHeaders returns the header checks of a tool's input schema
+// (any value that marshals to a JSON Schema), or nil when it marks no
+// argument (or does not marshal).
+func CompileParamHeaders(schema any) *ParamHeaders {
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return nil
@@ -160,6 +163,20 @@ func checkParamHeaders(header http.Header, schema any, rawArgs json.RawMessage) 
 	if len(bs) == 0 {
 		return nil
 	}
+	// Map order is random: a call missing two headers names the same one
+	// each time.
+	slices.SortFunc(bs, func(a, b binding) int { return slices.Compare(a.path, b.path) })
+	return &ParamHeaders{bindings: bs}
+}
+
+// check checks each marked argument of rawArgs against its
+// Mcp-Param-<name> header: present exactly when the argument is (and not
+// null), and equal to it.
+func (ph *ParamHeaders) check(header http.Header, rawArgs json.RawMessage) error {
+	if ph == nil {
+		return nil
+	}
+	bs := ph.bindings
 	// Arguments that are not an object have no annotated values: the
 	// tool's validation refuses them.
 	var args map[string]json.RawMessage
