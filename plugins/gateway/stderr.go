@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"os/exec"
 	"sync"
@@ -46,6 +47,32 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 		w.buf = nil // let a large buffer go
 	}
 	return len(p), nil
+}
+
+// stderrReadSize is the buffer ReadFrom reads a process's standard error
+// with. It lives as long as the process: os/exec's own copy would hold
+// 32 KiB per upstream process for as long.
+const stderrReadSize = 1024
+
+// ReadFrom copies r, the process's standard error, into w until r ends;
+// os/exec's copy calls it (through io.Copy), so that a process that
+// writes little holds a small buffer.
+func (w *stderrLog) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, stderrReadSize)
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n])
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // flush logs what is left of an incomplete last line.
