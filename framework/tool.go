@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -78,6 +79,9 @@ type toolEntry struct {
 	vis    visibility
 	// plan is the tool's tools:call-tool plan.
 	plan *scope.PlanRef
+	// served is set once the SDK serves the tool: the index holds it a
+	// moment before, so that no list shows it unfiltered.
+	served atomic.Bool
 }
 
 type toolDef[T, In, Out any] struct {
@@ -145,6 +149,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	d.entry = &toolEntry{scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
+	d.entry.served.Store(true)
 	return nil
 }
 
