@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -283,6 +284,8 @@ type completable struct {
 	vis        visibility
 	complete   func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	completion *scope.PlanRef
+	// served is set once the SDK serves the entity (see toolEntry.served).
+	served atomic.Bool
 }
 
 // newCompletable describes b's entity for completion requests; complete may

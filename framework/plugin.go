@@ -87,25 +87,29 @@ func (p *PluginContext) Provide(constructor any) error {
 
 // Tool returns what the server knows of the tool named name: its MCP
 // description and the OAuth scopes it requires. ok is false for an unknown
-// tool or before Start.
+// tool, before Start, and for a tool being added until a client's call
+// can reach it.
 func (s *Server) Tool(name string) (info ToolInfo, ok bool) {
 	e := s.index.Load().tools[name]
-	if e == nil {
+	if e == nil || !e.served.Load() {
 		return ToolInfo{}, false
 	}
 	return ToolInfo{Tool: e.entity.Tool, Scopes: e.entity.Scopes, App: e.scope}, true
 }
 
 // HasPrompt reports whether the server has a prompt named name; false
-// before Start.
+// before Start, and for a prompt being added until a client can get it.
 func (s *Server) HasPrompt(name string) bool {
-	return s.index.Load().prompts[name] != nil
+	e := s.index.Load().prompts[name]
+	return e != nil && e.served.Load()
 }
 
 // HasResource reports whether the server has a resource of URI uri, or a
-// resource template of URI template uri; false before Start.
+// resource template of URI template uri; false before Start, and for one
+// being added until a client can read it.
 func (s *Server) HasResource(uri string) bool {
-	return s.index.Load().resources[uri] != nil
+	e := s.index.Load().resources[uri]
+	return e != nil && e.served.Load()
 }
 
 // ToolInfo describes a registered tool.

@@ -66,6 +66,7 @@ func (d *promptDef[T]) register(s *Server) error {
 	entry := newCompletable(&d.entityBase, d.def.Complete)
 	s.update(func(ix *entityIndex) { ix.prompts[name] = entry })
 	s.sdk.AddPrompt(&p, d.handle)
+	entry.served.Store(true)
 	return nil
 }
 

@@ -90,6 +90,7 @@ func (d *resourceDef[T]) register(s *Server) error {
 	} else {
 		s.sdk.AddResourceTemplate(tmpl, d.handle)
 	}
+	entry.served.Store(true)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -83,6 +84,9 @@ type toolEntry struct {
 	// headers returns the Mcp-Param-* checks of the tool's input schema,
 	// compiled once, on the first 2026-07-28 call.
 	headers func() *streamable.ParamHeaders
+	// served is set once the SDK serves the tool: the index holds it a
+	// moment before, so that no list shows it unfiltered.
+	served atomic.Bool
 }
 
 type toolDef[T, In, Out any] struct {
@@ -151,6 +155,7 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 		headers: sync.OnceValue(func() *streamable.ParamHeaders { return streamable.CompileParamHeaders(t.InputSchema) })}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
+	d.entry.served.Store(true)
 	return nil
 }
 

@@ -120,14 +120,15 @@ func (u *upstream) remount(kinds ...string) {
 	}
 }
 
-// setListing records l as what c lists: the main session's listing or a
-// client session's.
+// setListing records l as what c lists: the main session's listing (with
+// its keys, what the client sessions without a listed session of their
+// own see) or a client session's.
 func (u *upstream) setListing(c *conn, l listing) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if c.ss == nil {
 		if c == u.main {
-			u.listed = l
+			u.listed, u.mainKeys = l, u.keyed(l)
 		}
 		return
 	}
