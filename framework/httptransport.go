@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/internal/streamable"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -182,4 +184,30 @@ func (t *HTTPTransport) UnmarshalText(b []byte) error {
 		return fmt.Errorf("unknown HTTP transport %q: sdk or hookflow", b)
 	}
 	return nil
+}
+
+// CallCheck looks at a POST that is one tools/call before the server runs
+// the call, once hookflow's transport has decoded the body, and returns
+// the handler that answers the POST in the call's place, or nil to let
+// the call run. id is the call's ID, tool the tool it names and args its
+// arguments, a slice of the body that must not be kept. The auth plugin's
+// scope challenge is one.
+type CallCheck func(r *http.Request, id jsonrpc.ID, tool string, args json.RawMessage) http.Handler
+
+// CheckCalls makes h, a handler HTTPHandler returned, run check on each
+// POST that is one tools/call (a batch's calls are refused in-band by the
+// hooks), and reports whether it will. It reports false, and changes
+// nothing, when h is not hookflow's transport (HTTPTransportSDK, a handler
+// with an EventStore, any other handler): the caller must then read the
+// body itself, as framework.ReadBody lets it do once for all. A later call
+// replaces the check; nil removes it.
+func CheckCalls(h http.Handler, check CallCheck) bool {
+	switch h := h.(type) {
+	case *adminHandler:
+		return CheckCalls(h.next, check)
+	case *streamable.Handler:
+		h.SetCallCheck(streamable.CallCheck(check))
+		return true
+	}
+	return false
 }

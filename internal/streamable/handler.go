@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -90,6 +91,9 @@ type Handler struct {
 	// bySession finds the connection of every session open, stateless
 	// ones too (see Call).
 	bySession map[*mcp.ServerSession]*conn
+
+	// check is the CallCheck of SetCallCheck, nil when none.
+	check atomic.Pointer[CallCheck]
 }
 
 func (h *Handler) track(ss *mcp.ServerSession, c *conn) {

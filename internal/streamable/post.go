@@ -87,6 +87,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 			fmt.Sprintf("JSON-RPC batching is not supported in %s and later (request version: %s)", oldestBatchless, v), nil)
 		return
 	}
+	if !batch && h.checkCall(w, r, msgs) {
+		return
+	}
 	p.msgs, p.batch, p.calls = msgs, batch, p.oneCall[:0]
 	if !h.classify(w, r, &p, version) {
 		return

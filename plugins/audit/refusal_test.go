@@ -53,17 +53,29 @@ func TestRefusalEvent(t *testing.T) {
 	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(
-		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{"env":"prod","password":"hunter2"}}}`))
-	req.Header.Set("Authorization", "Bearer t")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "s-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
 	}
-	resp.Body.Close()
+	opened := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	session := opened.Header.Get("Mcp-Session-Id")
+	if opened.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d, session %q", opened.StatusCode, session)
+	}
+	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp := post(session, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{"env":"prod","password":"hunter2"}}}`)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("status %d, want 403", resp.StatusCode)
 	}
@@ -81,10 +93,10 @@ func TestRefusalEvent(t *testing.T) {
 	delete(ev, "time")
 	delete(ev, "request_id")
 	got, _ := json.Marshal(ev)
-	const want = `{"args":{"env":"prod","password":"[REDACTED]"},"client_id":"app-1",` +
+	want := `{"args":{"env":"prod","password":"[REDACTED]"},"client_id":"app-1",` +
 		`"decided_by":"shop/plugin:auth/http:scope-challenge","duration":0,"entity":"deploy",` +
 		`"error":"permission denied: the caller's access token lacks scope \"admin\", required by tool \"deploy\"","flow":"tools:call-tool","level":"INFO","msg":"audit",` +
-		`"outcome":"blocked","principal":"ada","session_id":"s-1"}`
+		`"outcome":"blocked","principal":"ada","session_id":"` + session + `"}`
 	if string(got) != want {
 		t.Errorf("event\n got %s\nwant %s", got, want)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
 
@@ -41,8 +42,7 @@ const maxPeek = 4 << 20
 // no OAuth and wants a bearer token its operator issued, so that a client
 // does not try OAuth discovery for nothing.
 func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
-	mw, err := p.Middleware()
-	if err != nil {
+	if _, err := p.Middleware(); err != nil {
 		return nil, err
 	}
 	// nil stays nil: the framework's defaults for no options are more
@@ -58,6 +58,13 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 		return nil, err
 	}
 	p.warn()
+	// On hookflow's transport the scope challenge runs on the body the
+	// transport decodes once; elsewhere the middleware reads it.
+	challenge := p.cfg.ScopeChallenge && !p.cfg.Conceal
+	if challenge && framework.CheckCalls(h, p.checkCall) {
+		challenge = false
+	}
+	mw := p.middleware(challenge)
 	// The scope challenge reads bodies before the server's handler does:
 	// the guard makes those reads count against the server's bound on
 	// bodies in flight.
@@ -129,6 +136,12 @@ func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 	if err := p.given.Validate(); err != nil {
 		return nil, errors.Join(errors.New("auth: bad configuration"), err)
 	}
+	return p.middleware(p.cfg.ScopeChallenge && !p.cfg.Conceal), nil
+}
+
+// middleware is Middleware's, with the scope challenge read from the body
+// when challenge is set.
+func (p *Plugin) middleware(challenge bool) func(http.Handler) http.Handler {
 	require := sdkauth.RequireBearerToken(p.verify, &sdkauth.RequireBearerTokenOptions{
 		ResourceMetadataURL:    p.cfg.ResourceMetadataURL,
 		Scopes:                 p.cfg.Scopes,
@@ -141,12 +154,12 @@ func (p *Plugin) Middleware() (func(http.Handler) http.Handler, error) {
 			if cw, ok := w.(*challengeWriter); ok {
 				w = cw.ResponseWriter
 			}
-			p.serveVerified(w, r, next)
+			p.serveVerified(w, r, next, challenge)
 		}))
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			inner.ServeHTTP(&challengeWriter{ResponseWriter: w, p: p, req: r}, r)
 		})
-	}, nil
+	}
 }
 
 // verify wraps the configured verifier: its errors are replaced by fixed
@@ -205,10 +218,10 @@ func (p *Plugin) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// serveVerified runs the scope challenge, strips the Authorization header
-// and calls next.
-func (p *Plugin) serveVerified(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	if r.Method == http.MethodPost && p.cfg.ScopeChallenge && !p.cfg.Conceal {
+// serveVerified runs the scope challenge when challenge is set, strips
+// the Authorization header and calls next.
+func (p *Plugin) serveVerified(w http.ResponseWriter, r *http.Request, next http.Handler, challenge bool) {
+	if challenge && r.Method == http.MethodPost {
 		if p.challenge(w, r) {
 			return
 		}
@@ -254,27 +267,58 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	if denied == nil {
 		return false
 	}
+	var args struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if p.cfg.Audit != nil {
+		_ = json.Unmarshal(buf, &args)
+	}
+	p.refuse(w, r, a, ti, denied, msg.ID, args.Params.Arguments)
+	return true
+}
+
+// checkCall is the scope challenge as hookflow's transport runs it, on
+// the body it decoded (see framework.CheckCalls).
+func (p *Plugin) checkCall(r *http.Request, id jsonrpc.ID, tool string, args json.RawMessage) http.Handler {
+	a := p.att.Load()
+	if a == nil || r.Method != http.MethodPost {
+		return nil
+	}
+	ti := sdkauth.TokenInfoFromContext(r.Context())
+	denied := p.denial(a, tool, ti)
+	if denied == nil {
+		return nil
+	}
+	rawID, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil // no ID to answer with: the in-band refusal answers
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.refuse(w, r, a, ti, denied, rawID, args)
+	})
+}
+
+// refuse answers the tools/call with the given id (its JSON) that denied
+// refuses with HTTP 403 insufficient_scope, after logging it and
+// recording it for the audit with its arguments.
+func (p *Plugin) refuse(w http.ResponseWriter, r *http.Request, a *attachment, ti *sdkauth.TokenInfo, denied *ScopeError, id json.RawMessage, args json.RawMessage) {
 	a.logger.LogAttrs(r.Context(), slog.LevelDebug, "auth: call denied (HTTP 403 insufficient_scope)",
 		slog.String("tool", denied.Tool), slog.String("principal", principal(ti)), slog.Any("missing", denied.Missing))
 	if p.cfg.Audit != nil {
-		var args struct {
-			Params struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		_ = json.Unmarshal(buf, &args)
 		p.cfg.Audit.RecordRefusal(r.Context(), flows.Refusal{
 			Flow:   flows.ToolsCallTool,
 			Entity: denied.Tool,
 			Request: &flows.Request{
 				ID:        a.idPrefix + strconv.FormatUint(a.ids.Add(1), 10),
-				Method:    msg.Method,
+				Method:    "tools/call",
 				SessionID: r.Header.Get("Mcp-Session-Id"),
 				TokenInfo: ti,
 			},
 			By:   a.challenger,
 			Err:  denied,
-			Args: args.Params.Arguments,
+			Args: args,
 		})
 	}
 	params := []string{param("error", "insufficient_scope"), param("scope", strings.Join(denied.Required, " "))}
@@ -287,7 +331,7 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Content-Type", "application/json")
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"id":      msg.ID,
+		"id":      id,
 		"error": map[string]any{
 			"code":    CodeInsufficientScope,
 			"message": denied.Error(),
@@ -300,7 +344,6 @@ func (p *Plugin) challenge(w http.ResponseWriter, r *http.Request) bool {
 	})
 	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write(body)
-	return true
 }
 
 func principal(ti *sdkauth.TokenInfo) string {
