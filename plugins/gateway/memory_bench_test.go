@@ -19,26 +19,35 @@ import (
 // BenchmarkSessionMemory opens 32 client sessions over stateful
 // streamable HTTP to a gateway in front of a stdio upstream, each listing
 // the tools once and then left idle, and reports what one client session
-// costs: the gateway's heap in use, and the resident memory of the
-// upstream processes it started. With a session per client (the
-// default) each client session runs one upstream process; Shared puts
-// every client on the gateway's own session, and so one process.
+// costs: the heap in use, and the resident memory of the upstream
+// processes the gateway started. With a session per client (the default)
+// each client session runs one upstream process; Shared puts every client
+// on the gateway's own session, and so one process. The heap counts the
+// clients' side too (they run in the benchmark's process): the "server"
+// variant, a hookflow server with one tool and no gateway, is that share
+// and the server session's, to subtract.
 //
 //	go test -run '^$' -bench SessionMemory -benchtime 1x -count 5 ./plugins/gateway/
 func BenchmarkSessionMemory(b *testing.B) {
 	const sessions = 32
-	for _, shared := range []bool{false, true} {
-		name := "per-session"
-		if shared {
-			name = "shared"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, variant := range []string{"server", "per-session", "shared"} {
+		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
-				up := stdio("up")
-				up.Shared = shared
-				gw := gateway.New(up)
 				srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
-				if err := srv.Use(gw); err != nil {
+				gw := gateway.New(stdio("up"))
+				if variant == "shared" {
+					up := stdio("up")
+					up.Shared = true
+					gw = gateway.New(up)
+				}
+				if variant == "server" {
+					type in struct {
+						Text string `json:"text"`
+					}
+					if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (in, error) { return a, nil }); err != nil {
+						b.Fatal(err)
+					}
+				} else if err := srv.Use(gw); err != nil {
 					b.Fatal(err)
 				}
 				h, err := srv.HTTPHandler(nil)
