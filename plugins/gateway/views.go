@@ -132,7 +132,13 @@ func (u *upstream) setListing(c *conn, l listing) {
 		}
 		return
 	}
-	c.listed, c.keys = l, u.keyed(l)
+	keys := u.keyed(l)
+	if maps.Equal(keys, u.mainKeys) {
+		// Most sessions list what the main session does: they share its
+		// listing rather than each holding a copy of every definition.
+		l, keys = u.listed, u.mainKeys
+	}
+	c.listed, c.keys = l, keys
 }
 
 // offers reports whether the upstream session that serves client
