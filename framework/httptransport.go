@@ -144,14 +144,13 @@ func (b *bodyReader) read(w http.ResponseWriter, req *http.Request) ([]byte, str
 	if conn != nil {
 		_ = conn.SetReadDeadline(time.Time{})
 	}
-	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		http.Error(w, fmt.Sprintf("the request body did not arrive within %v", b.timeout), http.StatusRequestTimeout)
 	case errors.Is(err, errBodyBudget):
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-	case err == nil && !whole, errors.As(err, &mbe):
+	case err == nil && !whole, err != nil && tooLarge(err):
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", b.max), http.StatusRequestEntityTooLarge)
 	case err != nil:
 		http.Error(w, "failed to read body", http.StatusBadRequest)
@@ -163,6 +162,13 @@ func (b *bodyReader) read(w http.ResponseWriter, req *http.Request) ([]byte, str
 	}
 	own.release()
 	return nil, nil, false
+}
+
+// tooLarge reports whether err is http.MaxBytesReader's: a function of
+// its own, so that the target errors.As needs is made on this path only.
+func tooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
 }
 
 // Release gives back what the hold reserved (for hookflow's transport).

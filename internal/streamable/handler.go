@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"slices"
@@ -21,7 +20,9 @@ import (
 const (
 	sessionIDHeader       = "Mcp-Session-Id"
 	protocolVersionHeader = "Mcp-Protocol-Version"
-	lastEventIDHeader     = "Last-Event-ID"
+	// lastEventIDHeader is Last-Event-ID in Go's canonical form, which
+	// net/http looks up without making a copy of the key.
+	lastEventIDHeader = "Last-Event-Id"
 	// newProtocol is the first protocol version without sessions, where
 	// each request carries its version in _meta.
 	newProtocol = "2026-07-28"
@@ -339,6 +340,9 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 
 // contentJSON reports whether the request's Content-Type is JSON.
 func contentJSON(r *http.Request) bool {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return ct == "application/json"
+	// The media type is what comes before the parameters (RFC 9110
+	// 8.3.1); mime.ParseMediaType would also allocate the parameters,
+	// which are not needed.
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
