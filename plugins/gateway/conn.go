@@ -15,6 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // conn is one upstream session: the main one (ss nil) or a client
@@ -133,10 +136,23 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		// the process's end waiting.
 		cmd.WaitDelay = time.Second
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
-	} else {
+	} else if u.cfg.HTTPTransport == framework.HTTPTransportSDK {
 		c.counting = true
 		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
 		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}
+	} else {
+		// hookflow's client transport decodes each message once and
+		// tells the gateway, with the context of the call it came for.
+		c.counting = true
+		t = &streamable.ClientTransport{
+			Endpoint:   u.cfg.URL,
+			HTTPClient: &http.Client{Transport: u.rt},
+			Hooks: streamable.ClientHooks{
+				Message: c.incoming,
+				Status:  c.noteStatus,
+				Error:   c.markBroken,
+			},
+		}
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -185,7 +201,7 @@ func (c *conn) version() string {
 }
 
 // begin registers a call in flight and returns the context to send it
-// upstream with (it names the call to countingRoundTripper), the progress
+// upstream with (it names the call to incoming), the progress
 // token to send upstream (nil when the client sent none and progressed is
 // nil: progress restarts no timeout) and the function that ends the call.
 func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
@@ -420,9 +436,10 @@ func counted(method string) bool {
 // upstream tool's last progress or log messages after its result. It
 // waits at most drainTimeout in all; after that, the counts are brought level, so that one
 // notification the handlers never saw does not make every later call
-// wait. Over stdio the connection counts what it reads; over HTTP, where
-// the SDK's connection cannot be wrapped, the responses' event streams
-// are counted as the SDK reads them.
+// wait. incoming counts what the connection reads: over HTTP hookflow's
+// client transport calls it; the SDK's transport, whose connection cannot
+// be wrapped (the SDK finds its own by type), has its responses' event
+// streams counted as it reads them (countingBody).
 func (c *conn) drain(ss *mcp.ServerSession) {
 	deadline := time.Now().Add(drainTimeout)
 	c.drainHandlers(deadline)
@@ -461,6 +478,78 @@ func (c *conn) drainHandlers(deadline time.Time) {
 
 // drainTimeout bounds [conn.drain].
 const drainTimeout = time.Second
+
+// incoming sees each message the upstream sends before the SDK does:
+// it counts the notifications (see drain), notes the tools that must be
+// called as tasks from a tools/list result, and marks a request to the
+// client that came on a forwarded call's response (ctx is the call's,
+// see begin) with the call's key (see related.go). ctx carries no call
+// for a message on no call's stream, and over stdio.
+func (c *conn) incoming(ctx context.Context, msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() {
+			if counted(m.Method) && c.read.Add(1)-c.handled.Load() > maxBacklog {
+				c.slowDown()
+			}
+			return
+		}
+		if k, _ := ctx.Value(callKey{}).(*call); k != nil && toClient(m.Method) {
+			if p, ok := markRelated(m.Params, k.key); ok {
+				m.Params = p
+			}
+		}
+	case *jsonrpc.Response:
+		c.noteTaskTools(taskTools(m.Result))
+	}
+}
+
+// maxBacklog bounds the notifications read from the upstream that the
+// client's handlers have not finished with. The SDK queues what its
+// transport reads without bound, and its queue keeps what it handled
+// until it grows again: a transport that reads faster than the handlers
+// would make it hold a whole flood of notifications.
+const maxBacklog = 256
+
+// slowDown holds the reading of the upstream until the client's handlers
+// have caught up with half of the backlog, for drainTimeout at most;
+// after that the counts are brought level (as in drainHandlers), so that
+// a handler that waits long (a request to the client) slows the reading
+// by drainTimeout per maxBacklog notifications at most.
+func (c *conn) slowDown() {
+	deadline := time.Now().Add(drainTimeout)
+	timer := time.AfterFunc(drainTimeout, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.read.Load()-c.handled.Load() > maxBacklog/2 {
+		if !time.Now().Before(deadline) || c.broken.Load() {
+			for {
+				h, r := c.handled.Load(), c.read.Load()
+				if h >= r || c.handled.CompareAndSwap(h, r) {
+					return
+				}
+			}
+		}
+		c.cond.Wait()
+	}
+}
+
+// noteStatus notes an HTTP upstream's refusal of the gateway's
+// credentials (see wrap).
+func (c *conn) noteStatus(code int) {
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		c.refused.Store(true)
+	}
+}
+
+// callKey is the context key of the [call] a request forwarded upstream
+// belongs to.
+type callKey struct{}
 
 // markBroken marks c broken when err, an error reading from the
 // upstream or reaching it, says the session is over rather than that a

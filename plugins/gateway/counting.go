@@ -27,7 +27,10 @@ func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 }
 
 // countingRoundTripper counts the notifications in the event streams of
-// the responses of an HTTP upstream session.
+// the responses of an HTTP upstream session on the SDK's client
+// transport (Upstream.HTTPTransport framework.HTTPTransportSDK), which
+// reads them below the SDK: hookflow's transport tells conn.incoming
+// instead. It goes when that option does.
 type countingRoundTripper struct {
 	next http.RoundTripper
 	c    *conn
@@ -50,10 +53,6 @@ func (t countingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error)
 	}
 	return resp, err
 }
-
-// callKey is the context key of the [call] a request forwarded upstream
-// belongs to.
-type callKey struct{}
 
 // countingBody counts the JSON-RPC notifications in the data lines of a
 // server-sent event stream while it is read, and has related mark the
@@ -176,14 +175,8 @@ func (cc countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		// The process's output ended, or the gateway closes the session.
 		cc.c.broken.Store(true)
+		return msg, err
 	}
-	switch r := msg.(type) {
-	case *jsonrpc.Request:
-		if !r.ID.IsValid() && counted(r.Method) {
-			cc.c.read.Add(1)
-		}
-	case *jsonrpc.Response:
-		cc.c.noteTaskTools(taskTools(r.Result))
-	}
+	cc.c.incoming(context.Background(), msg)
 	return msg, err
 }
