@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -57,8 +58,25 @@ func newSSEParser(r io.Reader, max int) *sseParser {
 	if max <= 0 {
 		max = DefaultMaxEventBytes
 	}
-	return &sseParser{r: bufio.NewReaderSize(r, 4096), max: max}
+	p := parsers.Get().(*sseParser)
+	p.r.Reset(r)
+	p.max = max
+	return p
 }
+
+// release gives p back for another stream: its reader's buffer and line
+// are reused, never the events' data, which messages point into.
+func (p *sseParser) release() {
+	p.r.Reset(nil)
+	if cap(p.line) > 4096 {
+		p.line = nil // a long line's room is not kept
+	}
+	*p = sseParser{r: p.r, line: p.line[:0]}
+	parsers.Put(p)
+}
+
+// parsers recycles parsers with their 4 KiB read buffer.
+var parsers = sync.Pool{New: func() any { return &sseParser{r: bufio.NewReaderSize(nil, 4096)} }}
 
 // next returns the next event, or the stream's error: io.EOF at its end,
 // errEventTooLarge (wrapped) when an event or line outgrows the bound.

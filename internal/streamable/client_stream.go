@@ -111,6 +111,7 @@ func (c *clientConn) processStream(ctx context.Context, summary string, resp *ht
 		resp.Body.Close()
 	}()
 	p := newSSEParser(resp.Body, c.maxBytes)
+	defer p.release()
 	for {
 		ev, err := p.next()
 		if err != nil {
