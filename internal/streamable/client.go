@@ -3,6 +3,7 @@ package streamable
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,6 +122,9 @@ type clientConn struct {
 	version   string
 	initID    jsonrpc.ID
 	discover  string
+	// paramTools are the listed tools whose calls carry Mcp-Param-*
+	// headers, with the arguments each repeats (see noteParamTools).
+	paramTools map[string][]binding
 }
 
 // fail ends the connection with err: Read and Write return it from now.
@@ -183,6 +187,9 @@ func (c *clientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *clientConn) deliver(ctx context.Context, msg jsonrpc.Message) bool {
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		c.noteInitialized(r)
+		if r.Error == nil {
+			c.noteParamTools(r.Result)
+		}
 	}
 	if c.hooks.Message != nil {
 		c.hooks.Message(ctx, msg)
@@ -358,14 +365,18 @@ func (c *clientConn) setHeaders(h http.Header, msg jsonrpc.Message) {
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
 		var p struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
+			Name      string          `json:"name"`
+			URI       string          `json:"uri"`
+			Arguments json.RawMessage `json:"arguments"`
 		}
 		if _, err := segjson.Parse(req.Params, &p, parseFlags); err == nil {
 			if req.Method == "resources/read" {
 				h.Set(nameHeader, p.URI)
 			} else {
 				h.Set(nameHeader, p.Name)
+			}
+			if req.Method == "tools/call" {
+				c.setParamHeaders(h, p.Name, p.Arguments)
 			}
 		}
 	}

@@ -498,3 +498,60 @@ func TestClientCancelEndlessStream(t *testing.T) {
 		t.Errorf("the session ended with the cancelled call: %v", err)
 	}
 }
+
+// TestClientParamHeaders checks that on 2026-07-28 a call of a listed
+// tool whose input schema has x-mcp-header repeats the argument in its
+// Mcp-Param-* header, as servers check: hookflow's (given the schema) and
+// the SDK's refuse a call without it.
+func TestClientParamHeaders(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+		"limit":  map[string]any{"type": "integer", "x-mcp-header": "Limit"},
+	}}
+	newServer := func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "where", InputSchema: schema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+		return s
+	}
+	handlers := map[string]func() http.Handler{
+		"hookflow": func() http.Handler {
+			return streamable.New(streamable.Options{Server: newServer(), Stateless: true, ReadBody: readAll,
+				ToolSchema: func(name string) (any, bool) { return schema, name == "where" }})
+		},
+		"sdk": func() http.Handler { return sdkHandler(newServer(), true, false) },
+	}
+	for name, h := range handlers {
+		t.Run(name, func(t *testing.T) {
+			var got []http.Header
+			var mu sync.Mutex
+			inner := h()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				got = append(got, r.Header.Clone())
+				mu.Unlock()
+				inner.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			var s seen
+			cs, err := connect(t, srv.URL, &s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, region := range []string{"eu-west", "zürich"} {
+				callText(t, t.Context(), cs, &mcp.CallToolParams{Name: "where", Arguments: map[string]any{"region": region, "limit": 3}})
+				mu.Lock()
+				last := got[len(got)-1]
+				mu.Unlock()
+				if last.Get("Mcp-Param-Limit") != "3" || last.Get("Mcp-Param-Region") == "" || last.Get("Mcp-Name") != "where" {
+					t.Errorf("call with %q sent %v", region, last)
+				}
+			}
+		})
+	}
+}

@@ -81,8 +81,12 @@
 // message (Accept JSON and SSE; Mcp-Session-Id once the server gave one;
 // Mcp-Protocol-Version from a request's _meta, else from the response to
 // initialize, or to a server/discover that listed the version asked for,
-// as the SDK's sessionUpdated is unexported; on 2026-07-28 Mcp-Method and
-// Mcp-Name); 202 for notifications and responses; the GET stream once
+// as the SDK's sessionUpdated is unexported; on 2026-07-28 Mcp-Method,
+// Mcp-Name and the Mcp-Param-* headers of a tool whose input schema has
+// x-mcp-header: the SDK's client finds the tool under a context key of
+// its own, so this transport keeps the annotations of the tools/list
+// results it reads, for 4,096 tools at most); 202 for notifications and
+// responses; the GET stream once
 // notifications/initialized is accepted, below 2026-07-28 (405, another
 // 4xx or no event stream: none); a stream that breaks off opened again
 // with Last-Event-ID, honouring retry, as often as MaxRetries allows
@@ -105,8 +109,5 @@
 // (401 and 403 refusals), and each error reaching or reading the server.
 //
 // Left out: OAuth handlers (the caller's http.Client adds credentials, as
-// the gateway's does), the Mcp-Param-* headers of 2026-07-28 (the SDK
-// finds the tool's schema under a context key of its own, unexported; a
-// caller that needs them keeps the SDK's transport), and the SDK's strict
-// mode and logger.
+// the gateway's does), and the SDK's strict mode and logger.
 package streamable

@@ -68,10 +68,8 @@ type Upstream struct {
 	// transport for a URL upstream: hookflow's (the default, also
 	// framework.HTTPTransportHookflow), which reads and decodes each
 	// message once, or framework.HTTPTransportSDK, the SDK's
-	// StreamableClientTransport, kept for at least one release (and for
-	// an upstream on 2026-07-28 whose tools ask for Mcp-Param-* headers,
-	// which only the SDK's sends). See "Upstreams over HTTP" in
-	// docs/gateway.md.
+	// StreamableClientTransport, kept for at least one release. See
+	// "Upstreams over HTTP" in docs/gateway.md.
 	HTTPTransport framework.HTTPTransport
 	// TokenSource, when set instead of Token, gives the bearer token of
 	// every HTTP request, for an upstream that is an OAuth resource
