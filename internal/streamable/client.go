@@ -312,7 +312,7 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			v := c.version
 			c.mu.Unlock()
 			if v != "" && v < newProtocol {
-				c.openGET()
+				return c.openGET(ctx)
 			}
 		}
 		return nil

@@ -32,29 +32,50 @@ func reconnectDelay(attempt int) time.Duration {
 }
 
 // openGET opens the GET stream, on which the server sends what belongs to
-// no request, once the session is initialized. A server without one
-// answers 405; the SDK's transport also takes another 4xx, or a body that
-// is no event stream, for none.
-func (c *clientConn) openGET() {
-	resp, err := c.connectSSE(c.ctx, "", 0, true)
-	if err != nil {
-		if c.ctx.Err() == nil {
-			c.fail(fmt.Errorf("opening the GET stream (session %q): %w", c.SessionID(), err))
+// no request, once the session is initialized; ctx (the initialized
+// notification's) bounds the wait for its response's headers, the
+// connection's its life. A server without one answers 405; the SDK's
+// transport also takes another 4xx, or a body that is no event stream,
+// for none.
+func (c *clientConn) openGET(ctx context.Context) error {
+	gctx, cancel := context.WithCancel(c.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	resp, err := c.connectSSE(gctx, "", 0, true)
+	if !stop() {
+		// ctx ended first: the GET was cancelled.
+		if err == nil {
+			resp.Body.Close()
 		}
-		return
+		cancel()
+		return fmt.Errorf("opening the GET stream: %w", context.Cause(ctx))
+	}
+	if err != nil {
+		cancel()
+		if c.ctx.Err() == nil {
+			err = fmt.Errorf("opening the GET stream (session %q): %w", c.SessionID(), err)
+			c.fail(err)
+			return err
+		}
+		return nil
 	}
 	if resp.StatusCode == http.StatusMethodNotAllowed ||
 		mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" ||
 		resp.StatusCode >= 400 && resp.StatusCode < 500 {
 		resp.Body.Close()
-		return
+		cancel()
+		return nil
 	}
 	const summary = "the GET stream"
 	if err := c.check(summary, resp); err != nil {
+		cancel()
 		c.fail(err)
-		return
+		return err
 	}
-	go c.readSSE(c.ctx, summary, resp, nil)
+	go func() {
+		defer cancel()
+		c.readSSE(gctx, summary, resp, nil)
+	}()
+	return nil
 }
 
 // readSSE reads an event stream: the response to call (sent with ctx),

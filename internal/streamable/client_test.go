@@ -555,3 +555,31 @@ func TestClientParamHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestClientGETNeverAnswers: a server that takes the GET stream's request
+// and never answers it fails Connect when Connect's context ends, rather
+// than holding it for ever.
+func TestClientGETNeverAnswers(t *testing.T) {
+	f := &fakeServer{call: func(http.ResponseWriter, *http.Request, string) {}}
+	getting := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			getting <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		f.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-getting // the handshake reached the GET, which the server holds
+		cancel()
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &streamable.ClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err == nil {
+		cs.Close()
+		t.Fatal("Connect succeeded")
+	}
+}

@@ -77,25 +77,31 @@
 // upstream: an mcp.Transport an mcp.Client connects with, its messages
 // read once and decoded once by [DecodeMessage] (a JSON reply, or each
 // server-sent event's data). It re-implements what the SDK's
-// StreamableClientTransport does and an outside transport must: POST each
-// message (Accept JSON and SSE; Mcp-Session-Id once the server gave one;
-// Mcp-Protocol-Version from a request's _meta, else from the response to
-// initialize, or to a server/discover that listed the version asked for,
-// as the SDK's sessionUpdated is unexported; on 2026-07-28 Mcp-Method,
-// Mcp-Name and the Mcp-Param-* headers of a tool whose input schema has
-// x-mcp-header: the SDK's client finds the tool under a context key of
-// its own, so this transport keeps the annotations of the tools/list
-// results it reads, for 4,096 tools at most); 202 for notifications and
-// responses; the GET stream once
-// notifications/initialized is accepted, below 2026-07-28 (405, another
-// 4xx or no event stream: none); a stream that breaks off opened again
-// with Last-Event-ID, honouring retry, as often as MaxRetries allows
-// without a new event ID (a call's only when its events had IDs; else
-// the call fails "terminated without response"); the SDK's errors: a
-// JSON-RPC error body, 429 and 5xx fail the message, 404 on a session
-// fails the connection with mcp.ErrSessionMissing, any other error status
-// fails it; DELETE on Close (none without a session, or after the server
-// lost it); a stateless server (no session ID).
+// StreamableClientTransport does and an outside transport must:
+//
+//   - POST each message, accepting JSON and SSE, with Mcp-Session-Id once
+//     the server gave one and Mcp-Protocol-Version: a request's _meta
+//     names it, else the response to initialize (or to a server/discover
+//     that listed the version asked for) did; the SDK tells its own
+//     transport (sessionUpdated), which is unexported.
+//   - On 2026-07-28, Mcp-Method, Mcp-Name and the Mcp-Param-* headers of
+//     a tool whose input schema has x-mcp-header: the SDK's client finds
+//     the tool under a context key of its own, so this transport keeps
+//     the annotations of the tools/list results it reads (4,096 tools at
+//     most).
+//   - 202 for notifications and responses; the GET stream once
+//     notifications/initialized is accepted, below 2026-07-28 (405,
+//     another 4xx or no event stream: none). A server that never answers
+//     the GET fails that Write, where the SDK's would wait for ever.
+//   - A stream that breaks off is opened again with Last-Event-ID,
+//     honouring retry, as often as MaxRetries allows without a new event
+//     ID (a call's only when its events had IDs; else the call fails
+//     "terminated without response").
+//   - The SDK's errors: a JSON-RPC error body, 429 and 5xx fail the
+//     message; 404 on a session fails the connection with
+//     mcp.ErrSessionMissing; any other error status fails it.
+//   - DELETE on Close (none without a session, or after the server lost
+//     it); a stateless server (no session ID).
 //
 // The event parser follows the HTML standard's interpretation (CRLF, LF
 // or CR line ends, comments, id, retry, event) and bounds a line and an
