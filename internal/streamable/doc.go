@@ -71,4 +71,50 @@
 // most (another gets 409) and one entry per call in flight. A batch
 // (2025-03-26 and older only) is refused whole when two of its calls share
 // an ID.
+//
+// # Client
+//
+// [ClientTransport] is the client side, for the gateway's hop to an HTTP
+// upstream: an mcp.Transport an mcp.Client connects with, its messages
+// read once and decoded once by [DecodeMessage] (a JSON reply, or each
+// server-sent event's data). It re-implements what the SDK's
+// StreamableClientTransport does and an outside transport must:
+//
+//   - POST each message, accepting JSON and SSE, with Mcp-Session-Id once
+//     the server gave one and Mcp-Protocol-Version: a request's _meta
+//     names it, else the response to initialize (or to a server/discover
+//     that listed the version asked for) did; the SDK tells its own
+//     transport (sessionUpdated), which is unexported.
+//   - On 2026-07-28, Mcp-Method, Mcp-Name and the Mcp-Param-* headers of
+//     a tool whose input schema has x-mcp-header: the SDK's client finds
+//     the tool under a context key of its own, so this transport keeps
+//     the annotations of the tools/list results it reads (4,096 tools at
+//     most).
+//   - 202 for notifications and responses; the GET stream once
+//     notifications/initialized is accepted, below 2026-07-28 (405,
+//     another 4xx or no event stream: none). A server that never answers
+//     the GET fails that Write, where the SDK's would wait for ever.
+//   - A stream that breaks off is opened again with Last-Event-ID,
+//     honouring retry, as often as MaxRetries allows without a new event
+//     ID (a call's only when its events had IDs; else the call fails
+//     "terminated without response").
+//   - The SDK's errors: a JSON-RPC error body, 429 and 5xx fail the
+//     message; 404 on a session fails the connection with
+//     mcp.ErrSessionMissing; any other error status fails it.
+//   - DELETE on Close (none without a session, or after the server lost
+//     it); a stateless server (no session ID).
+//
+// The event parser follows the HTML standard's interpretation (CRLF, LF
+// or CR line ends, comments, id, retry, event) and bounds a line and an
+// event, and a JSON reply's body, by MaxEventBytes (DefaultMaxEventBytes,
+// 16 MiB, the SDK's default): past it the connection fails. A call
+// cancelled by its caller cancels its POST, and its stream with it.
+//
+// [ClientHooks] tell the user what the SDK cannot: each message with the
+// context of the request on whose response it came (the gateway finds
+// the call a request to the client is about by it), each HTTP status
+// (401 and 403 refusals), and each error reaching or reading the server.
+//
+// Left out: OAuth handlers (the caller's http.Client adds credentials, as
+// the gateway's does), and the SDK's strict mode and logger.
 package streamable

@@ -15,6 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // conn is one upstream session: the main one (ss nil) or a client
@@ -133,10 +136,23 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		// the process's end waiting.
 		cmd.WaitDelay = time.Second
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
-	} else {
+	} else if u.cfg.HTTPTransport == framework.HTTPTransportSDK {
 		c.counting = true
 		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
 		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}
+	} else {
+		// hookflow's client transport decodes each message once and
+		// tells the gateway, with the context of the call it came for.
+		c.counting = true
+		t = &streamable.ClientTransport{
+			Endpoint:   u.cfg.URL,
+			HTTPClient: &http.Client{Transport: u.rt},
+			Hooks: streamable.ClientHooks{
+				Message: c.incoming,
+				Status:  c.noteStatus,
+				Error:   c.markBroken,
+			},
+		}
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -185,7 +201,7 @@ func (c *conn) version() string {
 }
 
 // begin registers a call in flight and returns the context to send it
-// upstream with (it names the call to countingRoundTripper), the progress
+// upstream with (it names the call to incoming), the progress
 // token to send upstream (nil when the client sent none and progressed is
 // nil: progress restarts no timeout) and the function that ends the call.
 func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
@@ -420,9 +436,10 @@ func counted(method string) bool {
 // upstream tool's last progress or log messages after its result. It
 // waits at most drainTimeout in all; after that, the counts are brought level, so that one
 // notification the handlers never saw does not make every later call
-// wait. Over stdio the connection counts what it reads; over HTTP, where
-// the SDK's connection cannot be wrapped, the responses' event streams
-// are counted as the SDK reads them.
+// wait. incoming counts what the connection reads: over HTTP hookflow's
+// client transport calls it; the SDK's transport, whose connection cannot
+// be wrapped (the SDK finds its own by type), has its responses' event
+// streams counted as it reads them (countingBody).
 func (c *conn) drain(ss *mcp.ServerSession) {
 	deadline := time.Now().Add(drainTimeout)
 	c.drainHandlers(deadline)
@@ -461,6 +478,10 @@ func (c *conn) drainHandlers(deadline time.Time) {
 
 // drainTimeout bounds [conn.drain].
 const drainTimeout = time.Second
+
+// callKey is the context key of the [call] a request forwarded upstream
+// belongs to.
+type callKey struct{}
 
 // markBroken marks c broken when err, an error reading from the
 // upstream or reaching it, says the session is over rather than that a

@@ -6,21 +6,20 @@ package gateway
 //
 // An HTTP upstream sends the requests a call gives rise to (sampling,
 // elicitation, roots) on the event stream of that call's POST response.
-// In go-sdk v1.8.0 the client side of mcp.StreamableClientTransport
-// (streamableClientConn.processStream, which is given the call) puts the
-// messages of every response stream and of the standalone GET stream on
-// one queue, and its Connection.Read returns a bare jsonrpc.Message: the
-// stream, and so the call, is lost before the ClientSession dispatches
-// the request. The handlers get an mcp.ClientRequest (Session and Params,
-// no Extra, unlike ServerRequest) and a context of the session's, not
-// of the call.
+// The SDK's client session dispatches such a request with a context of
+// the session's and an mcp.ClientRequest without the call (no Extra,
+// unlike ServerRequest); the SDK's own transport loses the stream even
+// before then (its Connection.Read returns a bare jsonrpc.Message).
 //
-// So countingBody, which reads the event streams below the SDK, marks
-// such a request on a call's stream with the call's key (relatedMarker),
-// and conn.about takes the mark out again (takeRelated) before the
-// request goes on to the client. A transport or ClientRequest that says
-// which request's stream a message came on (the related request ID the
-// server side keeps) would make both, and this file, unnecessary.
+// hookflow's client transport (internal/streamable.ClientTransport) tells
+// conn.incoming each message with the context of the call whose response
+// carried it, and incoming marks such a request with the call's key in
+// its _meta (markRelated); conn.about takes the mark out again
+// (takeRelated) before the request goes on to the client. On the SDK's
+// transport (Upstream.HTTPTransport), countingBody marks the event
+// stream's lines below the SDK instead (relatedMarker). A ClientRequest
+// that said which request's stream it came on would make the mark
+// unnecessary.
 
 import (
 	"bytes"
@@ -58,7 +57,7 @@ func (r relatedMarker) mark(data []byte, id json.RawMessage, method string) ([]b
 	if r.key == "" || id == nil || !toClient(method) {
 		return nil, false
 	}
-	marked, ok := markRelated(bytes.TrimRight(data, "\r"), r.key)
+	marked, ok := markRelatedMessage(bytes.TrimRight(data, "\r"), r.key)
 	if !ok {
 		return nil, false
 	}
@@ -75,21 +74,18 @@ func toClient(method string) bool {
 	return false
 }
 
-// markRelated returns the JSON-RPC request msg with key at
-// params._meta[relatedMetaKey], and whether it could: msg and its params
-// must be JSON objects.
-func markRelated(msg []byte, key string) ([]byte, bool) {
-	var fields, params, meta map[string]json.RawMessage
-	if json.Unmarshal(msg, &fields) != nil || fields == nil {
+// markRelated returns params, the params of a request to the client (a
+// JSON object, null or absent), with key at _meta[relatedMetaKey], and
+// whether it could.
+func markRelated(params json.RawMessage, key string) (json.RawMessage, bool) {
+	var fields, meta map[string]json.RawMessage
+	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
 		return nil, false
 	}
-	if p, ok := fields["params"]; ok && json.Unmarshal(p, &params) != nil {
-		return nil, false
+	if fields == nil { // no params, or null
+		fields = map[string]json.RawMessage{}
 	}
-	if params == nil { // no params, or null
-		params = map[string]json.RawMessage{}
-	}
-	if m, ok := params["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+	if m, ok := fields["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
 		return nil, false
 	}
 	if meta == nil {
@@ -99,12 +95,25 @@ func markRelated(msg []byte, key string) ([]byte, bool) {
 	if meta[relatedMetaKey], err = json.Marshal(key); err != nil {
 		return nil, false
 	}
-	if params["_meta"], err = json.Marshal(meta); err != nil {
+	if fields["_meta"], err = json.Marshal(meta); err != nil {
 		return nil, false
 	}
-	if fields["params"], err = json.Marshal(params); err != nil {
+	out, err := json.Marshal(fields)
+	return out, err == nil
+}
+
+// markRelatedMessage is markRelated on the params of msg, a whole
+// JSON-RPC request (a JSON object).
+func markRelatedMessage(msg []byte, key string) ([]byte, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(msg, &fields) != nil || fields == nil {
 		return nil, false
 	}
+	params, ok := markRelated(fields["params"], key)
+	if !ok {
+		return nil, false
+	}
+	fields["params"] = params
 	out, err := json.Marshal(fields)
 	return out, err == nil
 }

@@ -168,8 +168,16 @@ func TestConcurrentClientsGetTheirOwn(t *testing.T) {
 // with the call whose response stream carried it, not with the newest call
 // of the session. Call B asks for sampling while a newer call A is in
 // flight; the client answers only after A has ended. Were the request tied
-// to A, A's end would cancel it and B would fail.
+// to A, A's end would cancel it and B would fail. A request of more than
+// 1 MiB goes with its call too (the gateway's parse of the SDK transport's
+// event lines left longer ones unmarked).
 func TestRequestFollowsItsCall(t *testing.T) {
+	for name, text := range map[string]string{"short": "q", "over 1 MiB": strings.Repeat("q", 3<<19)} {
+		t.Run(name, func(t *testing.T) { testRequestFollowsItsCall(t, text) })
+	}
+}
+
+func testRequestFollowsItsCall(t *testing.T, question string) {
 	u := httpUpstream(t, "up", "-token", "s3cret")
 	u.Token = "s3cret"
 	u.Timeout = time.Minute
@@ -211,7 +219,7 @@ func TestRequestFollowsItsCall(t *testing.T) {
 	exists := func(path string) func() bool {
 		return func() bool { _, err := os.Stat(path); return err == nil }
 	}
-	b := callAsync("sample_when", map[string]any{"path": sample, "ready": bReady, "text": "q"}, nil)
+	b := callAsync("sample_when", map[string]any{"path": sample, "ready": bReady, "text": question}, nil)
 	eventually(t, "call B to be in flight upstream", exists(bReady))
 	a := callAsync("wait_file", map[string]any{"path": release, "ready": aReady}, func() { close(aEnded) })
 	eventually(t, "call A to be in flight upstream", exists(aReady))
