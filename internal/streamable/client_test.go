@@ -517,8 +517,14 @@ func TestClientParamHeaders(t *testing.T) {
 	}
 	handlers := map[string]func() http.Handler{
 		"hookflow": func() http.Handler {
+			headers := streamable.CompileParamHeaders(schema)
 			return streamable.New(streamable.Options{Server: newServer(), Stateless: true, ReadBody: readAll,
-				ToolSchema: func(name string) (any, bool) { return schema, name == "where" }})
+				ParamHeaders: func(name string) *streamable.ParamHeaders {
+					if name != "where" {
+						return nil
+					}
+					return headers
+				}})
 		},
 		"sdk": func() http.Handler { return sdkHandler(newServer(), true, false) },
 	}
