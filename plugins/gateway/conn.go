@@ -33,10 +33,10 @@ type conn struct {
 	// handlers run before cs is known (see waitReady).
 	cs    *mcp.ClientSession
 	ready chan struct{}
-	// seq orders the upstream sessions by their opening; listed is a
-	// client session's upstream session's last listing, keys its
-	// entities with their descriptions, nil until listed (both under
-	// u.mu; the main session's are the upstream's).
+	// seq orders the upstream sessions by their opening, fixed when c is
+	// made; listed is a client session's upstream session's last listing,
+	// keys its entities with their descriptions, nil until listed (both
+	// under u.mu; the main session's are the upstream's).
 	seq    uint64
 	listed listing
 	keys   map[entityKey]string
@@ -81,8 +81,10 @@ type call struct {
 // connect opens an upstream session; for a client session ss (nil for the
 // main session) it offers the upstream the client's capabilities and
 // routes the upstream's requests back to ss.
-func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string) (*conn, error) {
-	c := &conn{u: u, ss: ss, calls: map[string]*call{}, ready: make(chan struct{})}
+func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
+	// seq is set before the session exists: a list change it hears while
+	// it connects is ordered by it (see upstream.watch).
+	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
 	defer close(c.ready)
 	opts := &mcp.ClientOptions{
