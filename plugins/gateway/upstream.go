@@ -155,7 +155,7 @@ func (u *upstream) start(ctx context.Context, srv *framework.Server, reg framewo
 func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
-	c, err := u.connect(ctx, nil, nil, cmp.Or(u.cfg.ProtocolVersion, defaultVersion))
+	c, err := u.connect(ctx, nil, nil, cmp.Or(u.cfg.ProtocolVersion, defaultVersion), 0)
 	if err != nil {
 		return nil, listing{}, err
 	}
@@ -408,9 +408,8 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		seq := u.seq
 		u.mu.Unlock()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
-		p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion))
+		p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion), seq)
 		if p.err == nil {
-			p.conn.seq = seq
 			if ss != nil {
 				// What this session offers its client may differ from
 				// what the main session lists (see views.go).
