@@ -33,10 +33,11 @@ type conn struct {
 	// handlers run before cs is known (see waitReady).
 	cs    *mcp.ClientSession
 	ready chan struct{}
-	// seq orders the upstream sessions by their opening, fixed when c is
-	// made; listed is a client session's upstream session's last listing,
-	// keys its entities with their descriptions, nil until listed (both
-	// under u.mu; the main session's are the upstream's).
+	// seq orders the upstream sessions by their opening, set before the
+	// upstream can say anything (its list changes are ordered by it while
+	// it connects); listed is a client session's upstream session's last
+	// listing, keys its entities with their descriptions, nil until
+	// listed (both under u.mu; the main session's are the upstream's).
 	seq    uint64
 	listed listing
 	keys   map[entityKey]string
@@ -78,12 +79,11 @@ type call struct {
 	progressed func()
 }
 
-// connect opens an upstream session; for a client session ss (nil for the
-// main session) it offers the upstream the client's capabilities and
-// routes the upstream's requests back to ss.
+// connect opens an upstream session, the seq'th opened (0 for the main
+// session); for a client session ss (nil for the main session) it offers
+// the upstream the client's capabilities and routes the upstream's
+// requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
-	// seq is set before the session exists: a list change it hears while
-	// it connects is ordered by it (see upstream.watch).
 	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
 	defer close(c.ready)

@@ -31,6 +31,41 @@ func TestListChangedWhileConnecting(t *testing.T) {
 	}
 }
 
+// TestListChangedWhileConnectingAtOnce: client sessions whose upstream
+// sessions all say their tools changed while they connect, at once: the
+// gateway's watcher orders those sessions by their opening while they
+// are still connecting, which must not race with the opening (run with
+// -race), and every client's call still succeeds.
+func TestListChangedWhileConnectingAtOnce(t *testing.T) {
+	srv, _ := serve(t, nil, httpUpstream(t, "up", "-early"))
+	var clients []*mcp.ClientSession
+	for range 4 {
+		clients = append(clients, connect(t, srv, nil))
+	}
+	var wg sync.WaitGroup
+	for i, cs := range clients {
+		if i == 1 {
+			// The first session's list change keeps the watcher waiting
+			// for it to connect (the upstream pauses 300ms); the others'
+			// then reach the watcher together, while they connect. (A
+			// machine too slow for this order still passes: the pause
+			// sets no bound on anything the test checks.)
+			time.Sleep(100 * time.Millisecond)
+		}
+		wg.Go(func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"n": i}})
+			if err != nil {
+				t.Errorf("client %d: echo: %v", i, err)
+				return
+			}
+			if got, want := text(res), fmt.Sprintf(`{"n":%d}`, i); res.IsError || got != want {
+				t.Errorf("client %d: echo = %q (isError %v), want %s", i, got, res.IsError, want)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestBrokenSessionReplacedBeforeNextCall: once a client session's stdio
 // upstream session broke under a call (its process died, or wrote what is
 // not JSON-RPC), the session's very next call runs on a new process; it

@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -193,18 +194,32 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			return next(ctx, method, req)
 		}
 	})
-	// A client that declares sampling gets one more tool, as a server
-	// offers what its client can use.
-	var samplingOnce sync.Once
+	// A client that declares sampling is offered one more tool, as a server
+	// offers what its client can use. The tool is there from the start and
+	// hidden from the other clients, so that a client's initialization
+	// changes no list: a server that added it then would say its tools
+	// changed, a moment later, to that client alone (the gateway's
+	// TestListChangedWhileConnecting has a server that does).
+	mcp.AddTool(s, &mcp.Tool{Name: "sampling_only", Description: "Offered to clients that declare sampling."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("for a client that samples"), nil, nil
+		})
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && method == "initialize" && p.Capabilities != nil && p.Capabilities.Sampling != nil {
-				samplingOnce.Do(func() {
-					mcp.AddTool(s, &mcp.Tool{Name: "sampling_only", Description: "Offered to clients that declare sampling."},
-						func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
-							return result("for a client that samples"), nil, nil
-						})
-				})
+			if samples(req) {
+				return next(ctx, method, req)
+			}
+			switch p := req.GetParams().(type) {
+			case *mcp.CallToolParamsRaw:
+				if p.Name == "sampling_only" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
+				}
+			case *mcp.ListToolsParams:
+				res, err := next(ctx, method, req)
+				if l, ok := res.(*mcp.ListToolsResult); ok {
+					l.Tools = slices.DeleteFunc(slices.Clone(l.Tools), func(t *mcp.Tool) bool { return t.Name == "sampling_only" })
+				}
+				return res, err
 			}
 			return next(ctx, method, req)
 		}
@@ -463,4 +478,16 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["name"]}}}}, nil
 		})
 	return s
+}
+
+// samples reports whether the client that sent req declares sampling.
+func samples(req mcp.Request) bool {
+	r, ok := req.(interface {
+		ClientCapabilities() *mcp.ClientCapabilities
+	})
+	if !ok {
+		return false
+	}
+	caps := r.ClientCapabilities()
+	return caps != nil && caps.Sampling != nil
 }
