@@ -173,6 +173,29 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	return nil, h.fail(c, kind, msg, &res)
 }
 
+// start admits a run of an http or prompt hook (see admit) and returns
+// its context: cancelled past the hook's timeout (with the cause
+// errHookTimeout), with the request, or when the plugin shuts down. The
+// caller calls done when the run ends.
+func (h *hook) start(c *flows.Context) (ctx context.Context, done func(), err error) {
+	if err := h.admit(c); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeoutCause(c.Context(), h.spawn.timeout, errHookTimeout)
+	go func() {
+		select {
+		case <-h.p.shutdown:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		h.p.running.Done()
+		h.slots.release()
+	}, nil
+}
+
 // admit takes a run of h's rate limit and one of its slots, and registers
 // the run with the plugin; a non-nil error is the failure the hook
 // returns. When it returns nil, the caller releases the slot and calls

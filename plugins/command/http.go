@@ -49,20 +49,11 @@ var errHookTimeout = errors.New("the hook's timeout passed")
 // that cannot be made or a redirect to another host (FailStart), the
 // timeout, the request's cancellation and the plugin's shutdown.
 func (h *hook) post(c *flows.Context, body []byte) (*exited, error) {
-	if err := h.admit(c); err != nil {
+	ctx, done, err := h.start(c)
+	if err != nil {
 		return nil, err
 	}
-	defer h.slots.release()
-	defer h.p.running.Done()
-	ctx, cancel := context.WithTimeoutCause(c.Context(), h.spawn.timeout, errHookTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-h.p.shutdown:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer done()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.hook.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, h.fail(c, FailStart, "cannot make the request: "+err.Error())

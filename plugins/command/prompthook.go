@@ -80,20 +80,11 @@ func (h *hook) sample(c *flows.Context, input []byte) (decision, error) {
 	if c.Request().ProtocolVersion >= multiRoundTrip {
 		return h.sampleLater(c, params)
 	}
-	if err := h.admit(c); err != nil {
+	ctx, done, err := h.start(c)
+	if err != nil {
 		return none, err
 	}
-	defer h.slots.release()
-	defer h.p.running.Done()
-	ctx, cancel := context.WithTimeoutCause(c.Context(), h.spawn.timeout, errHookTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-h.p.shutdown:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer done()
 	res, err := c.Session().CreateMessage(ctx, params)
 	if err != nil {
 		switch {
