@@ -33,7 +33,16 @@ type rpcReply struct {
 // header pv when non-empty, and returns the status, Content-Type and body.
 func post(t *testing.T, url, pv, body string, edit func(*http.Request)) (int, string, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	status, header, b := send(t, http.MethodPost, url, pv, body, edit)
+	return status, header.Get("Content-Type"), b
+}
+
+// send makes a request as a client would (JSON, accepting JSON and SSE),
+// with the protocol version header pv when non-empty and edit applied,
+// and returns the status, the headers and the whole body.
+func send(t *testing.T, method, url, pv, body string, edit func(*http.Request)) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +63,22 @@ func post(t *testing.T, url, pv, body string, edit func(*http.Request)) (int, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return resp.StatusCode, resp.Header, b
+}
+
+// recordPost serves a POST of body to h in process and returns what h
+// answered; session, when set, is sent with protocol 2025-11-25.
+func recordPost(h http.Handler, body, session string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
 }
 
 // TestHTTPJSONRPCErrors checks that requests refused at the JSON-RPC level
@@ -227,18 +251,7 @@ func TestHTTPIdleSessionFreed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		serve := func(body, session string) *httptest.ResponseRecorder {
-			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			if session != "" {
-				req.Header.Set("Mcp-Session-Id", session)
-				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec
-		}
+		serve := func(body, session string) *httptest.ResponseRecorder { return recordPost(h, body, session) }
 		rec := serve(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
 		id := rec.Header().Get("Mcp-Session-Id")
 		if rec.Code != http.StatusOK || id == "" {

@@ -65,31 +65,15 @@ func rpcPost(t *testing.T, url, session, version, body string, edit func(*http.R
 
 func rpcDo(t *testing.T, method, url, session, version, body string, edit func(*http.Request)) (int, http.Header, string, []rpcReply) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	if version != "" {
-		req.Header.Set("Mcp-Protocol-Version", version)
-	}
-	if edit != nil {
-		edit(req)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(raw), replies(t, resp.Header.Get("Content-Type"), raw)
+	status, header, raw := send(t, method, url, version, body, func(req *http.Request) {
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		if edit != nil {
+			edit(req)
+		}
+	})
+	return status, header, string(raw), replies(t, header.Get("Content-Type"), raw)
 }
 
 // replies parses a JSON body (one message or an array) or the data lines

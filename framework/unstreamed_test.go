@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -68,18 +67,7 @@ func testNotificationWithoutStream(t *testing.T, tr framework.HTTPTransport) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(body, session string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
+	post := func(body, session string) *httptest.ResponseRecorder { return recordPost(h, body, session) }
 	rec := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
 	id := rec.Header().Get("Mcp-Session-Id")
 	if id == "" {
