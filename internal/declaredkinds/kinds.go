@@ -93,10 +93,7 @@ func ParseEvent(s string) (Event, error) {
 			return e, nil
 		}
 	}
-	if best, ok := suggest.Closest(s, EventNames()); ok {
-		return 0, fmt.Errorf("unknown event %q (did you mean %q?)", s, best)
-	}
-	return 0, fmt.Errorf("unknown event %q (events: %s)", s, strings.Join(EventNames(), ", "))
+	return 0, suggest.Unknown("event", "events", s, EventNames())
 }
 
 // Priority is how strongly a server wants the agent to act on a
@@ -161,10 +158,7 @@ func ParsePriority(s string) (Priority, error) {
 			return p, nil
 		}
 	}
-	if best, ok := suggest.Closest(s, PriorityNames()); ok {
-		return 0, fmt.Errorf("unknown priority %q (did you mean %q?)", s, best)
-	}
-	return 0, fmt.Errorf("unknown priority %q (priorities: %s)", s, strings.Join(PriorityNames(), ", "))
+	return 0, suggest.Unknown("priority", "priorities", s, PriorityNames())
 }
 
 // Check returns the first thing wrong with a declaration of these fields

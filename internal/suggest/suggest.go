@@ -1,6 +1,9 @@
 package suggest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Closest returns the candidate nearest to word by case-insensitive edit
 // distance, when it is close enough to be a typo: at most 1 + len(word)/4
@@ -18,6 +21,16 @@ func Closest(word string, candidates []string) (string, bool) {
 		return best, true
 	}
 	return "", false
+}
+
+// Unknown returns the error for s, which is none of names, the names of
+// what (a singular noun, plural its plural): it names the closest name
+// when s is a likely typo of it (see Closest), else all of them.
+func Unknown(what, plural, s string, names []string) error {
+	if best, ok := Closest(s, names); ok {
+		return fmt.Errorf("unknown %s %q (did you mean %q?)", what, s, best)
+	}
+	return fmt.Errorf("unknown %s %q (%s: %s)", what, s, plural, strings.Join(names, ", "))
 }
 
 // Distance returns the Levenshtein edit distance between a and b, in bytes.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/plugins/declared"
@@ -42,10 +41,7 @@ func Parse(s string) (Agent, error) {
 			return a, nil
 		}
 	}
-	if best, ok := suggest.Closest(s, Names()); ok {
-		return 0, fmt.Errorf("unknown agent %q (did you mean %q?)", s, best)
-	}
-	return 0, fmt.Errorf("unknown agent %q (agents: %s)", s, strings.Join(Names(), ", "))
+	return 0, suggest.Unknown("agent", "agents", s, Names())
 }
 
 // channel is how an agent hook's output reaches the model.
