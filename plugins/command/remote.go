@@ -46,12 +46,8 @@ func (d *decoder) remote(path, key string, v *node, r *RemoteHook) {
 	case "headers":
 		r.Headers = d.env(path, v)
 	case "allowedEnvVars":
-		if v.kind != '[' {
-			d.fail(path, v.off, "must be an array of variable names, not %s", v.kindName())
-			return
-		}
-		for i, n := range v.vals {
-			r.AllowedEnvVars = append(r.AllowedEnvVars, d.str(fmt.Sprintf("%s[%d]", path, i), n))
+		if names, ok := decodeArray(d, path, v, "variable names", d.str); ok {
+			r.AllowedEnvVars = append(r.AllowedEnvVars, names...)
 		}
 	}
 }

@@ -280,16 +280,9 @@ func (d *decoder) settings(root *node) Settings {
 	for i, key := range hooks.keys {
 		path := "hooks." + key
 		d.src.offs[path] = hooks.koff[i]
-		v := hooks.vals[i]
-		if v.kind != '[' {
-			d.fail(path, v.off, "must be an array of matcher groups, not %s", v.kindName())
-			continue
+		if groups, ok := decodeArray(d, path, hooks.vals[i], "matcher groups", d.group); ok {
+			s[key] = groups
 		}
-		groups := make([]Group, 0, len(v.vals))
-		for j, g := range v.vals {
-			groups = append(groups, d.group(fmt.Sprintf("%s[%d]", path, j), g))
-		}
-		s[key] = groups
 	}
 	return s
 }
@@ -308,12 +301,8 @@ func (d *decoder) group(path string, n *node) Group {
 		case "matcher":
 			g.Matcher = d.str(kp, v)
 		case "hooks":
-			if v.kind != '[' {
-				d.fail(kp, v.off, "must be an array of hooks, not %s", v.kindName())
-				continue
-			}
-			for j, h := range v.vals {
-				g.Hooks = append(g.Hooks, d.hook(fmt.Sprintf("%s[%d]", kp, j), h))
+			if hooks, ok := decodeArray(d, kp, v, "hooks", d.hook); ok {
+				g.Hooks = append(g.Hooks, hooks...)
 			}
 		case "sequential":
 			// Gemini CLI's flag: hookflow always runs a group in order.
@@ -408,6 +397,20 @@ func (d *decoder) unknown(path string, off int, key string, known []string) {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	d.fail(path, off, "unknown key %q%s", key, hint)
+}
+
+// decodeArray decodes n, at path, as an array of what, each element by
+// elem at path[i]; an n that is no array is a failure, and ok is false.
+func decodeArray[T any](d *decoder, path string, n *node, what string, elem func(path string, n *node) T) (out []T, ok bool) {
+	if n.kind != '[' {
+		d.fail(path, n.off, "must be an array of %s, not %s", what, n.kindName())
+		return nil, false
+	}
+	out = make([]T, 0, len(n.vals))
+	for i, v := range n.vals {
+		out = append(out, elem(fmt.Sprintf("%s[%d]", path, i), v))
+	}
+	return out, true
 }
 
 func (d *decoder) str(path string, n *node) string {
