@@ -31,9 +31,14 @@
 //     notifications/cancelled).
 //   - Custom receiving methods (AddReceivingCustomMethod): the SDK keeps
 //     the list unexported, so the transport does not check methods; the
-//     session serves a custom one, or answers -32601. A -32601 that is a
-//     POST's whole answer goes out as a JSON body with HTTP 400 (404 on
-//     2026-07-28), as the SDK's transport refuses an unknown method.
+//     session serves a custom one, or answers -32601. A -32601 to a method
+//     MCP does not define that is a POST's whole answer goes out as a JSON
+//     body with HTTP 400 (404 on 2026-07-28), as the SDK's transport
+//     refuses a method its server does not know; a -32601 to a method MCP
+//     defines (resources/subscribe on a server without subscriptions) is
+//     a 200 before 2026-07-28, as on the SDK's. A call of an MCP method
+//     that requires params and has none is refused 400 (-32600) before the
+//     session runs, as the SDK's transport refuses it.
 //   - The per-tool header checks (Mcp-Param-*, from x-mcp-header in a
 //     tool's input schema): re-implemented; framework compiles each
 //     tool's checks from its schema once, on its first 2026-07-28 call

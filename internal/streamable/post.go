@@ -149,6 +149,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	}
 	s := newStream(w, m, sv, len(p.calls))
 	s.batch, s.listen, s.header, s.writeTimeout = p.batch, p.listen, sessionHeader, h.opts.WriteTimeout
+	if !p.batch {
+		_, s.known = methodKind(p.calls[0].Method)
+	}
 	if dup, ok := c.register(s, p.calls, r.RemoteAddr); !ok {
 		writeRPCError(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", dup.Raw()), nil)
 		return
@@ -173,7 +176,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 
 // classify walks p's messages: it refuses a batch with two calls of one
 // ID, a call of an MCP notification or a notification of an MCP call
-// method, and a 2026-07-28 request whose _meta and headers disagree;
+// method, an MCP method without the params it requires, and a 2026-07-28 request whose _meta and headers disagree;
 // records the calls and what opens or needs a session; and gives each
 // request its RequestExtra. It writes the refusal and returns false.
 func (h *Handler) classify(w http.ResponseWriter, r *http.Request, p *post, version string) bool {
@@ -202,6 +205,12 @@ func (h *Handler) classify(w http.ResponseWriter, r *http.Request, p *post, vers
 			}
 			writeRPCError(w, http.StatusBadRequest, req.ID, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("invalid request: %s must be %s", req.Method, what), nil)
+			return false
+		}
+		if len(req.Params) == 0 && paramsRequired(req.Method) {
+			// As the SDK's transport refuses it, before the session runs.
+			writeRPCError(w, http.StatusBadRequest, req.ID, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("invalid request: %s requires params", req.Method), nil)
 			return false
 		}
 		switch req.Method {
@@ -405,4 +414,16 @@ func methodKind(method string) (k kind, known bool) {
 		return notification, true
 	}
 	return 0, false
+}
+
+// paramsRequired reports whether method, one methodKind knows, must have
+// params, as the SDK's server requires them.
+func paramsRequired(method string) bool {
+	switch method {
+	case "initialize", "completion/complete", "prompts/get", "tools/call",
+		"resources/read", "resources/subscribe", "resources/unsubscribe",
+		"logging/setLevel", "subscriptions/listen", "notifications/progress":
+		return true
+	}
+	return false
 }

@@ -36,7 +36,10 @@ type stream struct {
 	standalone bool // the GET stream: never ends by answers
 	listen     bool // a subscriptions/listen call's stream
 	batch      bool
-	version    string
+	// known: the stream's one call is of a method MCP defines (see
+	// errorStatus).
+	known   bool
+	version string
 	// header is set on the response before it starts (Mcp-Session-Id of
 	// an initialize); empty: none.
 	header string
@@ -72,7 +75,7 @@ func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
 	if resp != nil && !s.started && !s.batch {
 		// Some errors have an HTTP status of their own, and are the
 		// response's whole body.
-		if status := errorStatus(resp, s.version); status != 0 {
+		if status := errorStatus(resp, s.version, s.known); status != 0 {
 			s.w.Header().Set("Content-Type", "application/json")
 			return s.writeWhole(status, data)
 		}
@@ -270,13 +273,16 @@ func (s *stream) finish(status int) {
 	s.end()
 }
 
-// errorStatus is the HTTP status of an error answer of protocol version,
-// 0 for none. On 2026-07-28: 404 for an unknown method; 400 for invalid
-// params, an unsupported protocol version or missing client capabilities.
-// Before it, an unknown method is 400, as the SDK's transport refuses it
-// (this transport leaves methods to the session, which knows the custom
-// ones).
-func errorStatus(resp *jsonrpc.Response, version string) int {
+// errorStatus is the HTTP status of an error answer of protocol version
+// to a call of a method MCP defines (known) or not, 0 for none (200), as
+// the SDK's transport answers. On 2026-07-28: 404 for -32601; 400 for
+// invalid params, an unsupported protocol version or missing client
+// capabilities. Before it, every error to a method MCP defines is a 200
+// (among them -32601 for one the server has no capability for), and
+// -32601 to any other method a 400, as the SDK's transport refuses a
+// method its server does not know (this transport leaves such methods to
+// the session, which knows the custom ones).
+func errorStatus(resp *jsonrpc.Response, version string, known bool) int {
 	if resp.Error == nil {
 		return 0 // before asRPCError: an answer costs no allocation
 	}
@@ -285,7 +291,7 @@ func errorStatus(resp *jsonrpc.Response, version string) int {
 		return 0
 	}
 	if version < newProtocol {
-		if jerr.Code == jsonrpc.CodeMethodNotFound {
+		if jerr.Code == jsonrpc.CodeMethodNotFound && !known {
 			return http.StatusBadRequest
 		}
 		return 0
