@@ -388,7 +388,11 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // two requests of one ID (no request of it runs) and, on a stateful server,
 // a request other than initialize, ping or server/discover without an
 // Mcp-Session-Id header. Transport refusals (Host, origin, unknown session,
-// Content-Type, Accept, body size) keep the SDK's status and text.
+// Content-Type, Accept, body size) keep the SDK's status and text. On
+// hookflow's transport, a request of any method (GET and DELETE too)
+// whose Mcp-Protocol-Version header names a version the server does not
+// speak is answered 400 with a -32022 error whose data lists those it
+// does.
 //
 // The transport is hookflow's own unless [Options.HTTPTransport] is
 // HTTPTransportSDK or opts sets an EventStore (see [HTTPTransport]). On

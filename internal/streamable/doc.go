@@ -52,6 +52,12 @@
 //     CrossOriginProtection; session IDs (crypto/rand.Text, or the
 //     server's GetSessionID); the GET stream; DELETE; the stateless mode;
 //     CloseSSEStream (with a close event carrying retry on 2025-11-25).
+//   - Stricter than the SDK: Mcp-Protocol-Version is checked on every
+//     request, GET and DELETE included, against Versions: one the server
+//     does not speak is refused 400 with a -32022 JSON-RPC error whose
+//     data names the versions it does (the SDK's handler compares
+//     versions as strings, and lets any from 2026-07-28 on through). A
+//     request without the header is taken as 2025-03-26, as on the SDK's.
 //   - Not re-implemented: resuming a stream with Last-Event-ID. The SDK's
 //     handler resumes only with an EventStore; framework keeps the SDK's
 //     handler for a server given one, and this transport answers 400 to a

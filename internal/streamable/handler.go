@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -171,8 +172,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	version := r.Header.Get(protocolVersionHeader)
-	if version != "" && version < newProtocol && !slices.Contains(h.opts.Versions, version) {
-		http.Error(w, "Bad Request: Unsupported protocol version (supported versions: "+strings.Join(h.opts.Versions, ",")+")", http.StatusBadRequest)
+	if version != "" && !slices.Contains(h.opts.Versions, version) {
+		refuseVersion(w, version, h.opts.Versions)
 		return
 	}
 	switch {
@@ -194,6 +195,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// refuseVersion answers a request whose Mcp-Protocol-Version is none the
+// server speaks: 400, with a JSON-RPC error that names the versions it
+// does (the SDK's handler lets any version from 2026-07-28 on, as
+// strings compare, through).
+func refuseVersion(w http.ResponseWriter, version string, supported []string) {
+	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: version})
+	writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, mcp.CodeUnsupportedProtocolVersion,
+		fmt.Sprintf("Bad Request: Unsupported protocol version %q (supported versions: %s)", version, strings.Join(supported, ",")), data)
 }
 
 // lookup returns the session the request names, or writes the refusal

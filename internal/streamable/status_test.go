@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,5 +149,80 @@ func TestErrorStatusAsSDK(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// send sends a request of method and body with the session and version headers
+// (when not empty) and returns its status and body; a stream's body is
+// not read.
+func send(t *testing.T, method, url, session, version, body string, edit func(*http.Request)) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	if edit != nil {
+		edit(req)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp.StatusCode, nil
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
+}
+
+// TestProtocolVersionChecked checks that every method refuses an
+// Mcp-Protocol-Version the server does not speak with 400 and a JSON-RPC
+// error naming those it does, and that a known version or none passes.
+func TestProtocolVersionChecked(t *testing.T) {
+	ts := httptest.NewServer(hookflowHandler(testServer(), false, false))
+	defer ts.Close()
+	session := openSession(t, ts.URL, "2025-11-25")
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`
+	for _, version := range []string{"garbage", "2099-01-01", "2025-11-26", "1"} {
+		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			body := ""
+			if method == http.MethodPost {
+				body = call
+			}
+			status, raw := send(t, method, ts.URL, session, version, body, nil)
+			var msg struct {
+				Error struct {
+					Code int64 `json:"code"`
+					Data struct {
+						Supported []string `json:"supported"`
+						Requested string   `json:"requested"`
+					} `json:"data"`
+				} `json:"error"`
+			}
+			if status != http.StatusBadRequest || json.Unmarshal(raw, &msg) != nil || msg.Error.Code != -32022 ||
+				!slices.Contains(msg.Error.Data.Supported, "2025-11-25") || msg.Error.Data.Requested != version {
+				t.Errorf("%s with version %q: %d %s, want 400 and the supported versions", method, version, status, raw)
+			}
+		}
+	}
+	for _, version := range []string{"", "2025-11-25"} {
+		if status, code, _ := post(t, ts.URL, session, version, call, nil); status != http.StatusOK || code != 0 {
+			t.Errorf("POST with version %q: %d %d", version, status, code)
+		}
+		if status, _ := send(t, http.MethodGet, ts.URL, session, version, "", nil); status != http.StatusOK {
+			t.Errorf("GET with version %q: %d", version, status)
+		}
+	}
+	if status, _ := send(t, http.MethodDelete, ts.URL, session, "2025-11-25", "", nil); status != http.StatusNoContent {
+		t.Errorf("DELETE: %d", status)
 	}
 }
