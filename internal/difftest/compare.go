@@ -197,3 +197,9 @@ func Same(a, b *Outcome) bool {
 		a.WWWAuthenticate == b.WWWAuthenticate && a.Allow == b.Allow &&
 		a.Late == b.Late && (a.Err == "") == (b.Err == "") && slices.Equal(a.Messages, b.Messages)
 }
+
+// Agree reports whether a and b agree on what FuzzTransports checks: the
+// status class, the media type and the JSON-RPC error codes.
+func Agree(a, b *Outcome) bool {
+	return a.Status/100 == b.Status/100 && a.Type == b.Type && slices.Equal(a.Codes, b.Codes)
+}

@@ -179,21 +179,11 @@ func (l *leg) read(o *Outcome, req *http.Request, ready chan struct{}) {
 		return
 	}
 	defer resp.Body.Close()
-	o.Status = resp.StatusCode
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		o.Type, _, _ = mime.ParseMediaType(ct)
-		if o.Type == "" {
-			o.Type = ct
-		}
-	}
-	o.sessionID = resp.Header.Get(sessionHeader)
-	o.Session = o.sessionID != ""
+	o.head(resp)
 	if o.Session {
 		l.sessions++
 		l.vars["s"+strconv.Itoa(l.sessions)] = o.sessionID
 	}
-	o.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
-	o.Allow = resp.Header.Get("Allow")
 	switch o.Type {
 	case "application/json":
 		data, err := io.ReadAll(resp.Body)
@@ -209,7 +199,7 @@ func (l *leg) read(o *Outcome, req *http.Request, ready chan struct{}) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			return
 		}
-		l.readSSE(o, resp.Body, done)
+		readSSE(o, resp.Body, l.norm, done)
 	default:
 		_, _ = io.Copy(io.Discard, resp.Body)
 	}
@@ -217,7 +207,7 @@ func (l *leg) read(o *Outcome, req *http.Request, ready chan struct{}) {
 
 // readSSE reads an SSE stream's messages into o, calling ready when the
 // server sends a request of its own (its answer is a later step).
-func (l *leg) readSSE(o *Outcome, r io.Reader, ready func()) {
+func readSSE(o *Outcome, r io.Reader, norm func(map[string]any), ready func()) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []byte
 	for {
@@ -225,7 +215,7 @@ func (l *leg) readSSE(o *Outcome, r io.Reader, ready func()) {
 		line = bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(line) == 0 && len(data) > 0:
-			if o.add(data, l.norm) {
+			if o.add(data, norm) {
 				ready()
 			}
 			data = nil
@@ -237,7 +227,7 @@ func (l *leg) readSSE(o *Outcome, r io.Reader, ready func()) {
 		}
 		if err != nil {
 			if len(data) > 0 {
-				o.add(data, l.norm)
+				o.add(data, norm)
 			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 				o.Err = "stream: " + err.Error()
@@ -245,6 +235,41 @@ func (l *leg) readSSE(o *Outcome, r io.Reader, ready func()) {
 			return
 		}
 	}
+}
+
+// head fills o from the status and headers of resp.
+func (o *Outcome) head(resp *http.Response) {
+	o.Status = resp.StatusCode
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		o.Type, _, _ = mime.ParseMediaType(ct)
+		if o.Type == "" {
+			o.Type = ct
+		}
+	}
+	o.sessionID = resp.Header.Get(sessionHeader)
+	o.Session = o.sessionID != ""
+	o.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
+	o.Allow = resp.Header.Get("Allow")
+}
+
+// Serve serves req with h in-process (no network, no Host or auth
+// checks of a listener) and returns what a client would see of the
+// answer, which must end on its own: a POST, not a GET stream.
+func Serve(h http.Handler, req *http.Request, norm func(map[string]any)) *Outcome {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	resp := rec.Result()
+	o := &Outcome{Step: req.Method}
+	o.head(resp)
+	switch o.Type {
+	case "application/json":
+		o.add(rec.Body.Bytes(), norm)
+	case "text/event-stream":
+		readSSE(o, resp.Body, norm, func() {})
+	}
+	slices.Sort(o.Messages)
+	slices.Sort(o.Codes)
+	return o
 }
 
 // withUsers puts bearer-token auth in front of h for requests that carry
