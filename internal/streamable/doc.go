@@ -13,7 +13,12 @@
 // SDK reads: params and results are slices of the body, not copies, and
 // no stream decoder (the SDK's allocates 32 KiB per message) is made.
 // [DecodeMessage] accepts and refuses what jsonrpc.DecodeMessage does
-// and builds the same message (a fuzz target checks it). The SDK's
+// and builds the same message (a fuzz target checks it), but for an ID
+// the SDK's would change: it makes any number an integer (1.5 becomes 1,
+// 2^64 a negative number) by way of a float64, and DecodeMessage refuses
+// an ID that is not a string or an integer literal that comes back from
+// a float64 unchanged (all integers up to 2^53 in magnitude), which the
+// transport answers 400 with -32600 and no ID. The SDK's
 // session still unmarshals each request's params itself.
 //
 // # What an outside transport cannot reach in go-sdk v1.8, and how each is handled
