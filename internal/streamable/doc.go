@@ -53,8 +53,7 @@
 //     opened it (403 for another); the 2026-07-28 _meta and
 //     Mcp-Protocol-Version, Mcp-Method and Mcp-Name checks;
 //     subscriptions/listen (a long SSE stream that carries notifications
-//     sent outside any call); the DNS-rebinding Host check and
-//     CrossOriginProtection; session IDs (crypto/rand.Text, or the
+//     sent outside any call); the DNS-rebinding Host check; session IDs (crypto/rand.Text, or the
 //     server's GetSessionID); the GET stream; DELETE; the stateless mode;
 //     CloseSSEStream (with a close event carrying retry on 2025-11-25).
 //   - Stricter than the SDK: Mcp-Protocol-Version is checked on every
@@ -63,6 +62,13 @@
 //     data names the versions it does (the SDK's handler compares
 //     versions as strings, and lets any from 2026-07-28 on through). A
 //     request without the header is taken as 2025-03-26, as on the SDK's.
+//   - Stricter than the SDK: Origin is checked on every request (the
+//     SDK's handler checks none unless given a CrossOriginProtection, and
+//     that one only on POST and DELETE). [Options] CrossOriginProtection
+//     (by default http.NewCrossOriginProtection: no Origin or a
+//     same-origin one passes) checks GET, HEAD and OPTIONS as it checks
+//     a POST, and a loopback page (the MCP Inspector's browser mode)
+//     reaches a server listening on loopback; any other is refused 403.
 //   - Not re-implemented: resuming a stream with Last-Event-ID. The SDK's
 //     handler resumes only with an EventStore; framework keeps the SDK's
 //     handler for a server given one, and this transport answers 400 to a
