@@ -498,9 +498,10 @@ func (rw *rpcWriter) finish() {
 }
 
 // newHTTPHandler returns the SDK's streamable handler for s with opts,
-// wrapped by rpcHandler, SessionTimeout defaulted, and with nil opts
-// PropagateRequestCancellation on.
-func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
+// wrapped by rpcHandler, SessionTimeout defaulted, with nil opts
+// PropagateRequestCancellation on, and with origins (Options.AllowedOrigins)
+// as the CrossOriginProtection when not nil.
+func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.CrossOriginProtection) http.Handler {
 	var o mcp.StreamableHTTPOptions
 	if opts != nil {
 		o = *opts
@@ -512,6 +513,9 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if origins != nil {
+		o.CrossOriginProtection = origins
 	}
 	sessions := !o.Stateless
 	if sdk := s.opts.SDK; sessions && sdk != nil && sdk.GetSessionID != nil {

@@ -136,6 +136,19 @@ type Options struct {
 	// [Server.HTTPHandler] serves: the zero value is hookflow's own,
 	// HTTPTransportSDK the SDK's; see [HTTPTransport].
 	HTTPTransport HTTPTransport
+	// AllowedOrigins are the origins (scheme://host[:port]) whose browser
+	// pages may call the server over streamable HTTP besides its own:
+	// hookflow's transport refuses (403) a request of any method whose
+	// Origin header names another, and lets through one without Origin
+	// (clients outside a browser send none) and, on a server listening on
+	// loopback, one from a loopback page. The MCP Inspector's browser
+	// mode, at http://localhost:6274, reaches a local server without
+	// this; to let it reach the server on another host, list
+	// "http://localhost:6274" here. Origins are checked by an
+	// http.CrossOriginProtection (they must be valid for its
+	// AddTrustedOrigin); one set in the StreamableHTTPOptions given to
+	// HTTPHandler decides instead, and then this must be empty.
+	AllowedOrigins []string
 }
 
 // NewServer returns a Server that introduces itself to clients as impl.
@@ -408,7 +421,19 @@ func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, err
 	if err := s.Start(); err != nil {
 		return nil, err
 	}
-	return s.newHTTPHandler(opts), nil
+	var origins *http.CrossOriginProtection
+	if len(s.opts.AllowedOrigins) > 0 {
+		if opts != nil && opts.CrossOriginProtection != nil {
+			return nil, errors.New("hookflow: Options.AllowedOrigins and StreamableHTTPOptions.CrossOriginProtection are both set: add the origins to the CrossOriginProtection, or leave it out")
+		}
+		origins = http.NewCrossOriginProtection()
+		for _, origin := range s.opts.AllowedOrigins {
+			if err := origins.AddTrustedOrigin(origin); err != nil {
+				return nil, fmt.Errorf("hookflow: Options.AllowedOrigins: %w", err)
+			}
+		}
+	}
+	return s.newHTTPHandler(opts, origins), nil
 }
 
 // entityIndex is an immutable snapshot of the registered entities by name

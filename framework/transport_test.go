@@ -74,3 +74,56 @@ func TestHTTPHandlerKeepsDNSRebindingProtection(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedOrigins checks Options.AllowedOrigins: a listed origin's
+// page may call the server, another's is refused 403 on POST and GET
+// alike, a loopback page reaches a loopback server, and a client that
+// sends no Origin is let through. An origin CrossOriginProtection cannot
+// read, or one set next to a CrossOriginProtection, fails HTTPHandler.
+func TestAllowedOrigins(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, &framework.Options{AllowedOrigins: []string{"https://app.example"}})
+	addEntities(t, srv)
+	h, err := srv.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, tc := range []struct {
+		method, origin string
+		want           int
+	}{
+		{http.MethodPost, "", http.StatusOK},
+		{http.MethodPost, "https://app.example", http.StatusOK},
+		{http.MethodPost, "http://localhost:6274", http.StatusOK},
+		{http.MethodPost, "https://evil.example", http.StatusForbidden},
+		{http.MethodGet, "https://evil.example", http.StatusForbidden},
+		{http.MethodGet, "https://app.example", http.StatusBadRequest}, // no session: past the origin check
+	} {
+		req, err := http.NewRequest(tc.method, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s from %q: %d, want %d", tc.method, tc.origin, resp.StatusCode, tc.want)
+		}
+	}
+	bad := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, &framework.Options{AllowedOrigins: []string{"app.example"}})
+	if _, err := bad.HTTPHandler(nil); err == nil {
+		t.Error("an origin without a scheme was accepted")
+	}
+	if _, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{CrossOriginProtection: http.NewCrossOriginProtection()}); err == nil {
+		t.Error("AllowedOrigins next to a CrossOriginProtection was accepted")
+	}
+}

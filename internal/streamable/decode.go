@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,8 +29,8 @@ var errTooDeep = fmt.Errorf("json: exceeded maximum nesting depth of %d", maxDep
 // wireMessage is one JSON-RPC message as it arrives: a request (method set)
 // or a response.
 type wireMessage struct {
-	Version string          `json:"jsonrpc"`
-	ID      any             `json:"id,omitempty"`
+	Version json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
 	Method  json.RawMessage `json:"method"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
@@ -37,7 +38,8 @@ type wireMessage struct {
 }
 
 // DecodeMessage decodes one JSON-RPC message, accepting and refusing what
-// the SDK's jsonrpc.DecodeMessage does and building the same message, in
+// the SDK's jsonrpc.DecodeMessage does and building the same message
+// (but for an ID the SDK's would change, which it refuses: see decodeID), in
 // one pass over data and without a decoder's buffer: params and results
 // are slices of data, which the caller must not change while the message
 // is in use.
@@ -64,10 +66,14 @@ func decodeOne(data []byte) (jsonrpc.Message, error) {
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
 		return nil, errors.New("unmarshaling jsonrpc message: empty input")
 	}
-	if w.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", w.Version, "2.0")
+	// The tag is compared in the body: a string of it would be one more
+	// allocation per message.
+	if string(w.Version) != `"2.0"` {
+		if v, err := decodeString(w.Version); err != nil || v != "2.0" {
+			return nil, fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0")
+		}
 	}
-	id, err := jsonrpc.MakeID(w.ID)
+	id, err := decodeID(w.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +92,37 @@ func decodeOne(data []byte) (jsonrpc.Message, error) {
 		resp.Error = w.Error
 	}
 	return resp, nil
+}
+
+// errBadID refuses an ID that is neither a string nor an integer the
+// SDK's jsonrpc.ID holds as it is.
+var errBadID = errors.New("the id must be a string or an integer (of at most 2^53 in magnitude, or one a float64 holds exactly)")
+
+// decodeID decodes a message's ID, absent or null as none. Where the
+// SDK's decoder makes any number an integer (1.5 becomes 1, 2^64 a
+// negative number), it refuses a number that is not an integer literal,
+// or that the SDK's ID, which holds an integer as a float64 on its way,
+// would change: the answer must carry the ID the request did.
+func decodeID(raw []byte) (jsonrpc.ID, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return jsonrpc.ID{}, nil
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		s, err := decodeString(raw)
+		if err != nil {
+			return jsonrpc.ID{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		return jsonrpc.MakeID(s)
+	case c == '-' || c >= '0' && c <= '9':
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		// 2^63 is past int64: a float64 of it does not convert back.
+		if f := float64(n); err != nil || f >= 1<<63 || int64(f) != n {
+			return jsonrpc.ID{}, errBadID
+		}
+		return jsonrpc.MakeID(float64(n))
+	}
+	return jsonrpc.ID{}, errBadID
 }
 
 // wires recycles the envelopes decodeOne decodes into: every field of one

@@ -13,7 +13,12 @@
 // SDK reads: params and results are slices of the body, not copies, and
 // no stream decoder (the SDK's allocates 32 KiB per message) is made.
 // [DecodeMessage] accepts and refuses what jsonrpc.DecodeMessage does
-// and builds the same message (a fuzz target checks it). The SDK's
+// and builds the same message (a fuzz target checks it), but for an ID
+// the SDK's would change: it makes any number an integer (1.5 becomes 1,
+// 2^64 a negative number) by way of a float64, and DecodeMessage refuses
+// an ID that is not a string or an integer literal that comes back from
+// a float64 unchanged (all integers up to 2^53 in magnitude), which the
+// transport answers 400 with -32600 and no ID. The SDK's
 // session still unmarshals each request's params itself.
 //
 // # What an outside transport cannot reach in go-sdk v1.8, and how each is handled
@@ -48,8 +53,7 @@
 //     opened it (403 for another); the 2026-07-28 _meta and
 //     Mcp-Protocol-Version, Mcp-Method and Mcp-Name checks;
 //     subscriptions/listen (a long SSE stream that carries notifications
-//     sent outside any call); the DNS-rebinding Host check and
-//     CrossOriginProtection; session IDs (crypto/rand.Text, or the
+//     sent outside any call); the DNS-rebinding Host check; session IDs (crypto/rand.Text, or the
 //     server's GetSessionID); the GET stream; DELETE; the stateless mode;
 //     CloseSSEStream (with a close event carrying retry on 2025-11-25).
 //   - Stricter than the SDK: Mcp-Protocol-Version is checked on every
@@ -58,6 +62,13 @@
 //     data names the versions it does (the SDK's handler compares
 //     versions as strings, and lets any from 2026-07-28 on through). A
 //     request without the header is taken as 2025-03-26, as on the SDK's.
+//   - Stricter than the SDK: Origin is checked on every request (the
+//     SDK's handler checks none unless given a CrossOriginProtection, and
+//     that one only on POST and DELETE). [Options] CrossOriginProtection
+//     (by default http.NewCrossOriginProtection: no Origin or a
+//     same-origin one passes) checks GET, HEAD and OPTIONS as it checks
+//     a POST, and a loopback page (the MCP Inspector's browser mode)
+//     reaches a server listening on loopback; any other is refused 403.
 //   - Not re-implemented: resuming a stream with Last-Event-ID. The SDK's
 //     handler resumes only with an EventStore; framework keeps the SDK's
 //     handler for a server given one, and this transport answers 400 to a

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -72,7 +73,15 @@ type Options struct {
 	// DisableLocalhostProtection turns off the DNS-rebinding check: a
 	// request that reached a loopback address must name a loopback Host.
 	DisableLocalhostProtection bool
-	// CrossOriginProtection, when set, refuses cross-origin requests.
+	// CrossOriginProtection decides which browser requests from another
+	// origin are refused (403), on every method: a GET, HEAD or OPTIONS is
+	// checked as a POST would be, as MCP asks a server to validate Origin
+	// on every request. Before it, on a server listening on loopback, an
+	// Origin whose host is loopback too (the MCP Inspector's browser page
+	// at http://localhost:6274) is let through. nil:
+	// http.NewCrossOriginProtection(), which lets through a request with
+	// no Origin (clients outside a browser send none), same-origin ones
+	// (the Origin's host is the request's Host) and no other.
 	CrossOriginProtection *http.CrossOriginProtection
 	Logger                *slog.Logger
 }
@@ -155,21 +164,22 @@ func New(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.CrossOriginProtection == nil {
+		opts.CrossOriginProtection = http.NewCrossOriginProtection()
+	}
 	return &Handler{opts: opts, sessions: map[string]*session{}, bySession: map[*mcp.ServerSession]*conn{}}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.opts.DisableLocalhostProtection {
-		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && isLoopback(la.String()) && !isLoopback(r.Host) {
-			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-			return
-		}
+	la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	local := la != nil && isLoopback(la.String())
+	if !h.opts.DisableLocalhostProtection && local && !isLoopback(r.Host) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return
 	}
-	if cop := h.opts.CrossOriginProtection; cop != nil {
-		if err := cop.Check(r); err != nil {
-			http.Error(w, err.Error(), http.StatusForbidden)
-			return
-		}
+	if err := h.checkOrigin(r, local); err != nil {
+		http.Error(w, "Forbidden: "+err.Error(), http.StatusForbidden)
+		return
 	}
 	version := r.Header.Get(protocolVersionHeader)
 	if version != "" && !slices.Contains(h.opts.Versions, version) {
@@ -195,6 +205,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// checkOrigin returns why a request from a browser page of another origin
+// is refused, nil when it is not (see Options.CrossOriginProtection);
+// local reports whether the server listens on loopback.
+func (h *Handler) checkOrigin(r *http.Request, local bool) error {
+	origin := r.Header.Get("Origin")
+	if local && origin != "" {
+		if u, err := url.Parse(origin); err == nil && u.Host != "" && isLoopback(u.Host) {
+			return nil
+		}
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		if origin == "" && r.Header.Get("Sec-Fetch-Site") == "" {
+			return nil // not from a browser: nothing to copy the request for
+		}
+		// CrossOriginProtection lets the methods it deems safe through.
+		unsafe := *r
+		unsafe.Method = http.MethodPost
+		return h.opts.CrossOriginProtection.Check(&unsafe)
+	}
+	return h.opts.CrossOriginProtection.Check(r)
 }
 
 // refuseVersion answers a request whose Mcp-Protocol-Version is none the

@@ -226,3 +226,24 @@ func TestProtocolVersionChecked(t *testing.T) {
 		t.Errorf("DELETE: %d", status)
 	}
 }
+
+// TestIDRefused checks that a POST whose ID the answer could not carry as
+// it came is refused 400 with -32600 and no ID, and never run.
+func TestIDRefused(t *testing.T) {
+	ts := httptest.NewServer(hookflowHandler(testServer(), false, false))
+	defer ts.Close()
+	session := openSession(t, ts.URL, "2025-11-25")
+	for _, id := range []string{`1.5`, `18446744073709551616`, `true`} {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`
+		status, raw := send(t, http.MethodPost, ts.URL, session, "2025-11-25", body, nil)
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct {
+				Code int64 `json:"code"`
+			} `json:"error"`
+		}
+		if status != http.StatusBadRequest || json.Unmarshal(raw, &msg) != nil || msg.Error.Code != -32600 || msg.ID != nil {
+			t.Errorf("id %s: %d %s, want 400, -32600 and no id", id, status, raw)
+		}
+	}
+}
