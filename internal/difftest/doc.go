@@ -16,7 +16,12 @@
 // a row's id must show that row's difference (the SDK's answer and
 // hookflow's, as [Outcome.Summary] words them), and nothing else may
 // differ. A difference nobody listed fails, and so does a listed one that
-// is gone.
+// is gone. The table is read from Markdown ([LoadRows]): docs/conformance.md
+// holds it, once, for readers and for the tests.
 //
-// Cases run one at a time; a Runner is not safe for concurrent use.
+// Within a case, each step is sent once the answer to the one before is
+// ready: read whole, paused on a request of the server's (which a later
+// step answers, as a client would), or, for a GET or subscriptions/listen
+// stream, open. Cases run one at a time, each on its own loopback
+// servers; [Target.Run] is not safe for concurrent use.
 package difftest
