@@ -541,9 +541,7 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 		rh.maxSessions = -1
 	}
 	var h http.Handler = rh
-	if s.opts.HTTPTransport != HTTPTransportSDK && o.EventStore == nil {
-		// hookflow's transport has no event store to resume streams from:
-		// a handler given one keeps the SDK's.
+	if s.opts.HTTPTransport != HTTPTransportSDK {
 		h = s.newHookflowHandler(&o, maxBody, rh.maxSessions, rh.bodyTimeout)
 	} else {
 		rh.sdk = mcp.NewStreamableHTTPHandler(getServer, &o)

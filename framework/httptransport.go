@@ -100,6 +100,7 @@ func (s *Server) newHookflowHandler(o *mcp.StreamableHTTPOptions, maxBody int64,
 		ParamHeaders:               s.paramHeaders,
 		DisableLocalhostProtection: o.DisableLocalhostProtection,
 		CrossOriginProtection:      o.CrossOriginProtection,
+		EventStore:                 o.EventStore,
 		Logger:                     s.logger,
 	})
 	s.served.addHandler(h)

@@ -73,7 +73,12 @@ type Options struct {
 	DisableLocalhostProtection bool
 	// CrossOriginProtection, when set, refuses cross-origin requests.
 	CrossOriginProtection *http.CrossOriginProtection
-	Logger                *slog.Logger
+	// EventStore keeps the events of each stateful session's SSE streams
+	// so that a client whose stream broke off resumes it with a GET and
+	// Last-Event-ID (see resume.go); nil: streams are not resumed, and a
+	// Last-Event-ID is refused.
+	EventStore mcp.EventStore
+	Logger     *slog.Logger
 }
 
 // Releaser gives back what a body read holds; Release may be called more
@@ -230,8 +235,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	if sess == nil {
 		return
 	}
-	if len(r.Header.Values(lastEventIDHeader)) > 0 {
-		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+	if len(r.Header.Values(lastEventIDHeader)) > 0 || sess.conn.store != nil {
+		h.serveGETResume(w, r, sess.conn)
 		return
 	}
 	if version == "" {

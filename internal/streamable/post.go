@@ -149,11 +149,21 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	}
 	s := newStream(w, m, sv, len(p.calls))
 	s.batch, s.listen, s.header, s.writeTimeout = p.batch, p.listen, sessionHeader, h.opts.WriteTimeout
+	if c.resumable(m, v) && !h.openRecord(w, r, c, s) {
+		return
+	}
 	if dup, ok := c.register(s, p.calls, r.RemoteAddr); !ok {
 		writeRPCError(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", dup.Raw()), nil)
 		return
 	}
-	defer c.forget(s, p.calls)
+	if s.rec != nil {
+		// The calls outlive this response: their answers are stored for
+		// the client to resume the stream with a GET.
+		h.prime(s)
+		defer s.release(w)
+	} else {
+		defer c.forget(s, p.calls)
+	}
 	if !c.publish(p.msgs) {
 		s.finish(0)
 		return
@@ -290,6 +300,9 @@ func (h *Handler) connFor(w http.ResponseWriter, r *http.Request, sess *session,
 		sess.userID = ti.UserID
 	}
 	sess.conn = newConn(id, false, h.opts.Versions, func() { h.remove(sess) })
+	if store := h.opts.EventStore; store != nil && !h.keepEvents(w, r, sess.conn, store) {
+		return nil, "", nil
+	}
 	ss, err := srv.Connect(r.Context(), transport{sess.conn}, nil)
 	if err != nil {
 		h.opts.Logger.Error("hookflow: connecting a session", "error", err)
