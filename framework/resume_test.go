@@ -221,6 +221,7 @@ func TestResumeRefused(t *testing.T) {
 		{"malformed", "x"},
 		{"two underscores", "a_b_1"},
 		{"negative", "a_-1"},
+		{"past int", "a_99999999999999999999999"},
 		{"unknown stream", "NOSUCHSTREAM_0"},
 		{"another session's", foreign},
 	}

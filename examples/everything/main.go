@@ -25,6 +25,7 @@ func main() {
 	httpAddr := flag.String("http", "", "if set, serve streamable HTTP at this address (e.g. localhost:8080); otherwise use stdio")
 	stateless := flag.Bool("stateless", true, "stateless streamable HTTP (no sessions); -stateless=false serves sessions")
 	verbose := flag.Bool("v", false, "log every hook run to stderr")
+	resume := flag.Bool("eventstore", false, "keep each stateful session's SSE events in memory, so that a client resumes a stream with Last-Event-ID")
 	var transport framework.HTTPTransport
 	flag.TextVar(&transport, "transport", framework.HTTPTransportDefault, "streamable HTTP transport: sdk or hookflow")
 	flag.Parse()
@@ -43,7 +44,11 @@ func main() {
 	if *verbose {
 		defer func() { fmt.Fprint(os.Stderr, counts.Table()) }()
 	}
-	if err := serve(ctx, srv, *httpAddr, *stateless); err != nil {
+	var store mcp.EventStore
+	if *resume {
+		store = mcp.NewMemoryEventStore(nil)
+	}
+	if err := serve(ctx, srv, *httpAddr, &mcp.StreamableHTTPOptions{Stateless: *stateless, EventStore: store}); err != nil {
 		stop()
 		if *verbose {
 			fmt.Fprint(os.Stderr, counts.Table())
@@ -82,9 +87,10 @@ func newServer(hookLog io.Writer, transport framework.HTTPTransport) (*framework
 }
 
 // serve serves srv until ctx is done: over stdio when addr is empty, else
-// streamable HTTP on addr (every path), like go-sdk's everything-server. The
-// watched resource is updated every 3 seconds while serving.
-func serve(ctx context.Context, srv *framework.Server, addr string, stateless bool) error {
+// streamable HTTP on addr (every path) with opts, like go-sdk's
+// everything-server. The watched resource is updated every 3 seconds
+// while serving.
+func serve(ctx context.Context, srv *framework.Server, addr string, opts *mcp.StreamableHTTPOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go updateWatched(ctx, srv.SDK(), watchedURI, 3*time.Second)
@@ -92,7 +98,7 @@ func serve(ctx context.Context, srv *framework.Server, addr string, stateless bo
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: stateless})
+	h, err := srv.HTTPHandler(opts)
 	if err != nil {
 		return err
 	}
