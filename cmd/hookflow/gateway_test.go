@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
@@ -303,7 +302,7 @@ plugins:
 		t.Fatal(err)
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
-	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.HTTPTransport != framework.HTTPTransportSDK || b.HTTPTransport != framework.HTTPTransportDefault || a.Prefix != "a_" ||
+	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.HTTPTransport != gateway.ClientTransportSDK || b.HTTPTransport != gateway.ClientTransportDefault || a.Prefix != "a_" ||
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 ||
 		b.ResourcePrefix != "b+" || !slices.Equal(b.AllowTools, []string{"read_*", "list"}) || !slices.Equal(b.DenyTools, []string{"read_secret"}) || !b.Optional || a.Optional || b.IdleTimeout != 2*time.Minute || a.IdleTimeout >= 0 {
 		t.Errorf("decoded %+v", cfg)

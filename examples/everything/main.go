@@ -26,8 +26,6 @@ func main() {
 	stateless := flag.Bool("stateless", true, "stateless streamable HTTP (no sessions); -stateless=false serves sessions")
 	verbose := flag.Bool("v", false, "log every hook run to stderr")
 	resume := flag.Bool("eventstore", false, "keep each stateful session's SSE events in memory, so that a client resumes a stream with Last-Event-ID")
-	var transport framework.HTTPTransport
-	flag.TextVar(&transport, "transport", framework.HTTPTransportDefault, "streamable HTTP transport: sdk or hookflow")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -37,7 +35,7 @@ func main() {
 	if *verbose {
 		hookLog = os.Stderr
 	}
-	srv, counts, err := newServer(hookLog, transport)
+	srv, counts, err := newServer(hookLog)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,15 +57,13 @@ func main() {
 
 // newServer builds the conformance server: its entities, the hookcount
 // plugin (logging each hook run to hookLog when it is non-nil) and the
-// initialize hook. The server is started; its HTTP handler serves
-// transport.
-func newServer(hookLog io.Writer, transport framework.HTTPTransport) (*framework.Server, *HookCount, error) {
+// initialize hook. The server is started.
+func newServer(hookLog io.Writer) (*framework.Server, *HookCount, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "mcp-conformance-test-server", Version: "1.0.0"}, &framework.Options{
-		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		HTTPTransport: transport,
-		Complete:      complete,
-		Subscribe:     subscribe,
-		Unsubscribe:   unsubscribe,
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Complete:    complete,
+		Subscribe:   subscribe,
+		Unsubscribe: unsubscribe,
 	})
 	// The list-changed trigger tools add entities at run time.
 	if err := srv.Provide(func() framework.Registrar { return srv }); err != nil {

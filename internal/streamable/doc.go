@@ -2,8 +2,8 @@
 // servers, on the SDK's public mcp.Transport and mcp.Connection
 // interfaces: the SDK's mcp.Server still runs every session (protocol
 // behaviour stays the SDK's), while the HTTP handler, the sessions, the
-// SSE streams and the JSON responses are this package's. framework
-// selects it with Options.HTTPTransport (HTTPTransportHookflow).
+// SSE streams and the JSON responses are this package's. framework's
+// Server.HTTPHandler serves it.
 //
 // # One read, one decode
 //

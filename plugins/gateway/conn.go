@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/streamable"
 )
 
@@ -138,7 +137,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		// the process's end waiting.
 		cmd.WaitDelay = time.Second
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
-	} else if u.cfg.HTTPTransport == framework.HTTPTransportSDK {
+	} else if u.cfg.HTTPTransport == ClientTransportSDK {
 		c.counting = true
 		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
 		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}

@@ -98,7 +98,7 @@ func (t countingTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 
 // countingRoundTripper counts the notifications in the event streams of
 // the responses of an HTTP upstream session on the SDK's client
-// transport (Upstream.HTTPTransport framework.HTTPTransportSDK), which
+// transport (Upstream.HTTPTransport ClientTransportSDK), which
 // reads them below the SDK: hookflow's transport tells conn.incoming
 // instead. It goes when that option does.
 type countingRoundTripper struct {

@@ -66,11 +66,11 @@ type Upstream struct {
 	Header http.Header
 	// HTTPTransport selects the client side of the streamable HTTP
 	// transport for a URL upstream: hookflow's (the default, also
-	// framework.HTTPTransportHookflow), which reads and decodes each
-	// message once, or framework.HTTPTransportSDK, the SDK's
-	// StreamableClientTransport, kept for at least one release. See
-	// "Upstreams over HTTP" in docs/gateway.md.
-	HTTPTransport framework.HTTPTransport
+	// ClientTransportHookflow), which reads and decodes each message
+	// once, or ClientTransportSDK, the SDK's StreamableClientTransport,
+	// kept for at least one release. See "Upstreams over HTTP" in
+	// docs/gateway.md.
+	HTTPTransport ClientTransport
 	// TokenSource, when set instead of Token, gives the bearer token of
 	// every HTTP request, for an upstream that is an OAuth resource
 	// server. The gateway caches its tokens, so its Token method should
@@ -315,9 +315,9 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: Token, TokenSource and Header are for URL upstreams", c.Name))
 		case c.Token != "" && c.TokenSource != nil:
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
-		case c.HTTPTransport > framework.HTTPTransportHookflow:
+		case c.HTTPTransport > ClientTransportHookflow:
 			return invalid(fmt.Sprintf("upstream %q: unknown HTTPTransport %d", c.Name, c.HTTPTransport))
-		case len(c.Command) > 0 && c.HTTPTransport != framework.HTTPTransportDefault:
+		case len(c.Command) > 0 && c.HTTPTransport != ClientTransportDefault:
 			return invalid(fmt.Sprintf("upstream %q: HTTPTransport is for URL upstreams", c.Name))
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0 || c.MaxTotalTimeout < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))

@@ -40,7 +40,7 @@ var transports = []struct {
 	// The SDK's client transport, selectable for a release.
 	{"http-sdk", func(t *testing.T, name string) gateway.Upstream {
 		u := httpUpstream(t, name, "-token", "s3cret")
-		u.Token, u.HTTPTransport = "s3cret", framework.HTTPTransportSDK
+		u.Token, u.HTTPTransport = "s3cret", gateway.ClientTransportSDK
 		return u
 	}},
 }
@@ -466,7 +466,7 @@ func TestStartErrors(t *testing.T) {
 			`upstream "a": set Token or TokenSource, not both`},
 		{"token source on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})}},
 			`upstream "a": Token, TokenSource and Header are for URL upstreams`},
-		{"HTTP transport on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, HTTPTransport: framework.HTTPTransportSDK}},
+		{"HTTP transport on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, HTTPTransport: gateway.ClientTransportSDK}},
 			`upstream "a": HTTPTransport is for URL upstreams`},
 		{"unknown HTTP transport", []gateway.Upstream{{Name: "a", URL: "http://x", HTTPTransport: 9}},
 			`upstream "a": unknown HTTPTransport 9`},

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/hostcheck"
 	"github.com/hookflow/hookflow/internal/yamlconf"
 )
@@ -388,8 +387,8 @@ func (d *decoder) protocolVersion(n *yaml.Node) string {
 }
 
 // httpTransport reads an upstream's http_transport: hookflow or sdk.
-func (d *decoder) httpTransport(n *yaml.Node) framework.HTTPTransport {
-	var t framework.HTTPTransport
+func (d *decoder) httpTransport(n *yaml.Node) ClientTransport {
+	var t ClientTransport
 	v := d.Str(n)
 	if n.Kind == yaml.ScalarNode && t.UnmarshalText([]byte(v)) != nil {
 		d.Errorf(n, "unknown http_transport %q%s: hookflow (the default) or sdk", v, yamlconf.DidYouMean(v, []string{"hookflow", "sdk"}))
