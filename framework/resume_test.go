@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -262,4 +263,79 @@ func TestResumeRefused(t *testing.T) {
 	if get.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "replay unsupported") {
 		t.Errorf("Last-Event-ID without a store: %d %s, want 400", get.StatusCode, b)
 	}
+}
+
+// TestEventStoreElsewhere checks the handlers an event store changes
+// nothing for: a stateless one (no GET can name a stream) and one that
+// answers JSON (nothing in a JSON body can be resumed) call as without
+// it, and the stateful JSON one refuses a GET of a stream it never had.
+func TestEventStoreElsewhere(t *testing.T) {
+	for _, opts := range []*mcp.StreamableHTTPOptions{
+		{Stateless: true, EventStore: mcp.NewMemoryEventStore(nil)},
+		{JSONResponse: true, EventStore: mcp.NewMemoryEventStore(nil)},
+	} {
+		t.Run(fmt.Sprintf("stateless=%v", opts.Stateless), func(t *testing.T) {
+			ts, _ := serveTransport(t, opts)
+			session := ""
+			if !opts.Stateless {
+				session = open(t, ts.URL, "2025-11-25")
+			}
+			status, header, msgs := rpcPost(t, ts.URL, session, "2025-11-25", echoCall(2, "hi"), nil)
+			if status != http.StatusOK || len(msgs) != 1 || echoText(t, msgs[0]) != "hi" {
+				t.Fatalf("call: %d %v %+v", status, header, msgs)
+			}
+			if ct := header.Get("Content-Type"); !opts.Stateless && ct != "application/json" {
+				t.Errorf("JSONResponse call answered %s", ct)
+			}
+			if session != "" {
+				get := stream(t, t.Context(), http.MethodGet, ts.URL, session, "2025-11-25", "NOSUCHSTREAM_0", "")
+				get.Body.Close()
+				if get.StatusCode != http.StatusBadRequest {
+					t.Errorf("GET of a stream never had: %d, want 400", get.StatusCode)
+				}
+			}
+		})
+	}
+}
+
+// TestResumeGETStream checks the GET stream with an event store: what the
+// server sends while no GET is open is kept, and the first GET replays it
+// (as the SDK's handler does), with the GET stream's event IDs (_<index>).
+func TestResumeGETStream(t *testing.T) {
+	srv := framework.NewServer(&mcp.Implementation{Name: "get", Version: "1"}, nil)
+	h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	session := open(t, ts.URL, "2025-11-25")
+	// A tool added while the session is open: the server tells it its
+	// tool list changed, on the GET stream no GET carries yet.
+	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest, struct{}) (echoOut, error) {
+		return echoOut{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		get := stream(t, t.Context(), http.MethodGet, ts.URL, session, "2025-11-25", "", "")
+		if get.StatusCode != http.StatusOK {
+			t.Fatalf("GET: %d", get.StatusCode)
+		}
+		events := sseEvents(get.Body)
+		var e sseEvent
+		select {
+		case e = <-events:
+		case <-time.After(50 * time.Millisecond):
+		}
+		get.Body.Close()
+		if e.data == "" {
+			continue // not sent yet: the SDK waits a moment to send list changes
+		}
+		if e.id != "_0" || !strings.Contains(e.data, "notifications/tools/list_changed") {
+			t.Fatalf("first GET's first event %+v, want tools/list_changed with ID _0", e)
+		}
+		return
+	}
+	t.Fatal("no GET replayed the list change")
 }
