@@ -10,6 +10,11 @@
 # Two legs, the same ones go-sdk v1.8.0 runs in its CI:
 #   stateful : <bin> -http 127.0.0.1:PORT -stateless=false  suite "active", spec 2025-11-25
 #   stateless: <bin> -http 127.0.0.1:PORT -stateless        suite "all",    spec 2026-07-28
+# and one more on request (CONFORMANCE_LEGS=resume), for a binary that also
+# takes -eventstore (examples/everything: resumable SSE streams):
+#   resume   : <bin> -http 127.0.0.1:PORT -stateless=false -eventstore
+#              scenario "server-sse-polling" (priming event, retry, resuming
+#              with Last-Event-ID; in no suite of the pinned version), spec 2025-11-25
 # No expected-failures baseline is used: a single failed check fails the run.
 # Stricter than the suite itself: WARNING checks (SHOULD-level violations) also
 # fail a leg, and so does a passed count other than the one a fully conformant
@@ -26,7 +31,7 @@
 #   @modelcontextprotocol/conformance@0.2.0-alpha.10   (installed with Node 22 on PATH)
 #
 # Environment (all optional):
-#   CONFORMANCE_LEGS              legs to run, default "stateful stateless"
+#   CONFORMANCE_LEGS              legs to run, default "stateful stateless"; also "resume"
 #   CONFORMANCE_PORT              fixed TCP port (default: a free port per leg)
 #   CONFORMANCE_PATH              URL path, default /mcp
 #   CONFORMANCE_STARTUP_TIMEOUT   seconds to wait for the server to accept connections, default 30
@@ -36,6 +41,7 @@
 #   CONFORMANCE_ALLOW_WARNINGS=1  do not fail a leg on WARNING checks
 #   CONFORMANCE_EXPECT_STATEFUL   passed checks required in the stateful leg, default 42 ("" = any)
 #   CONFORMANCE_EXPECT_STATELESS  passed checks required in the stateless leg, default 115 ("" = any)
+#   CONFORMANCE_EXPECT_RESUME     passed checks required in the resume leg, default 3 ("" = any)
 #
 # Exit status: 0 when every check of every leg passed, 1 otherwise, 2 on usage errors.
 # The last line printed is "conformance: N passed, M failed" (totals over all legs).
@@ -80,7 +86,8 @@ done
 # Passed-check counts of a fully conformant server under the pinned suite version.
 EXPECT_STATEFUL=${CONFORMANCE_EXPECT_STATEFUL-42}
 EXPECT_STATELESS=${CONFORMANCE_EXPECT_STATELESS-115}
-for v in EXPECT_STATEFUL EXPECT_STATELESS; do
+EXPECT_RESUME=${CONFORMANCE_EXPECT_RESUME-3}
+for v in EXPECT_STATEFUL EXPECT_STATELESS EXPECT_RESUME; do
 	[[ -z "${!v}" || "${!v}" =~ ^[0-9]+$ ]] || die "CONFORMANCE_$v must be a number or empty, got '${!v}'"
 done
 
@@ -273,9 +280,11 @@ TOTAL_FAILED=0
 OVERALL_OK=1
 SUMMARIES=()
 
-run_leg() { # <name> <suite> <spec-version> <expected-passed> <server flags...>
+run_leg() { # <name> <suite or scenario:NAME> <spec-version> <expected-passed> <server flags...>
 	local name=$1 suite=$2 spec=$3 expect=$4
 	shift 4
+	local what=(--suite "$suite")
+	[[ "$suite" == scenario:* ]] && what=(--scenario "${suite#scenario:}")
 	local dir=$RESULTS_DIR/$name
 	rm -rf -- "$dir"
 	mkdir -p "$dir/checks"
@@ -290,11 +299,11 @@ run_leg() { # <name> <suite> <spec-version> <expected-passed> <server flags...>
 
 	local url="http://localhost:$PORT$URL_PATH"
 	local out=$dir/suite.log
-	log "leg $name: running $CONFORMANCE_PKG@$CONFORMANCE_PKG_VERSION server --url $url --suite $suite --spec-version $spec"
+	log "leg $name: running $CONFORMANCE_PKG@$CONFORMANCE_PKG_VERSION server --url $url ${what[*]} --spec-version $spec"
 	local t0 t1 rc=0
 	t0=$(now)
 	(cd "$dir" && timeout --kill-after=10 "$LEG_TIMEOUT" "$NODE" "$SUITE_JS" server \
-		--url "$url" --suite "$suite" --spec-version "$spec" --output-dir "$dir/checks") \
+		--url "$url" "${what[@]}" --spec-version "$spec" --output-dir "$dir/checks") \
 		>"$out" 2>&1 </dev/null 9>&- || rc=$?
 	t1=$(now)
 	local secs
@@ -307,6 +316,12 @@ run_leg() { # <name> <suite> <spec-version> <expected-passed> <server flags...>
 	local passed="" failed="" total_line
 	total_line=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1 || true)
 	if [[ "$total_line" =~ ^Total:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		passed=${BASH_REMATCH[1]}
+		failed=${BASH_REMATCH[2]}
+	fi
+	# One scenario ends with "Passed: N/M, F failed" instead.
+	total_line=$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$out" | tail -n 1 || true)
+	if [[ -z "$passed" && "$total_line" =~ ^Passed:\ ([0-9]+)/[0-9]+,\ ([0-9]+)\ failed ]]; then
 		passed=${BASH_REMATCH[1]}
 		failed=${BASH_REMATCH[2]}
 	fi
@@ -369,7 +384,8 @@ for leg in $LEGS; do
 	case $leg in
 	stateful) run_leg stateful active 2025-11-25 "$EXPECT_STATEFUL" -stateless=false ;;
 	stateless) run_leg stateless all 2026-07-28 "$EXPECT_STATELESS" -stateless ;;
-	*) die "unknown leg '$leg' in CONFORMANCE_LEGS (want stateful and/or stateless)" ;;
+	resume) run_leg resume scenario:server-sse-polling 2025-11-25 "$EXPECT_RESUME" -stateless=false -eventstore ;;
+	*) die "unknown leg '$leg' in CONFORMANCE_LEGS (want stateful, stateless or resume)" ;;
 	esac
 done
 

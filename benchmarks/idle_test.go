@@ -27,8 +27,8 @@ const idleSessions = 1000
 // goroutines per session. The requests go to the handler in-process, with
 // no connection, so no connection buffer is counted. Peers: go-sdk's
 // StreamableHTTPHandler (sdk), hookflow on its own transport (hookflow-0,
-// the default) and on the SDK's handler (hookflow-0-sdkhttp,
-// framework.HTTPTransportSDK), and mcp-go (mcpgo-10).
+// the only one) and its SDK server on the SDK's handler
+// (hookflow-0-sdkhttp), and mcp-go (mcpgo-10).
 //
 //	go test -run '^$' -bench IdleSession -benchtime 1x -count 5 .
 func BenchmarkIdleSession(b *testing.B) {
@@ -70,17 +70,20 @@ func BenchmarkIdleSession(b *testing.B) {
 }
 
 // idleHandler is peer's stateful handler; hookflow-0-sdkhttp is
-// hookflow-0 on the SDK's StreamableHTTPHandler.
+// hookflow-0's SDK server on the SDK's StreamableHTTPHandler.
 func idleHandler(peer string) (http.Handler, error) {
 	if peer != "hookflow-0-sdkhttp" {
 		return handler(peer, false)
 	}
-	srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &framework.Options{HTTPTransport: framework.HTTPTransportSDK})
+	srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "greet", Description: "greets", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (greetOut, error) { return greet(in), nil }); err != nil {
 		return nil, err
 	}
-	return srv.HTTPHandler(&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour})
+	if err := srv.Start(); err != nil {
+		return nil, err
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.SDK() }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Hour}), nil
 }
 
 // openSession initializes a session on h and returns its ID.

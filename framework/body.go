@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync/atomic"
+	"time"
+
+	"github.com/hookflow/hookflow/internal/streamable"
 )
 
 // DefaultMaxBodyBytesInFlight is the bound on the memory that the request
@@ -234,4 +239,74 @@ func (b *bufferedBody) Close() error { return b.closer.Close() }
 type replayBody struct {
 	io.Reader
 	io.Closer
+}
+
+// bodyReader reads POST bodies for hookflow's transport within the
+// server's bounds: a body past max is refused
+// 413 (unread when it declares its length), one that takes longer than
+// timeout 408, one that finds no room in the bodies in flight 503.
+type bodyReader struct {
+	max     int64
+	bodies  *bodyBudget
+	timeout time.Duration
+}
+
+func (b *bodyReader) read(w http.ResponseWriter, req *http.Request) ([]byte, streamable.Releaser, bool) {
+	hold := bodyHoldOf(req)
+	var own *bodyHold // the hold this read releases: none under GuardBodies
+	if hold == nil {
+		own = &bodyHold{budget: b.bodies}
+		hold = own
+	}
+	var conn readDeadliner
+	if b.timeout > 0 {
+		if conn = readDeadlinerOf(w); conn != nil && conn.SetReadDeadline(time.Now().Add(b.timeout)) != nil {
+			conn = nil
+		}
+	}
+	data, whole, err := readBody(req, b.max, hold)
+	_ = req.Body.Close()
+	if conn != nil {
+		_ = conn.SetReadDeadline(time.Time{})
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		http.Error(w, fmt.Sprintf("the request body did not arrive within %v", b.timeout), http.StatusRequestTimeout)
+	case errors.Is(err, errBodyBudget):
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	case err == nil && !whole, err != nil && tooLarge(err):
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", b.max), http.StatusRequestEntityTooLarge)
+	case err != nil:
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+	default:
+		if own == nil {
+			return data, nil, true
+		}
+		return data, own, true
+	}
+	own.release()
+	return nil, nil, false
+}
+
+// tooLarge reports whether err is http.MaxBytesReader's: a function of
+// its own, so that the target errors.As needs is made on this path only.
+func tooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}
+
+// Release gives back what the hold reserved (for hookflow's transport).
+func (h *bodyHold) Release() { h.release() }
+
+// readDeadliner is a response writer that can bound the reading of its
+// request, as net/http's own does.
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// readDeadlinerOf finds the writer under w's wrappers that sets read
+// deadlines, as http.ResponseController does, without allocating one; nil
+// when there is none (a test recorder).
+func readDeadlinerOf(w http.ResponseWriter) readDeadliner {
+	d, _ := streamable.WriterAs[readDeadliner](w)
+	return d
 }

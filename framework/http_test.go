@@ -102,12 +102,10 @@ func TestHTTPJSONRPCErrors(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts *mcp.StreamableHTTPOptions
-		tr   framework.HTTPTransport
 	}{
-		{"stateful", nil, framework.HTTPTransportSDK}, {"stateless", &mcp.StreamableHTTPOptions{Stateless: true}, framework.HTTPTransportSDK},
-		{"hookflow/stateful", nil, framework.HTTPTransportHookflow}, {"hookflow/stateless", &mcp.StreamableHTTPOptions{Stateless: true}, framework.HTTPTransportHookflow},
+		{"stateful", nil}, {"stateless", &mcp.StreamableHTTPOptions{Stateless: true}},
 	} {
-		srv := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, &framework.Options{HTTPTransport: mode.tr})
+		srv := framework.NewServer(&mcp.Implementation{Name: "http", Version: "1"}, nil)
 		addEntities(t, srv)
 		h, err := srv.HTTPHandler(mode.opts)
 		if err != nil {
@@ -273,20 +271,13 @@ func TestHTTPIdleSessionFreed(t *testing.T) {
 }
 
 // TestStatelessPlainCallsAnswerJSON checks how a stateless handler answers
-// a tools/call: with one JSON body when the call asks for nothing to be
-// streamed, with an SSE stream carrying the notifications when it has a
-// progress token; every other request as the SDK does.
+// a tools/call: with one JSON body when the call's answer is its only
+// message, with an SSE stream carrying the notifications when it has a
+// progress token; every other request as the SDK does. The transport
+// decides on the answer's first message, not on the body's words:
+// arguments that name a progress token change nothing.
 func TestStatelessPlainCallsAnswerJSON(t *testing.T) {
-	for _, tr := range httpTransports {
-		t.Run(tr.String(), func(t *testing.T) { testPlainCalls(t, tr) })
-	}
-}
-
-// testPlainCalls is TestStatelessPlainCallsAnswerJSON on transport tr.
-// hookflow's transport decides on the answer's first message, not on the
-// body's words: arguments that name a progress token change nothing.
-func testPlainCalls(t *testing.T, tr framework.HTTPTransport) {
-	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &framework.Options{HTTPTransport: tr})
+	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	type in struct {
 		Name string `json:"name"`
 	}
@@ -314,13 +305,10 @@ func testPlainCalls(t *testing.T, tr framework.HTTPTransport) {
 		{"another method", "stateless", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
 			"text/event-stream", []string{`"greet"`}},
 		{"arguments that name a progress token", "stateless", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"greet","arguments":{"name":"progressToken"}}}`,
-			"text/event-stream", []string{`"hello progressToken"`}},
+			"application/json", []string{`"hello progressToken"`}},
 		{"JSONResponse set", "stateless-json", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"greet","arguments":{"name":"c"}}}`,
 			"application/json", []string{`"hello c"`}},
 	} {
-		if tr == framework.HTTPTransportHookflow && tc.name == "arguments that name a progress token" {
-			tc.contentType = "application/json"
-		}
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &mcp.StreamableHTTPOptions{Stateless: true}
 			if tc.opts == "stateless-json" {

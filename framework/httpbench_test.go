@@ -70,8 +70,8 @@ func (s *httpSession) call(tb testing.TB, id int) {
 // defaults), in process: what the server spends on a call over HTTP, the
 // network and a client aside.
 func BenchmarkServeHTTP(b *testing.B) {
-	hookflow := func(n int, tr framework.HTTPTransport) http.Handler {
-		srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &framework.Options{HTTPTransport: tr})
+	hookflow := func(n int) http.Handler {
+		srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		tool := benchTool
 		if err := framework.AddToolFunc(srv, &tool, func(ctx context.Context, req *mcp.CallToolRequest, in benchIn) (benchOut, error) {
 			return benchGreet(in), nil
@@ -102,10 +102,8 @@ func BenchmarkServeHTTP(b *testing.B) {
 			})
 			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 		}},
-		{"hookflow/hooks=0", func() http.Handler { return hookflow(0, framework.HTTPTransportSDK) }},
-		{"hookflow/hooks=10", func() http.Handler { return hookflow(10, framework.HTTPTransportSDK) }},
-		{"hookflow-transport/hooks=0", func() http.Handler { return hookflow(0, framework.HTTPTransportHookflow) }},
-		{"hookflow-transport/hooks=10", func() http.Handler { return hookflow(10, framework.HTTPTransportHookflow) }},
+		{"hookflow-transport/hooks=0", func() http.Handler { return hookflow(0) }},
+		{"hookflow-transport/hooks=10", func() http.Handler { return hookflow(10) }},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -202,13 +200,20 @@ func TestHookflowTransportAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under -race; allocation counts are meaningless")
 	}
-	handler := func(tr framework.HTTPTransport) http.Handler {
-		srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &framework.Options{HTTPTransport: tr})
+	// sdk serves the server's SDK server on the SDK's handler instead.
+	handler := func(sdk bool) http.Handler {
+		srv := framework.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		tool := benchTool
 		if err := framework.AddToolFunc(srv, &tool, func(ctx context.Context, req *mcp.CallToolRequest, in benchIn) (benchOut, error) {
 			return benchGreet(in), nil
 		}); err != nil {
 			t.Fatal(err)
+		}
+		if sdk {
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.SDK() }, nil)
 		}
 		h, err := srv.HTTPHandler(nil)
 		if err != nil {
@@ -216,8 +221,8 @@ func TestHookflowTransportAllocations(t *testing.T) {
 		}
 		return h
 	}
-	measure := func(tr framework.HTTPTransport) (allocs, bytes int64) {
-		s := newHTTPSession(t, handler(tr), nil)
+	measure := func(sdk bool) (allocs, bytes int64) {
+		s := newHTTPSession(t, handler(sdk), nil)
 		s.call(t, 1)
 		r := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
@@ -227,8 +232,8 @@ func TestHookflowTransportAllocations(t *testing.T) {
 		})
 		return r.AllocsPerOp(), r.AllocedBytesPerOp()
 	}
-	sdkAllocs, sdkBytes := measure(framework.HTTPTransportSDK)
-	allocs, bytes := measure(framework.HTTPTransportHookflow)
+	sdkAllocs, sdkBytes := measure(true)
+	allocs, bytes := measure(false)
 	t.Logf("per call: SDK transport %d allocations, %d B; hookflow's %d allocations, %d B", sdkAllocs, sdkBytes, allocs, bytes)
 	const floor = 2 * 32 << 10 // the session's two stream decoders
 	if allocs >= sdkAllocs || allocs > 100 {

@@ -63,9 +63,8 @@ func (s *Server) TransportOf(req mcp.Request) Transport {
 // client that sent it (client is the host, port its port, "" when the
 // address has none), while req is being handled: an observer puts them on
 // its span (jsonrpc.request.id, client.address, client.port). ok is true
-// only for a request that came over hookflow's own streamable HTTP
-// transport (see [HTTPTransport]); the SDK's transports tell a handler
-// neither.
+// only for a request that came over [Server.HTTPHandler]'s transport;
+// the SDK's transports tell a handler neither.
 func (s *Server) CallOf(req mcp.Request) (id jsonrpc.ID, client, port string, ok bool) {
 	if req == nil || req.GetExtra() == nil {
 		return jsonrpc.ID{}, "", "", false

@@ -15,7 +15,7 @@ import (
 )
 
 // TestHTTPTransportParamHeaders checks the Mcp-Param-* headers of
-// 2026-07-28 calls (SEP-2243) on both transports: an argument the tool's
+// 2026-07-28 calls (SEP-2243): an argument the tool's
 // input schema marks with x-mcp-header must come with its header, equal
 // to it, and a header must not come without its argument. The tool is
 // added after the server has served a call, so that its checks are not
@@ -44,41 +44,37 @@ func TestHTTPTransportParamHeaders(t *testing.T) {
 		{"header without its argument", `{"level":3}`, "eu-west", http.StatusBadRequest},
 		{"header for a null argument", `{"region":null}`, "eu-west", http.StatusBadRequest},
 	}
-	for _, tr := range httpTransports {
-		t.Run(tr.String(), func(t *testing.T) {
-			srv := framework.NewServer(&mcp.Implementation{Name: "ph", Version: "1"}, &framework.Options{HTTPTransport: tr})
-			addEntities(t, srv)
-			h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true})
-			if err != nil {
-				t.Fatal(err)
+	srv := framework.NewServer(&mcp.Implementation{Name: "ph", Version: "1"}, nil)
+	addEntities(t, srv)
+	h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	headers := func(name, region string) func(*http.Request) {
+		return func(r *http.Request) {
+			r.Header.Set("Mcp-Method", "tools/call")
+			r.Header.Set("Mcp-Name", name)
+			if region != "" {
+				r.Header.Set("Mcp-Param-Region", region)
 			}
-			ts := httptest.NewServer(h)
-			t.Cleanup(ts.Close)
-			headers := func(name, region string) func(*http.Request) {
-				return func(r *http.Request) {
-					r.Header.Set("Mcp-Method", "tools/call")
-					r.Header.Set("Mcp-Name", name)
-					if region != "" {
-						r.Header.Set("Mcp-Param-Region", region)
-					}
-				}
-			}
-			echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"x"}}}`
-			if status, _, _ := rpcPost(t, ts.URL, "", "2026-07-28", echo, headers("echo", "")); status != http.StatusOK {
-				t.Fatalf("echo: %d", status)
-			}
-			if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "placed", InputSchema: schema}, func(_ context.Context, _ *mcp.CallToolRequest, in in) (echoOut, error) {
-				return echoOut{Echo: in.Region}, nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			for _, tt := range tests {
-				status, _, msgs := rpcPost(t, ts.URL, "", "2026-07-28", call(tt.args), headers("placed", tt.header))
-				if status != tt.want {
-					t.Errorf("%s: %d %+v, want %d", tt.name, status, msgs, tt.want)
-				}
-			}
-		})
+		}
+	}
+	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"x"}}}`
+	if status, _, _ := rpcPost(t, ts.URL, "", "2026-07-28", echo, headers("echo", "")); status != http.StatusOK {
+		t.Fatalf("echo: %d", status)
+	}
+	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "placed", InputSchema: schema}, func(_ context.Context, _ *mcp.CallToolRequest, in in) (echoOut, error) {
+		return echoOut{Echo: in.Region}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		status, _, msgs := rpcPost(t, ts.URL, "", "2026-07-28", call(tt.args), headers("placed", tt.header))
+		if status != tt.want {
+			t.Errorf("%s: %d %+v, want %d", tt.name, status, msgs, tt.want)
+		}
 	}
 }
 

@@ -132,10 +132,6 @@ type Options struct {
 	// hold that room. 0 means [DefaultBodyReadTimeout]; a negative value
 	// removes the bound.
 	BodyReadTimeout time.Duration
-	// HTTPTransport selects the streamable HTTP transport that
-	// [Server.HTTPHandler] serves: the zero value is hookflow's own,
-	// HTTPTransportSDK the SDK's; see [HTTPTransport].
-	HTTPTransport HTTPTransport
 	// AllowedOrigins are the origins (scheme://host[:port]) whose browser
 	// pages may call the server over streamable HTTP besides its own:
 	// hookflow's transport refuses (403) a request of any method whose
@@ -385,15 +381,18 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // stateful session idle that long is closed, and its client must
 // initialize again. A negative SessionTimeout keeps idle sessions forever.
 //
-// With nil opts, PropagateRequestCancellation is on. It only acts on a
-// stateless handler's requests of protocol 2026-07-28 (where the POST is
-// the request's whole life), which it cancels when their HTTP client goes
-// away; nil opts make a stateful handler, where the SDK does not tie a call
-// to its connection (the transport says a disconnection is not a
-// cancellation: a client that gives up sends notifications/cancelled). To
-// cancel on disconnection pass
-// &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true};
-// bound every call with [Options.ToolTimeout].
+// The transport is hookflow's own (internal/streamable), on the SDK's
+// public Transport and Connection interfaces: the SDK's server runs each
+// session. Of opts it honours Stateless, JSONResponse, SessionTimeout,
+// MaxRequestBodyBytes, DisableLocalhostProtection, CrossOriginProtection
+// and EventStore (a stateful session's SSE streams are kept there and
+// resumed with Last-Event-ID, as on the SDK's handler); it logs to
+// [Options.Logger] rather than opts.Logger. PropagateRequestCancellation
+// is ignored: a stateless call (the POST is its whole life) is
+// cancelled when its client goes away, and a stateful one runs on (the
+// transport says a disconnection is not a cancellation: a client that
+// gives up sends notifications/cancelled); bound every call with
+// [Options.ToolTimeout].
 //
 // A POST the server refuses at the JSON-RPC level is answered with HTTP 400
 // and a JSON-RPC error body: -32700 for a body that is not JSON, -32601 for
@@ -407,16 +406,13 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 // speak is answered 400 with a -32022 error whose data lists those it
 // does.
 //
-// The transport is hookflow's own unless [Options.HTTPTransport] is
-// HTTPTransportSDK or opts sets an EventStore (see [HTTPTransport]). On
-// hookflow's, a tools/call whose answer is its only message gets one JSON
-// body, stateful or stateless, and the first message of any other kind
-// turns the answer into an SSE stream; a stateless call is cancelled when
-// its client goes away whatever PropagateRequestCancellation says. On the
-// SDK's, a stateless handler answers a tools/call that carries no
-// progress token and no log level with one JSON body. Other requests, and
-// every request when opts.JSONResponse is set, are answered as the
-// options say.
+// A tools/call whose answer is its only message gets one JSON body,
+// stateful or stateless, and the first message of any other kind turns
+// the answer into an SSE stream. Other requests, and every request when
+// opts.JSONResponse is set, are answered as the options say.
+//
+// The SDK's handler (mcp.StreamableHTTPHandler) is no longer selectable:
+// docs/changes.md says what to do in code that selected it.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	if err := s.Start(); err != nil {
 		return nil, err

@@ -40,14 +40,8 @@ func (l *lockedBuffer) String() string {
 // logged once at debug level, and is no error: not a warning per
 // notification, not a failed run for hooks and audit.
 func TestNotificationWithoutStream(t *testing.T) {
-	for _, tr := range []framework.HTTPTransport{framework.HTTPTransportHookflow, framework.HTTPTransportSDK} {
-		t.Run(tr.String(), func(t *testing.T) { testNotificationWithoutStream(t, tr) })
-	}
-}
-
-func testNotificationWithoutStream(t *testing.T, tr framework.HTTPTransport) {
 	logs := &lockedBuffer{}
-	srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &framework.Options{HTTPTransport: tr,
+	srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &framework.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	var mu sync.Mutex
 	var errs []error

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
@@ -135,10 +134,10 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:2:47: unknown MCP protocol version "1999-01-01" (known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`}},
 		{"misspelt protocol version", "upstreams:\n  - {name: a, command: [x], protocol_version: 2025-06-81}\n",
 			[]string{`g.yaml:2:47: unknown MCP protocol version "2025-06-81" (did you mean "2025-06-18"?)`}},
-		{"unknown http_transport", "upstreams:\n  - {name: a, url: 'http://h/mcp', http_transport: sdx}\n",
-			[]string{`g.yaml:2:52: unknown http_transport "sdx" (did you mean "sdk"?): hookflow (the default) or sdk`}},
-		{"http_transport on a command", "upstreams:\n  - {name: a, command: [x], http_transport: sdk}\n",
-			[]string{`g.yaml:2:45: upstream "a": http_transport is for url upstreams`}},
+		{"removed http_transport", "upstreams:\n  - {name: a, url: 'http://h/mcp', http_transport: sdk}\n",
+			[]string{`g.yaml:2:36: http_transport was removed: the gateway reaches every url upstream with hookflow's streamable HTTP client; delete the key`}},
+		{"removed http_transport, hookflow", "upstreams:\n  - name: a\n    url: http://h/mcp\n    http_transport: hookflow\n",
+			[]string{`g.yaml:4:5: http_transport was removed: the gateway reaches every url upstream with hookflow's streamable HTTP client; delete the key`}},
 		{"oauth not a mapping", "upstreams:\n  - name: a\n    url: http://h/mcp\n    oauth: yes\n",
 			[]string{`g.yaml:4:12: oauth must be a mapping of keys to values`}},
 		{"health not a path", "serve: {http: ':1', health: healthz}\nupstreams:\n  - {name: a, command: [x]}\n",
@@ -269,7 +268,6 @@ upstreams:
     url: http://h/mcp
     token_env: TOK
     headers: {X-Team: blue}
-    http_transport: sdk
     prefix: a_
     timeout: 2s
     idle_timeout: 0s
@@ -303,7 +301,7 @@ plugins:
 		t.Fatal(err)
 	}
 	a, b := cfg.Upstreams[0], cfg.Upstreams[1]
-	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.HTTPTransport != framework.HTTPTransportSDK || b.HTTPTransport != framework.HTTPTransportDefault || a.Prefix != "a_" ||
+	if cfg.Name != "gw" || !cfg.Serve.Stateless || cfg.Serve.Drain != 5*time.Second || cfg.Serve.SessionTimeout != time.Hour || a.Token != "secret" || a.Header.Get("X-Team") != "blue" || a.Prefix != "a_" ||
 		a.Timeout != 2*time.Second || a.App != "main" || b.Command[1] != "-v" || !b.Shared || b.Env[0] != "A=1" || !slices.Equal(b.InheritEnv, []string{"LANG"}) || b.MaxSessions != 8 ||
 		b.ResourcePrefix != "b+" || !slices.Equal(b.AllowTools, []string{"read_*", "list"}) || !slices.Equal(b.DenyTools, []string{"read_secret"}) || !b.Optional || a.Optional || b.IdleTimeout != 2*time.Minute || a.IdleTimeout >= 0 {
 		t.Errorf("decoded %+v", cfg)

@@ -15,8 +15,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/hookflow/hookflow/framework"
 )
 
 // clientChecks are the checks testdata/clients/client.mjs reports, in its
@@ -69,7 +67,7 @@ func TestClientsWorld(t *testing.T) {
 // transport and returns its URL.
 func serveHookflow(t *testing.T, stateless bool) string {
 	t.Helper()
-	srv, _, err := newServer(nil, framework.HTTPTransportHookflow)
+	srv, _, err := newServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

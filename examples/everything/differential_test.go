@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/difftest"
 )
 
@@ -26,12 +25,12 @@ func TestConformanceDiffer(t *testing.T) {
 	}
 	tg := &difftest.Target{Rows: rows, Handlers: func(t testing.TB, _ string, stateless bool) (sdk, hookflow http.Handler) {
 		opts := &mcp.StreamableHTTPOptions{Stateless: stateless}
-		s1, _, err := newServer(nil, framework.HTTPTransportDefault)
+		s1, _, err := newServer(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s1.SDK() }, opts)
-		s2, _, err := newServer(nil, framework.HTTPTransportDefault)
+		s2, _, err := newServer(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,8 +25,7 @@ func main() {
 	httpAddr := flag.String("http", "", "if set, serve streamable HTTP at this address (e.g. localhost:8080); otherwise use stdio")
 	stateless := flag.Bool("stateless", true, "stateless streamable HTTP (no sessions); -stateless=false serves sessions")
 	verbose := flag.Bool("v", false, "log every hook run to stderr")
-	var transport framework.HTTPTransport
-	flag.TextVar(&transport, "transport", framework.HTTPTransportDefault, "streamable HTTP transport: sdk or hookflow")
+	resume := flag.Bool("eventstore", false, "keep each stateful session's SSE events in memory, so that a client resumes a stream with Last-Event-ID")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -36,14 +35,18 @@ func main() {
 	if *verbose {
 		hookLog = os.Stderr
 	}
-	srv, counts, err := newServer(hookLog, transport)
+	srv, counts, err := newServer(hookLog)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if *verbose {
 		defer func() { fmt.Fprint(os.Stderr, counts.Table()) }()
 	}
-	if err := serve(ctx, srv, *httpAddr, *stateless); err != nil {
+	var store mcp.EventStore
+	if *resume {
+		store = mcp.NewMemoryEventStore(nil)
+	}
+	if err := serve(ctx, srv, *httpAddr, &mcp.StreamableHTTPOptions{Stateless: *stateless, EventStore: store}); err != nil {
 		stop()
 		if *verbose {
 			fmt.Fprint(os.Stderr, counts.Table())
@@ -54,15 +57,13 @@ func main() {
 
 // newServer builds the conformance server: its entities, the hookcount
 // plugin (logging each hook run to hookLog when it is non-nil) and the
-// initialize hook. The server is started; its HTTP handler serves
-// transport.
-func newServer(hookLog io.Writer, transport framework.HTTPTransport) (*framework.Server, *HookCount, error) {
+// initialize hook. The server is started.
+func newServer(hookLog io.Writer) (*framework.Server, *HookCount, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "mcp-conformance-test-server", Version: "1.0.0"}, &framework.Options{
-		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		HTTPTransport: transport,
-		Complete:      complete,
-		Subscribe:     subscribe,
-		Unsubscribe:   unsubscribe,
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Complete:    complete,
+		Subscribe:   subscribe,
+		Unsubscribe: unsubscribe,
 	})
 	// The list-changed trigger tools add entities at run time.
 	if err := srv.Provide(func() framework.Registrar { return srv }); err != nil {
@@ -82,9 +83,10 @@ func newServer(hookLog io.Writer, transport framework.HTTPTransport) (*framework
 }
 
 // serve serves srv until ctx is done: over stdio when addr is empty, else
-// streamable HTTP on addr (every path), like go-sdk's everything-server. The
-// watched resource is updated every 3 seconds while serving.
-func serve(ctx context.Context, srv *framework.Server, addr string, stateless bool) error {
+// streamable HTTP on addr (every path) with opts, like go-sdk's
+// everything-server. The watched resource is updated every 3 seconds
+// while serving.
+func serve(ctx context.Context, srv *framework.Server, addr string, opts *mcp.StreamableHTTPOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go updateWatched(ctx, srv.SDK(), watchedURI, 3*time.Second)
@@ -92,7 +94,7 @@ func serve(ctx context.Context, srv *framework.Server, addr string, stateless bo
 	if addr == "" {
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
-	h, err := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: stateless})
+	h, err := srv.HTTPHandler(opts)
 	if err != nil {
 		return err
 	}

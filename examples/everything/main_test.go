@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -93,7 +92,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 func TestEverything(t *testing.T) {
-	srv, counts, err := newServer(nil, framework.HTTPTransportDefault)
+	srv, counts, err := newServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

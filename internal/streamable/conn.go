@@ -101,6 +101,13 @@ type conn struct {
 	standalone *stream
 	// listen is the stream of a subscriptions/listen call, nil when none.
 	listen *stream
+
+	// store keeps the events of the session's streams for a client to
+	// resume them (nil: none); with it, standalone is the GET stream
+	// whether a GET carries it or not, and streams holds each POST's
+	// stream that has calls left, by stream ID.
+	store   mcp.EventStore
+	streams map[string]*stream
 }
 
 func newConn(id string, stateless bool, versions []string, onClose func()) *conn {
@@ -136,13 +143,17 @@ func (c *conn) fail() { c.breakOnce.Do(func() { close(c.broken) }) }
 
 // Close implements mcp.Connection; the SDK calls it when the session ends.
 func (c *conn) Close() error {
+	var err error
 	c.closeOnce.Do(func() {
 		close(c.done)
 		if c.onClose != nil {
 			c.onClose()
 		}
+		if c.store != nil {
+			err = c.store.SessionClosed(context.Background(), c.id)
+		}
 	})
-	return nil
+	return err
 }
 
 // closed reports whether the session has ended.
@@ -186,6 +197,9 @@ func (c *conn) register(s *stream, calls []*jsonrpc.Request, client string) (dup
 	}
 	if s.listen {
 		c.listen = s
+	}
+	if s.rec != nil {
+		c.streams[s.rec.id] = s
 	}
 	return jsonrpc.ID{}, true
 }
@@ -262,7 +276,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.closed() {
 		return errors.New("session is closed")
 	}
-	if err := s.deliver(data, resp); err != nil {
+	err = s.deliver(data, resp)
+	if isResp && s.rec != nil {
+		c.settle(s)
+	}
+	if err != nil {
 		return rejected("%v", err)
 	}
 	return nil

@@ -2,8 +2,8 @@
 // servers, on the SDK's public mcp.Transport and mcp.Connection
 // interfaces: the SDK's mcp.Server still runs every session (protocol
 // behaviour stays the SDK's), while the HTTP handler, the sessions, the
-// SSE streams and the JSON responses are this package's. framework
-// selects it with Options.HTTPTransport (HTTPTransportHookflow).
+// SSE streams and the JSON responses are this package's. framework's
+// Server.HTTPHandler serves it.
 //
 // # One read, one decode
 //
@@ -69,11 +69,48 @@
 //     same-origin one passes) checks GET, HEAD and OPTIONS as it checks
 //     a POST, and a loopback page (the MCP Inspector's browser mode)
 //     reaches a server listening on loopback; any other is refused 403.
-//   - Not re-implemented: resuming a stream with Last-Event-ID. The SDK's
-//     handler resumes only with an EventStore; framework keeps the SDK's
-//     handler for a server given one, and this transport answers 400 to a
-//     Last-Event-ID, as the SDK's does without a store. No priming event
-//     is sent for the same reason.
+//   - Resuming a stream with Last-Event-ID (the SDK keeps its stream
+//     bookkeeping unexported): re-implemented on the SDK's exported
+//     mcp.EventStore; see Resumability.
+//
+// # Resumability
+//
+// With Options.EventStore, each stateful session's SSE streams are kept
+// in the store, on the versions that resume (up to 2025-11-25; 2026-07-28
+// has no sessions and dropped resuming), with the SDK's decisions:
+//
+//   - Event IDs are <stream ID>_<index>, the SDK's and the TypeScript
+//     SDK's format: a POST's stream has an ID of its own
+//     (crypto/rand.Text, opened in the store when the POST comes), the
+//     GET stream has "", and index counts the stream's events in the
+//     store from 0.
+//   - On 2025-11-25 a POST's stream opens with a priming event (an ID, no
+//     data; index 0), so a client cut off before the first message can
+//     resume; below it, the first message's event has the first ID, and
+//     a tools/call answered first is still one JSON body. A JSON response
+//     (JSONResponse) is not stored: nothing in it can be resumed.
+//   - A message is stored before it is written; while no request carries
+//     its stream (the client went, or CloseSSEStream ended the POST), it
+//     is stored alone, and counts as delivered. A POST's calls outlive its
+//     response then: their answers are stored until the session ends.
+//   - A GET with Last-Event-ID replays the stream's events after that
+//     index, then carries the stream on while it has calls left (the GET
+//     stream for ever); a GET without one replays the GET stream from its
+//     start, as the SDK's does. A stream another request carries is
+//     refused with 409; a malformed ID, one of a stream the session's
+//     store does not know (another session's: the store is keyed by
+//     session), or events the store dropped, with 400 ("failed to replay
+//     events"; 404 would tell the client its session is gone); any
+//     Last-Event-ID without a store with 400 ("stream replay
+//     unsupported"). A POST with Last-Event-ID is refused with 400.
+//   - A replay holds one event at a time, as the store's iterator yields
+//     it (the SDK's collects them all first), under the stream's lock, so
+//     no new event is stored or sent before the replay ends. What the
+//     store keeps is its own bound (mcp.MemoryEventStore: 10 MiB by
+//     default, oldest first); the session's end tells it
+//     (SessionClosed).
+//   - Without a store nothing of this runs, and nothing is allocated for
+//     it.
 //
 // # Responses
 //

@@ -83,7 +83,12 @@ type Options struct {
 	// no Origin (clients outside a browser send none), same-origin ones
 	// (the Origin's host is the request's Host) and no other.
 	CrossOriginProtection *http.CrossOriginProtection
-	Logger                *slog.Logger
+	// EventStore keeps the events of each stateful session's SSE streams
+	// so that a client whose stream broke off resumes it with a GET and
+	// Last-Event-ID (see resume.go); nil: streams are not resumed, and a
+	// Last-Event-ID is refused.
+	EventStore mcp.EventStore
+	Logger     *slog.Logger
 }
 
 // Releaser gives back what a body read holds; Release may be called more
@@ -274,8 +279,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	if sess == nil {
 		return
 	}
-	if len(r.Header.Values(lastEventIDHeader)) > 0 {
-		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+	if len(r.Header.Values(lastEventIDHeader)) > 0 || sess.conn.store != nil {
+		h.serveGETResume(w, r, sess.conn)
 		return
 	}
 	if version == "" {

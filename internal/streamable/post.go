@@ -94,15 +94,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	if !h.classify(w, r, &p, version) {
 		return
 	}
-	if !batch && len(msgs) == 1 {
-		if err := h.checkHeaders(r.Header, msgs[0]); err != nil {
-			var id jsonrpc.ID
-			if req, ok := msgs[0].(*jsonrpc.Request); ok {
-				id = req.ID
-			}
-			writeRPCError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, err.Error(), nil)
-			return
-		}
+	if !batch && len(msgs) == 1 && !h.headersMatch(w, r, msgs[0]) {
+		return
 	}
 
 	c, sessionHeader, after := h.connFor(w, r, sess, &p, version)
@@ -112,6 +105,32 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	if after != nil {
 		defer after()
 	}
+	h.serveCalls(w, r, c, &p, v, sessionHeader)
+}
+
+// headersMatch checks the Mcp-Method, Mcp-Name and Mcp-Param-* headers
+// of a POST of one message, msg; it writes the refusal and returns false
+// when they do not match it.
+func (h *Handler) headersMatch(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message) bool {
+	err := h.checkHeaders(r.Header, msg)
+	if err == nil {
+		return true
+	}
+	var id jsonrpc.ID
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		id = req.ID
+	}
+	writeRPCError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, err.Error(), nil)
+	return false
+}
+
+// serveCalls hands p's messages to c, and answers 202 when none is a
+// call; else it answers the calls, on protocol version v, with one
+// stream: SSE, one JSON body, or the first when needed and the second
+// when not; sessionHeader is the Mcp-Session-Id to send back (on an
+// initialize). It returns when the stream has ended: all calls answered,
+// the session closed, or the client gone.
+func (h *Handler) serveCalls(w http.ResponseWriter, r *http.Request, c *conn, p *post, v, sessionHeader string) {
 	for _, req := range p.calls {
 		// A handler may end its call's SSE stream early, asking the client
 		// to come back later (not on 2026-07-28, which dropped resuming).
@@ -152,11 +171,21 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	if !p.batch {
 		_, s.known = methodKind(p.calls[0].Method)
 	}
+	if c.resumable(m, v) && !h.openRecord(w, r, c, s) {
+		return
+	}
 	if dup, ok := c.register(s, p.calls, r.RemoteAddr); !ok {
 		writeRPCError(w, http.StatusBadRequest, dup, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", dup.Raw()), nil)
 		return
 	}
-	defer c.forget(s, p.calls)
+	if s.rec != nil {
+		// The calls outlive this response: their answers are stored for
+		// the client to resume the stream with a GET.
+		h.prime(s)
+		defer s.release(w)
+	} else {
+		defer c.forget(s, p.calls)
+	}
 	if !c.publish(p.msgs) {
 		s.finish(0)
 		return
@@ -299,6 +328,9 @@ func (h *Handler) connFor(w http.ResponseWriter, r *http.Request, sess *session,
 		sess.userID = ti.UserID
 	}
 	sess.conn = newConn(id, false, h.opts.Versions, func() { h.remove(sess) })
+	if store := h.opts.EventStore; store != nil && !h.keepEvents(w, r, sess.conn, store) {
+		return nil, "", nil
+	}
 	ss, err := srv.Connect(r.Context(), transport{sess.conn}, nil)
 	if err != nil {
 		h.opts.Logger.Error("hookflow: connecting a session", "error", err)

@@ -46,6 +46,10 @@ type stream struct {
 	// writeTimeout bounds each write to the client (0: none): a client
 	// that stops reading fails its stream, not the server's goroutines.
 	writeTimeout time.Duration
+	// rec is the stream's record in the event store, nil when it is not
+	// resumable (see resume.go); then w is the response of the HTTP
+	// request that carries the stream now, nil while none does.
+	rec *record
 
 	pending int  // unanswered calls
 	started bool // the status line is written
@@ -65,6 +69,9 @@ var errEnded = errors.New("the stream has ended")
 func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.keeping() {
+		return s.keepLocked(data, resp)
+	}
 	if s.ended {
 		return errEnded
 	}
@@ -94,7 +101,12 @@ func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
 		return s.writeWhole(http.StatusOK, data)
 	}
 	s.mode = modeSSE
-	err := s.event("message", data, "")
+	id, err := s.rec.append(data)
+	if err != nil {
+		// The client gets the message, only not again.
+		id = ""
+	}
+	err = s.event("message", data, "", id)
 	if last {
 		s.end()
 	}
@@ -131,13 +143,18 @@ func (s *stream) startLocked(status int) {
 	s.w.WriteHeader(status)
 }
 
-// event writes one SSE event and flushes it.
-func (s *stream) event(name string, data []byte, retry string) error {
+// event writes one SSE event and flushes it; id is its ID, "" for none.
+func (s *stream) event(name string, data []byte, retry, id string) error {
 	s.startLocked(http.StatusOK)
-	buf := make([]byte, 0, len(name)+len(data)+len(retry)+32)
+	buf := make([]byte, 0, len(name)+len(data)+len(retry)+len(id)+40)
 	buf = append(buf, "event: "...)
 	buf = append(buf, name...)
 	buf = append(buf, '\n')
+	if id != "" {
+		buf = append(buf, "id: "...)
+		buf = append(buf, id...)
+		buf = append(buf, '\n')
+	}
 	if retry != "" {
 		buf = append(buf, "retry: "...)
 		buf = append(buf, retry...)
@@ -251,7 +268,7 @@ func (s *stream) stop(reconnectAfter time.Duration) {
 	}
 	if reconnectAfter > 0 && s.version >= "2025-11-25" && s.mode != modeJSON {
 		s.mode = modeSSE
-		_ = s.event("close", nil, strconv.FormatInt(reconnectAfter.Milliseconds(), 10))
+		_ = s.event("close", nil, strconv.FormatInt(reconnectAfter.Milliseconds(), 10), "")
 	}
 	s.end()
 }

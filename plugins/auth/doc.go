@@ -76,10 +76,9 @@
 // MCP authorization spec's step-up signal: an OAuth client can ask the
 // user for the missing scope and retry. The streamable transport answers a
 // POST with status 200 before the tool runs, so the decision is made
-// before the session sees the call: on hookflow's transport (Handler's
-// default) the transport hands the plugin the call it decoded
-// (framework.CheckCalls), and elsewhere (Middleware around another
-// handler, framework.HTTPTransportSDK) the plugin reads the body in front
+// before the session sees the call: on Handler the transport hands the
+// plugin the call it decoded (framework.CheckCalls), and elsewhere
+// (Middleware around another handler) the plugin reads the body in front
 // of it, once for both (framework.ReadBody); the 403 carries a
 // JSON-RPC error body ([CodeInsufficientScope]) so that the SDK's client
 // reports a call error and keeps the session. The trade: a client with a

@@ -14,22 +14,40 @@ import (
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
-// TestChallengeOnEachTransport runs the HTTP scope challenge on both of
-// framework's transports: on hookflow's the transport runs it on the body
-// it decodes once (framework.CheckCalls), on the SDK's the middleware reads
-// the body. Either way a call the token lacks the scopes of is answered
-// 403 with the step-up challenge and a JSON-RPC error of the call's ID,
-// before the tool runs, and a call it has the scopes of runs.
+// TestChallengeOnEachTransport runs the HTTP scope challenge both ways
+// the plugin can: on Handler the transport runs it on the body it decodes
+// once (framework.CheckCalls); as Middleware around the server's handler
+// the middleware reads the body. Either way a call the token lacks the
+// scopes of is answered 403 with the step-up challenge and a JSON-RPC
+// error of the call's ID, before the tool runs, and a call it has the
+// scopes of runs.
 func TestChallengeOnEachTransport(t *testing.T) {
-	for _, tr := range []framework.HTTPTransport{framework.HTTPTransportSDK, framework.HTTPTransportHookflow} {
-		t.Run(tr.String(), func(t *testing.T) {
-			srv := framework.NewServer(&mcp.Implementation{Name: "auth-test", Version: "1"}, &framework.Options{HTTPTransport: tr})
+	opts := &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}
+	for _, way := range []struct {
+		name  string
+		build func(*framework.Server, *auth.Plugin) (http.Handler, error)
+	}{
+		{"Handler", func(srv *framework.Server, p *auth.Plugin) (http.Handler, error) { return p.Handler(srv, opts) }},
+		{"Middleware", func(srv *framework.Server, p *auth.Plugin) (http.Handler, error) {
+			mw, err := p.Middleware()
+			if err != nil {
+				return nil, err
+			}
+			h, err := srv.HTTPHandler(opts)
+			if err != nil {
+				return nil, err
+			}
+			return srv.GuardBodies(mw(h)), nil
+		}},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			srv := framework.NewServer(&mcp.Implementation{Name: "auth-test", Version: "1"}, nil)
 			addTools(t, srv)
 			p := auth.New(challenging())
 			if err := srv.Use(p); err != nil {
 				t.Fatal(err)
 			}
-			h, err := p.Handler(srv, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+			h, err := way.build(srv, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,20 +90,18 @@ func TestChallengeOnEachTransport(t *testing.T) {
 }
 
 // TestCheckCallsOnlyOnHookflowsTransport checks that framework.CheckCalls
-// takes a check on hookflow's transport only: on the SDK's handler nothing
-// would run it, and the caller must read the body itself.
+// takes a check on the server's own handler only: behind another handler
+// nothing would run it, and the caller must read the body itself.
 func TestCheckCallsOnlyOnHookflowsTransport(t *testing.T) {
-	for tr, want := range map[framework.HTTPTransport]bool{framework.HTTPTransportSDK: false, framework.HTTPTransportHookflow: true} {
-		srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &framework.Options{HTTPTransport: tr})
-		h, err := srv.HTTPHandler(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := framework.CheckCalls(h, nil); got != want {
-			t.Errorf("%s: CheckCalls = %v, want %v", tr, got, want)
-		}
-		if framework.CheckCalls(http.NotFoundHandler(), nil) {
-			t.Error("CheckCalls took a handler that is not the server's")
-		}
+	srv := framework.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	h, err := srv.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !framework.CheckCalls(h, nil) {
+		t.Error("CheckCalls refused the server's handler")
+	}
+	if framework.CheckCalls(http.StripPrefix("/", h), nil) || framework.CheckCalls(http.NotFoundHandler(), nil) {
+		t.Error("CheckCalls took a handler that is not the server's")
 	}
 }

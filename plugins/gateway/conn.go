@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/streamable"
 )
 
@@ -138,10 +137,6 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		// the process's end waiting.
 		cmd.WaitDelay = time.Second
 		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
-	} else if u.cfg.HTTPTransport == framework.HTTPTransportSDK {
-		c.counting = true
-		hc := &http.Client{Transport: countingRoundTripper{next: u.rt, c: c}}
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc, MaxRetries: -1}
 	} else {
 		// hookflow's client transport decodes each message once and
 		// tells the gateway, with the context of the call it came for.
@@ -363,7 +358,7 @@ const rootsChangedURI = "hookflow-gateway:roots-changed"
 
 // about returns the call in flight that the upstream's request req is
 // about: over HTTP, the call on whose response stream the upstream sent
-// it (relatedMarker marked it, see related.go); else, or when the
+// it (incoming marked it, see related.go); else, or when the
 // upstream sent it on no call's stream, the newest call, as a stdio
 // upstream's requests say nothing of the call they are about.
 func (c *conn) about(req mcp.Request) *call {
@@ -439,9 +434,7 @@ func counted(method string) bool {
 // waits at most drainTimeout in all; after that, the counts are brought level, so that one
 // notification the handlers never saw does not make every later call
 // wait. incoming counts what the connection reads: over HTTP hookflow's
-// client transport calls it; the SDK's transport, whose connection cannot
-// be wrapped (the SDK finds its own by type), has its responses' event
-// streams counted as it reads them (countingBody).
+// client transport calls it, over stdio countingConn.
 func (c *conn) drain(ss *mcp.ServerSession) {
 	deadline := time.Now().Add(drainTimeout)
 	c.drainHandlers(deadline)

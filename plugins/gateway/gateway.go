@@ -64,13 +64,6 @@ type Upstream struct {
 	// holds further headers sent with every HTTP request.
 	Token  string
 	Header http.Header
-	// HTTPTransport selects the client side of the streamable HTTP
-	// transport for a URL upstream: hookflow's (the default, also
-	// framework.HTTPTransportHookflow), which reads and decodes each
-	// message once, or framework.HTTPTransportSDK, the SDK's
-	// StreamableClientTransport, kept for at least one release. See
-	// "Upstreams over HTTP" in docs/gateway.md.
-	HTTPTransport framework.HTTPTransport
 	// TokenSource, when set instead of Token, gives the bearer token of
 	// every HTTP request, for an upstream that is an OAuth resource
 	// server. The gateway caches its tokens, so its Token method should
@@ -315,10 +308,6 @@ func (g *Gateway) check() error {
 			return invalid(fmt.Sprintf("upstream %q: Token, TokenSource and Header are for URL upstreams", c.Name))
 		case c.Token != "" && c.TokenSource != nil:
 			return invalid(fmt.Sprintf("upstream %q: set Token or TokenSource, not both", c.Name))
-		case c.HTTPTransport > framework.HTTPTransportHookflow:
-			return invalid(fmt.Sprintf("upstream %q: unknown HTTPTransport %d", c.Name, c.HTTPTransport))
-		case len(c.Command) > 0 && c.HTTPTransport != framework.HTTPTransportDefault:
-			return invalid(fmt.Sprintf("upstream %q: HTTPTransport is for URL upstreams", c.Name))
 		case c.Timeout < 0 || c.ConnectTimeout < 0 || c.MinBackoff < 0 || c.MaxBackoff < 0 || c.MaxTotalTimeout < 0:
 			return invalid(fmt.Sprintf("upstream %q: negative duration", c.Name))
 		case c.MaxTotalTimeout > 0 && !c.ResetTimeoutOnProgress:

@@ -37,12 +37,6 @@ var transports = []struct {
 		u.Token = "s3cret"
 		return u
 	}},
-	// The SDK's client transport, selectable for a release.
-	{"http-sdk", func(t *testing.T, name string) gateway.Upstream {
-		u := httpUpstream(t, name, "-token", "s3cret")
-		u.Token, u.HTTPTransport = "s3cret", framework.HTTPTransportSDK
-		return u
-	}},
 }
 
 func TestForwarding(t *testing.T) {
@@ -466,10 +460,6 @@ func TestStartErrors(t *testing.T) {
 			`upstream "a": set Token or TokenSource, not both`},
 		{"token source on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "t"})}},
 			`upstream "a": Token, TokenSource and Header are for URL upstreams`},
-		{"HTTP transport on a command", []gateway.Upstream{{Name: "a", Command: []string{"x"}, HTTPTransport: framework.HTTPTransportSDK}},
-			`upstream "a": HTTPTransport is for URL upstreams`},
-		{"unknown HTTP transport", []gateway.Upstream{{Name: "a", URL: "http://x", HTTPTransport: 9}},
-			`upstream "a": unknown HTTPTransport 9`},
 		{"a variable name with =", []gateway.Upstream{{Name: "a", Command: []string{"x"}, InheritEnv: []string{"LANG=C"}}},
 			`upstream "a": InheritEnv: "LANG=C" is not a variable name`},
 	} {

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/internal/hostcheck"
 	"github.com/hookflow/hookflow/internal/yamlconf"
 )
@@ -240,7 +239,7 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 		var oauth *oauthConfig
 		// token is the key (token or token_env) that gave the token;
 		// authHeader the Authorization key under headers.
-		var token, authHeader, command, dir, app, transport *yaml.Node
+		var token, authHeader, command, dir, app *yaml.Node
 		setToken := func(n *yaml.Node, v string) {
 			if token != nil {
 				d.Errorf(yamlconf.KeyOf(item, n), "%s and %s both give the upstream's bearer token: keep one", token.Value, yamlconf.KeyOf(item, n).Value)
@@ -256,7 +255,7 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			"dir":              func(n *yaml.Node) { u.Dir, dir = d.Str(n), n },
 			"url":              func(n *yaml.Node) { u.URL = d.url(n) },
 			"token":            func(n *yaml.Node) { setToken(n, d.Str(n)) },
-			"http_transport":   func(n *yaml.Node) { u.HTTPTransport, transport = d.httpTransport(n), n },
+			"http_transport":   func(n *yaml.Node) { d.removedHTTPTransport(yamlconf.KeyOf(item, n)) },
 			"token_env":        func(n *yaml.Node) { setToken(n, d.Env(n)) },
 			"oauth":            func(n *yaml.Node) { oauth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
@@ -288,8 +287,6 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			d.Errorf(item, "upstream %q has a command and a url: give one", u.Name)
 		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
 			d.Errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
-		case len(u.Command) > 0 && transport != nil:
-			d.Errorf(transport, "upstream %q: http_transport is for url upstreams", u.Name)
 		case len(u.Command) > 0 && oauth != nil:
 			d.Errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
 		case token != nil && oauth != nil:
@@ -387,14 +384,14 @@ func (d *decoder) protocolVersion(n *yaml.Node) string {
 	return v
 }
 
-// httpTransport reads an upstream's http_transport: hookflow or sdk.
-func (d *decoder) httpTransport(n *yaml.Node) framework.HTTPTransport {
-	var t framework.HTTPTransport
-	v := d.Str(n)
-	if n.Kind == yaml.ScalarNode && t.UnmarshalText([]byte(v)) != nil {
-		d.Errorf(n, "unknown http_transport %q%s: hookflow (the default) or sdk", v, yamlconf.DidYouMean(v, []string{"hookflow", "sdk"}))
-	}
-	return t
+// removedHTTPTransport refuses an upstream's http_transport, at key,
+// whatever its value: the key chose between hookflow's client transport
+// and the SDK's, and hookflow's is now the only one. It is refused rather
+// than let be (with a warning) for `hookflow`, as any other key the
+// gateway does not read is: a key that does nothing should not stay in a
+// file that seems to rely on it.
+func (d *decoder) removedHTTPTransport(key *yaml.Node) {
+	d.Errorf(key, "http_transport was removed: the gateway reaches every url upstream with hookflow's streamable HTTP client; delete the key")
 }
 
 // oauth reads an upstream's OAuth client. Its secret comes from the

@@ -15,54 +15,20 @@ package gateway
 // conn.incoming each message with the context of the call whose response
 // carried it, and incoming marks such a request with the call's key in
 // its _meta (markRelated); conn.about takes the mark out again
-// (takeRelated) before the request goes on to the client. On the SDK's
-// transport (Upstream.HTTPTransport), countingBody marks the event
-// stream's lines below the SDK instead (relatedMarker). A ClientRequest
-// that said which request's stream it came on would make the mark
-// unnecessary.
+// (takeRelated) before the request goes on to the client. A
+// ClientRequest that said which request's stream it came on would make
+// the mark unnecessary.
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// relatedMetaKey is the _meta key with which relatedMarker marks a
+// relatedMetaKey is the _meta key with which markRelated marks a
 // request to the client with the key of the call it is about;
 // takeRelated removes it before the request goes on to the client.
 const relatedMetaKey = "hookflow.gateway/call"
-
-// relatedMarker marks the requests to the client that an HTTP upstream
-// sends on the response stream of one forwarded call with that call's
-// key. The zero relatedMarker, of a stream of no call, marks nothing.
-type relatedMarker struct {
-	key string
-}
-
-// candidate reports whether data, the data of a server-sent event that
-// is no notification, may be a request r marks: few are, as the
-// upstream's results carry no method, so few lines get decoded.
-func (r relatedMarker) candidate(data []byte) bool {
-	return r.key != "" && bytes.Contains(data, []byte(`"method"`))
-}
-
-// mark returns the data line that carries data, the data of a
-// server-sent event (a message with the given id and method), with r's
-// key added at params._meta[relatedMetaKey], and whether it marked it:
-// only a request to the client whose params are a JSON object (or
-// absent, or null) is marked. Its caller decodes id and method, so that
-// a line is decoded once for counting and marking.
-func (r relatedMarker) mark(data []byte, id json.RawMessage, method string) ([]byte, bool) {
-	if r.key == "" || id == nil || !toClient(method) {
-		return nil, false
-	}
-	marked, ok := markRelatedMessage(bytes.TrimRight(data, "\r"), r.key)
-	if !ok {
-		return nil, false
-	}
-	return append([]byte("data: "), marked...), true
-}
 
 // toClient reports whether method is one of the requests the gateway
 // passes on to the client session (see conn.route).
@@ -102,23 +68,7 @@ func markRelated(params json.RawMessage, key string) (json.RawMessage, bool) {
 	return out, err == nil
 }
 
-// markRelatedMessage is markRelated on the params of msg, a whole
-// JSON-RPC request (a JSON object).
-func markRelatedMessage(msg []byte, key string) ([]byte, bool) {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(msg, &fields) != nil || fields == nil {
-		return nil, false
-	}
-	params, ok := markRelated(fields["params"], key)
-	if !ok {
-		return nil, false
-	}
-	fields["params"] = params
-	out, err := json.Marshal(fields)
-	return out, err == nil
-}
-
-// takeRelated removes relatedMarker's mark from p, the params of a
+// takeRelated removes markRelated's mark from p, the params of a
 // request to the client, and returns the key it carried, if any.
 func takeRelated(p mcp.Params) (key string, ok bool) {
 	meta := toClientMeta(p)

@@ -14,7 +14,7 @@ import (
 // are left out: the MCP SDK the gateway is built on cannot make a
 // task-augmented call, and its Tool does not even say that a tool needs
 // one, so the gateway reads it from the upstream's tools/list results
-// as they arrive (conn.incoming; countingBody on the SDK's transport).
+// as they arrive (conn.incoming).
 
 // taskTools returns the names of the tools of a tools/list result that
 // must be called as tasks (execution.taskSupport "required"): the MCP

@@ -44,7 +44,7 @@
 // the request ID hookflow minted, the run's outcome (ok, blocked, failed,
 // answered_early, recovered, or refused, below), the hook that decided it
 // (decided_by), and hookflow's error code. Over hookflow's own HTTP
-// transport (the default, see [framework.HTTPTransport]) a span also has
+// transport ([framework.Server.HTTPHandler]'s) a span also has
 // jsonrpc.request.id, client.address and client.port
 // ([framework.Server.CallOf]); the SDK's transports give a handler
 // neither.
