@@ -187,8 +187,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	version := r.Header.Get(protocolVersionHeader)
-	if version != "" && !slices.Contains(h.opts.Versions, version) {
-		refuseVersion(w, version, h.opts.Versions)
+	if r.Method != http.MethodPost && !h.speaks(version) {
+		// A POST is refused once its body is read, with its request's ID.
+		refuseVersion(w, jsonrpc.ID{}, version, h.opts.Versions)
 		return
 	}
 	switch {
@@ -235,13 +236,19 @@ func (h *Handler) checkOrigin(r *http.Request, local bool) error {
 	return h.opts.CrossOriginProtection.Check(r)
 }
 
+// speaks reports whether version, an Mcp-Protocol-Version header, is
+// absent or one the server speaks.
+func (h *Handler) speaks(version string) bool {
+	return version == "" || slices.Contains(h.opts.Versions, version)
+}
+
 // refuseVersion answers a request whose Mcp-Protocol-Version is none the
 // server speaks: 400, with a JSON-RPC error that names the versions it
 // does (the SDK's handler lets any version from 2026-07-28 on, as
 // strings compare, through).
-func refuseVersion(w http.ResponseWriter, version string, supported []string) {
+func refuseVersion(w http.ResponseWriter, id jsonrpc.ID, version string, supported []string) {
 	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: supported, Requested: version})
-	writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, mcp.CodeUnsupportedProtocolVersion,
+	writeRPCError(w, http.StatusBadRequest, id, mcp.CodeUnsupportedProtocolVersion,
 		fmt.Sprintf("Bad Request: Unsupported protocol version %q (supported versions: %s)", version, strings.Join(supported, ",")), data)
 }
 

@@ -78,6 +78,14 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		}
 		return
 	}
+	if !h.speaks(version) {
+		var id jsonrpc.ID
+		if req, ok := msgs[0].(*jsonrpc.Request); ok && !batch {
+			id = req.ID
+		}
+		refuseVersion(w, id, version, h.opts.Versions)
+		return
+	}
 	v := version
 	if v == "" {
 		v = defaultVersion
