@@ -57,7 +57,7 @@ func serve(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := framework.NewHTTPServer(addr, h)
 	stopped := make(chan error, 1)
 	go func() {
 		<-ctx.Done()

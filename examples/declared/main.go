@@ -43,7 +43,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	log.Printf("declared: serving MCP on http://%s/mcp", *addr)
-	log.Fatal(http.ListenAndServe(*addr, mux))
+	log.Fatal(framework.NewHTTPServer(*addr, mux).ListenAndServe())
 }
 
 // newServer builds the memory server on store, with the declared plugin

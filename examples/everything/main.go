@@ -98,7 +98,7 @@ func serve(ctx context.Context, srv *framework.Server, addr string, opts *mcp.St
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Addr: addr, Handler: h}
+	hs := framework.NewHTTPServer(addr, h)
 	log.Printf("Conformance server listening at %s", addr)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()

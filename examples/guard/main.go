@@ -7,7 +7,6 @@ import (
 	"log"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,5 +45,5 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("guard: serving interceptors on http://%s", ln.Addr())
-	log.Fatal(http.Serve(ln, h))
+	log.Fatal(framework.NewHTTPServer("", h).Serve(ln))
 }

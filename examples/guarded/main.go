@@ -11,7 +11,6 @@ import (
 	"log"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -57,7 +56,7 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("guarded: serving MCP on http://%s", *addr)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	log.Fatal(framework.NewHTTPServer(*addr, h).ListenAndServe())
 }
 
 // guarded is the server and its plugins.
@@ -106,7 +105,7 @@ func startGuard(token string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	hs := &http.Server{Handler: h}
+	hs := framework.NewHTTPServer("", h)
 	go func() { _ = hs.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = hs.Close() }, nil
 }

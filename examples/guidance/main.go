@@ -8,7 +8,6 @@ import (
 	"flag"
 	"log"
 	"log/slog"
-	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +43,7 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("guidance example: serving MCP on http://%s", *addr)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	log.Fatal(framework.NewHTTPServer(*addr, h).ListenAndServe())
 }
 
 // server is the example's server and its two plugins.

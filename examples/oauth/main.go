@@ -60,7 +60,7 @@ func main() {
 		log.Fatalf("oauth: the authorization server %s: %v", *issuer, err)
 	}
 	log.Printf("oauth: serving MCP at %s (metadata at %s) on %s", cfg.Resource, s.rs.MetadataURL(), *addr)
-	log.Fatal(http.ListenAndServe(*addr, s.handler))
+	log.Fatal(framework.NewHTTPServer(*addr, s.handler).ListenAndServe())
 }
 
 // server is the example's server and what serves it.

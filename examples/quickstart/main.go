@@ -82,7 +82,7 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("quickstart: serving MCP on http://%s", *addr)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	log.Fatal(framework.NewHTTPServer(*addr, h).ListenAndServe())
 }
 
 // consoleTokenEnv is the environment variable that holds the console's

@@ -144,7 +144,7 @@ func (p *Plugin) open(srv *framework.Server) error {
 		mux := http.NewServeMux()
 		mux.Handle(c.Path, p.handler)
 		mux.Handle(c.Path+"/", p.handler)
-		p.listener = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		p.listener = framework.NewHTTPServer("", mux)
 		go func() {
 			if err := p.listener.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 				srv.Logger().Error("console: serving", slog.Any("err", err))

@@ -338,7 +338,7 @@ func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger,
 		health.logServing(logger, ln.Addr())
 	}
 	logger.Info("hookflow gateway: serving streamable HTTP", slog.String("addr", ln.Addr().String()), slog.Bool("stateless", sc.Stateless))
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := framework.NewHTTPServer("", h)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -433,7 +433,7 @@ func (e *healthEndpoints) listen(addr string, logger *slog.Logger) (stop func(),
 		return nil, err
 	}
 	e.logServing(logger, ln.Addr())
-	hs := &http.Server{Handler: e.wrap(nil), ReadHeaderTimeout: 10 * time.Second}
+	hs := framework.NewHTTPServer("", e.wrap(nil))
 	go func() {
 		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("hookflow gateway: serving health", slog.Any("err", err))

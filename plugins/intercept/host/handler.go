@@ -44,7 +44,7 @@ type Serve struct {
 //
 //	h, err := host.Handler(host.Config{Interceptors: ics}, host.Serve{Verify: host.Token(secret)})
 //	…
-//	http.ListenAndServe(addr, h)
+//	framework.NewHTTPServer(addr, h).ListenAndServe()
 func Handler(cfg Config, srv Serve) (http.Handler, error) {
 	if srv.Verify == nil {
 		return nil, errors.New("host: Serve.Verify is required: an interceptor host refuses callers without a token")

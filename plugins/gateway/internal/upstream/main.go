@@ -25,6 +25,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework"
 )
 
 func main() {
@@ -89,7 +91,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("listening http://%s/mcp\n", ln.Addr())
-	log.Fatal(http.Serve(ln, h))
+	log.Fatal(framework.NewHTTPServer("", h).Serve(ln))
 }
 
 type text struct {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -66,7 +65,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("listening on %s\n", ln.Addr())
-	log.Fatal(http.Serve(ln, h))
+	log.Fatal(framework.NewHTTPServer("", h).Serve(ln))
 }
 
 var toolsCall = []string{"tools/call"}
