@@ -1,7 +1,7 @@
 package auth_test
 
 import (
-	"github.com/hookflow/hookflow/internal/configtest"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,7 +45,7 @@ func TestConfigValidate(t *testing.T) {
 		{"several, in order", auth.Config{Tokens: []auth.Token{{}}, ClockSkew: -1}, []string{"tokens[0]: needs token or token_env", "clock_skew: must not be negative, got -1ns"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := configtest.Lines(t, tc.cfg.Validate())
+			got := plugintest.FieldLines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
