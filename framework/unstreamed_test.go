@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -67,7 +68,9 @@ func testNotificationWithoutStream(t *testing.T, tr framework.HTTPTransport) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(body, session string) *httptest.ResponseRecorder { return recordPost(h, body, session) }
+	post := func(body, session string) *httptest.ResponseRecorder {
+		return plugintest.Record(h, body, inSession(session))
+	}
 	rec := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
 	id := rec.Header().Get("Mcp-Session-Id")
 	if id == "" {

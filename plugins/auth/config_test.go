@@ -84,7 +84,7 @@ func TestTokensFromConfig(t *testing.T) {
 		t.Errorf("bob deploy: %s", got)
 	}
 	for _, token := range []string{"tok-unknown", "AUTH_TEST_DEPLOY", "tok-notes-static-9a8"} {
-		if status, _, _ := post(t, ts.URL, "Bearer "+token, initBody); status != http.StatusUnauthorized {
+		if status := plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+token)).Status; status != http.StatusUnauthorized {
 			t.Errorf("token %q: status %d, want 401", token, status)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 // A verifier's error text can quote the token in any encoding (%q escapes
@@ -36,7 +38,8 @@ func TestVerifierErrorTextIsNotLogged(t *testing.T) {
 			}
 			srv, p := newServer(t, cfg, logs)
 			ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-			status, _, body := post(t, ts.URL, "Bearer "+token, initBody)
+			answer := plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+token))
+			status, body := answer.Status, string(answer.Body)
 			if status != tc.status {
 				t.Errorf("status %d, want %d (body %q)", status, tc.status, body)
 			}
@@ -71,7 +74,7 @@ func TestVerifierLogValueIsLogged(t *testing.T) {
 	}
 	srv, p := newServer(t, cfg, logs)
 	ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-	post(t, ts.URL, "Bearer "+tokUnknown, initBody)
+	plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+tokUnknown))
 	out := logs.String()
 	if !strings.Contains(out, "reason=revoked") || !strings.Contains(out, "token_sha256=") || strings.Contains(out, tokUnknown) {
 		t.Errorf("log %q: want the LogValue and the fingerprint, not the token", out)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -35,7 +36,8 @@ func TestStaticTokens401(t *testing.T) {
 		{"known token", "Bearer s3cret-static", 200, "", `"protocolVersion"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, challenge, body := post(t, ts.URL, tc.authz, initBody)
+			answer := plugintest.Post(t, ts.URL, initBody, withAuth(tc.authz))
+			status, challenge, body := answer.Status, answer.Header.Get("WWW-Authenticate"), string(answer.Body)
 			if status != tc.status || challenge != tc.challenge || (tc.status == 401 && body != tc.body) || !strings.Contains(body, tc.body) {
 				t.Errorf("status %d, WWW-Authenticate %q, body %q\nwant %d, %q, %q", status, challenge, body, tc.status, tc.challenge, tc.body)
 			}
