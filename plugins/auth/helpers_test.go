@@ -132,12 +132,9 @@ func newServer(t testing.TB, cfg auth.Config, logs *logBuffer) (*framework.Serve
 	if logs != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	srv := framework.NewServer(&mcp.Implementation{Name: "auth-test", Version: "1"}, &opts)
-	addTools(t, srv)
 	p := auth.New(cfg)
-	if err := srv.Use(p); err != nil {
-		t.Fatal(err)
-	}
+	srv := plugintest.NewServer(t, &plugintest.ServerOptions{Name: "auth-test", Options: &opts,
+		Setup: func(s *framework.Server) error { addTools(t, s); return nil }, Plugins: []framework.Plugin{p}})
 	return srv, p
 }
 
