@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,40 @@ func TestNewServer(t *testing.T) {
 	})
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "registering the hooks") {
 		t.Errorf("a bad hook: failures %q", msgs)
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	SetChildEnv(t, "s3cret", "tok")
+	for k, want := range map[string]string{EnvSecret: "s3cret", EnvToken: "tok", EnvInherited: "inherited", "HOME": ChildHome} {
+		if got := os.Getenv(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if _, ok := os.LookupEnv(EnvUnset); ok {
+		t.Errorf("%s is set", EnvUnset)
+	}
+	env := []string{"HOME=" + ChildHome, "A=1", EnvSecret + "=s3cret"}
+	tests := []struct {
+		name       string
+		want, lack []string
+		fails      []string // substrings of the failures, in order
+	}{
+		{"all there, nothing leaked", []string{"A=1"}, []string{EnvToken}, nil},
+		{"a value differs", []string{"A=2"}, nil, []string{"the child's environment lacks A=2"}},
+		{"a leak, whatever its value", nil, []string{EnvSecret, "HOM"}, []string{"the child's environment has " + EnvSecret}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := recorded(t, func(tb testing.TB) { WantEnv(tb, "the child", env, tt.want, tt.lack) })
+			if len(msgs) != len(tt.fails) {
+				t.Fatalf("failures %q, want %d", msgs, len(tt.fails))
+			}
+			for i, f := range tt.fails {
+				if !strings.Contains(msgs[i], f) {
+					t.Errorf("failure %q, want it to hold %q", msgs[i], f)
+				}
+			}
+		})
 	}
 }
