@@ -1,7 +1,6 @@
 package framework_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -18,24 +17,6 @@ import (
 	"github.com/hookflow/hookflow/stages"
 )
 
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestNotificationWithoutStream: a notification to a streamable HTTP
 // client that keeps no GET stream open (as many clients do) is counted,
 // logged once at debug level, and is no error: not a warning per
@@ -47,7 +28,7 @@ func TestNotificationWithoutStream(t *testing.T) {
 }
 
 func testNotificationWithoutStream(t *testing.T, tr framework.HTTPTransport) {
-	logs := &lockedBuffer{}
+	logs := &plugintest.Buffer{}
 	srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &framework.Options{HTTPTransport: tr,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	var mu sync.Mutex

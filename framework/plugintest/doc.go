@@ -49,6 +49,8 @@
 //	got := plugintest.FieldErrs(t, myplugin.Config{TTL: -1}.Validate())
 //	// got == []plugintest.FieldErr{{"ttl", "must not be negative, got -1ns"}}
 //
+// [Buffer] is a log sink safe for the goroutines that write to it.
+//
 // A plugin that starts processes checks what of its environment reaches
 // them with [SetChildEnv] (a secret, a client token, a variable to
 // inherit) and [WantEnv] (what a child's environment must hold and lack).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -198,5 +199,26 @@ func TestChildEnv(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBuffer(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() { fmt.Fprintf(&b, "line %d\n", i) })
+	}
+	wg.Wait()
+	b.Write([]byte("partial"))
+	lines := b.Lines()
+	slices.Sort(lines)
+	if want := []string{"line 0", "line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7"}; !slices.Equal(lines, want) {
+		t.Errorf("Lines = %q, want %q (the partial line left out)", lines, want)
+	}
+	if s := b.String(); !strings.HasSuffix(s, "partial") || len(s) != 8*len("line 0\n")+len("partial") {
+		t.Errorf("String = %q", s)
+	}
+	if got := new(Buffer).Lines(); got != nil {
+		t.Errorf("an empty Buffer's Lines = %q, want none", got)
 	}
 }

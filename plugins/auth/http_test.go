@@ -119,7 +119,7 @@ func TestHTTPStatus(t *testing.T) {
 // audit plugin might, and checks that no token appears in the logs or in
 // any response.
 func TestNoTokenLeaks(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	srv, p := newServer(t, challenging(), logs)
 	var mu sync.Mutex
 	var sawAuthorization []string

@@ -31,7 +31,7 @@ func TestVerifierErrorTextIsNotLogged(t *testing.T) {
 		{"failure, %q", 500, func(tok string) error { return fmt.Errorf("verifier down while checking %q", tok) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &plugintest.Buffer{}
 			cfg := baseConfig()
 			cfg.Verifier = func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 				return nil, tc.err(tok)
@@ -67,7 +67,7 @@ func (e loggable) LogValue() slog.Value { return slog.StringValue("revoked") }
 
 // A verifier whose error implements slog.LogValuer gets that value logged.
 func TestVerifierLogValueIsLogged(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	cfg := baseConfig()
 	cfg.Verifier = func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 		return nil, loggable{tok}

@@ -18,7 +18,7 @@ import (
 // and static tokens do not, is not logged.
 func TestStaticTokens401(t *testing.T) {
 	cfg := auth.Config{Tokens: []auth.Token{{Token: "s3cret-static", User: "ada"}}}
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	srv, p := newServer(t, cfg, logs)
 	ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	for _, tc := range []struct {
