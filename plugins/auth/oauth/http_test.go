@@ -136,23 +136,12 @@ func (w *weather) auditEvents(t *testing.T) []audit.Event {
 }
 
 // events collects the audit plugin's JSON lines.
-type events struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (e *events) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.buf.Write(p)
-}
+type events struct{ plugintest.Buffer }
 
 func (e *events) decode(t *testing.T) []audit.Event {
 	t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var out []audit.Event
-	dec := json.NewDecoder(strings.NewReader(e.buf.String()))
+	dec := json.NewDecoder(strings.NewReader(e.String()))
 	for dec.More() {
 		var ev audit.Event
 		if err := dec.Decode(&ev); err != nil {
