@@ -28,9 +28,12 @@ type HTTPOptions struct {
 
 // Response is an HTTP answer, read whole.
 type Response struct {
+	// Status is the answer's HTTP status code.
 	Status int
+	// Header holds the answer's headers.
 	Header http.Header
-	Body   []byte
+	// Body is the whole body: a JSON message, or the SSE stream's text.
+	Body []byte
 }
 
 // prepare sets the headers of a streamable HTTP client's POST on req,
