@@ -1,12 +1,12 @@
 package auth_test
 
 import (
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 

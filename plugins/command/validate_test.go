@@ -1,12 +1,12 @@
 package command_test
 
 import (
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
 

@@ -2,9 +2,9 @@ package declared_test
 
 import (
 	"encoding/json"
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"testing"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 

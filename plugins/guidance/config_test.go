@@ -2,7 +2,6 @@ package guidance_test
 
 import (
 	"context"
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
 

@@ -1,12 +1,12 @@
 package middleware_test
 
 import (
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/middleware"
 )
 

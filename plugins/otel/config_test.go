@@ -2,7 +2,6 @@ package otel_test
 
 import (
 	"context"
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"io"
 	"math"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/otel"
 )
 

@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"encoding"
 	"fmt"
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"log/slog"
 	"math"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )

@@ -3,7 +3,6 @@ package sessiongate_test
 import (
 	"context"
 	"fmt"
-	"github.com/hookflow/hookflow/framework/plugintest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/sessiongate"
 )
 
