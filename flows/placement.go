@@ -6,7 +6,9 @@ import (
 )
 
 // Stage is a stage of a flow run: package stages' type, named here with
-// its six constants so that a plugin needs flows and framework only.
+// its six constants. They are the same values as package stages' (the
+// first-party plugins import stages and priority directly); a plugin that
+// names only these stages and the positions below can import flows alone.
 type Stage = stages.Stage
 
 // The six stages, in run order (see package stages).
@@ -20,7 +22,9 @@ const (
 )
 
 // The named priorities of package priority, for [Hook.Priority], [Hook.At],
-// [Hook.Before] and [Hook.After]: within a stage, higher runs first.
+// [Hook.Before] and [Hook.After]: within a stage, higher runs first. These
+// are the positions a plugin anchors to; the rest (cache-store, the
+// intercept positions) are package priority's alone.
 const (
 	// PriorityFirst runs before every other priority: for observers that
 	// must see a stage before anyone changes it.

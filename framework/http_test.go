@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -29,56 +30,13 @@ type rpcReply struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// post sends body to url as a client would, with the protocol version
-// header pv when non-empty, and returns the status, Content-Type and body.
-func post(t *testing.T, url, pv, body string, edit func(*http.Request)) (int, string, []byte) {
-	t.Helper()
-	status, header, b := send(t, http.MethodPost, url, pv, body, edit)
-	return status, header.Get("Content-Type"), b
-}
-
-// send makes a request as a client would (JSON, accepting JSON and SSE),
-// with the protocol version header pv when non-empty and edit applied,
-// and returns the status, the headers and the whole body.
-func send(t *testing.T, method, url, pv, body string, edit func(*http.Request)) (int, http.Header, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+// inSession is the options of a request in session (none when session
+// is empty), with protocol 2025-11-25.
+func inSession(session string) *plugintest.HTTPOptions {
+	if session == "" {
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if pv != "" {
-		req.Header.Set("Mcp-Protocol-Version", pv)
-	}
-	if edit != nil {
-		edit(req)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
-}
-
-// recordPost serves a POST of body to h in process and returns what h
-// answered; session, when set, is sent with protocol 2025-11-25.
-func recordPost(h http.Handler, body, session string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return &plugintest.HTTPOptions{Session: session, ProtocolVersion: "2025-11-25"}
 }
 
 // TestHTTPJSONRPCErrors checks that requests refused at the JSON-RPC level
@@ -118,7 +76,8 @@ func TestHTTPJSONRPCErrors(t *testing.T) {
 				continue
 			}
 			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
-				status, ct, body := post(t, ts.URL, "2025-03-26", tt.body, nil)
+				answer := plugintest.Post(t, ts.URL, tt.body, &plugintest.HTTPOptions{ProtocolVersion: "2025-03-26"})
+				status, ct, body := answer.Status, answer.Header.Get("Content-Type"), answer.Body
 				if status != http.StatusBadRequest || ct != "application/json" {
 					t.Fatalf("got %d %q %s, want 400 application/json", status, ct, body)
 				}
@@ -159,7 +118,8 @@ func TestHTTPTransportRefusalsUnchanged(t *testing.T) {
 		{"unknown session", `{"jsonrpc":`, func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "nope") }, http.StatusNotFound},
 	}
 	for _, tt := range tests {
-		if status, _, body := post(t, ts.URL, "", tt.body, tt.edit); status != tt.want {
+		answer := plugintest.Post(t, ts.URL, tt.body, &plugintest.HTTPOptions{Edit: tt.edit})
+		if status, body := answer.Status, answer.Body; status != tt.want {
 			t.Errorf("%s: got %d %s, want %d", tt.name, status, body, tt.want)
 		}
 	}
@@ -188,7 +148,8 @@ func TestHTTPBatchDuplicateIDRunsNothing(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`
 	}
 
-	status, _, body := post(t, ts.URL, "2025-03-26", "["+call(1, "a")+","+call(1, "b")+"]", nil)
+	answer := plugintest.Post(t, ts.URL, "["+call(1, "a")+","+call(1, "b")+"]", &plugintest.HTTPOptions{ProtocolVersion: "2025-03-26"})
+	status, body := answer.Status, answer.Body
 	var r rpcReply
 	if err := json.Unmarshal(body, &r); status != http.StatusBadRequest || err != nil || r.Error == nil || r.Error.Code != -32600 {
 		t.Fatalf("duplicate ids: got %d %s, want 400 with a -32600 error", status, body)
@@ -197,7 +158,8 @@ func TestHTTPBatchDuplicateIDRunsNothing(t *testing.T) {
 		t.Errorf("%d calls of the refused batch ran, want 0", n)
 	}
 
-	status, _, body = post(t, ts.URL, "2025-03-26", "["+call(1, "a")+","+call(2, "b")+"]", nil)
+	answer = plugintest.Post(t, ts.URL, "["+call(1, "a")+","+call(2, "b")+"]", &plugintest.HTTPOptions{ProtocolVersion: "2025-03-26"})
+	status, body = answer.Status, answer.Body
 	var rs []rpcReply
 	if err := json.Unmarshal(body, &rs); status != http.StatusOK || err != nil || len(rs) != 2 {
 		t.Fatalf("distinct ids: got %d %s, want 200 with two responses", status, body)
@@ -249,7 +211,9 @@ func TestHTTPIdleSessionFreed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		serve := func(body, session string) *httptest.ResponseRecorder { return recordPost(h, body, session) }
+		serve := func(body, session string) *httptest.ResponseRecorder {
+			return plugintest.Record(h, body, inSession(session))
+		}
 		rec := serve(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
 		id := rec.Header().Get("Mcp-Session-Id")
 		if rec.Code != http.StatusOK || id == "" {
@@ -320,7 +284,8 @@ func TestStatelessPlainCallsAnswerJSON(t *testing.T) {
 			}
 			ts := httptest.NewServer(h)
 			defer ts.Close()
-			status, ct, body := post(t, ts.URL, "2025-11-25", tc.body, nil)
+			answer := plugintest.Post(t, ts.URL, tc.body, &plugintest.HTTPOptions{ProtocolVersion: "2025-11-25"})
+			status, ct, body := answer.Status, answer.Header.Get("Content-Type"), answer.Body
 			if status != http.StatusOK || !strings.HasPrefix(ct, tc.contentType) {
 				t.Fatalf("status %d, Content-Type %q, want 200 and %s; body %s", status, ct, tc.contentType, body)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 // serveTransport serves a server with the echo tool (and a flood tool that
@@ -61,15 +62,14 @@ func rpcPost(t *testing.T, url, session, version, body string, edit func(*http.R
 
 func rpcDo(t *testing.T, method, url, session, version, body string, edit func(*http.Request)) (int, http.Header, string, []rpcReply) {
 	t.Helper()
-	status, header, raw := send(t, method, url, version, body, func(req *http.Request) {
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		if edit != nil {
-			edit(req)
-		}
-	})
-	return status, header, string(raw), replies(t, header.Get("Content-Type"), raw)
+	answer := plugintest.Post(t, url, body, &plugintest.HTTPOptions{ProtocolVersion: version, Session: session,
+		Edit: func(req *http.Request) {
+			req.Method = method
+			if edit != nil {
+				edit(req)
+			}
+		}})
+	return answer.Status, answer.Header, string(answer.Body), replies(t, answer.Header.Get("Content-Type"), answer.Body)
 }
 
 // replies parses a JSON body (one message or an array) or the data lines

@@ -1,7 +1,6 @@
 package framework_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -14,33 +13,16 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/stages"
 )
-
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestNotificationWithoutStream: a notification to a streamable HTTP
 // client that keeps no GET stream open (as many clients do) is counted,
 // logged once at debug level, and is no error: not a warning per
 // notification, not a failed run for hooks and audit.
 func TestNotificationWithoutStream(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &plugintest.Buffer{}
 	srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &framework.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	var mu sync.Mutex
@@ -61,7 +43,9 @@ func TestNotificationWithoutStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(body, session string) *httptest.ResponseRecorder { return recordPost(h, body, session) }
+	post := func(body, session string) *httptest.ResponseRecorder {
+		return plugintest.Record(h, body, inSession(session))
+	}
 	rec := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
 	id := rec.Header().Get("Mcp-Session-Id")
 	if id == "" {

@@ -19,7 +19,7 @@
 //
 //	name                value     who
 //	cache-store         2000000   cache: stores a result before any hook rewrites it
-//	audit               1000000   audit: sees each stage first, so a refused call is recorded as it arrived
+//	audit               1000000   audit: sees each stage before the other plugins (but cache-store and otel's extremes), so a refused call is recorded as it arrived
 //	auth                1000      auth: refuses a call before it costs anything
 //	  auth-50           950       sessiongate (its default): after auth, before rate limits, so a blocked call spends no budget
 //	ratelimit           900       ratelimit: spends budget only on allowed calls

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,13 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/proctest"
 )
 
@@ -31,24 +30,6 @@ func build(t *testing.T, pkg string) string {
 		t.Fatalf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin
-}
-
-// syncBuffer collects a process's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startUpstream runs the gateway tests' upstream over streamable HTTP at
@@ -83,7 +64,7 @@ func startListening(t *testing.T, cmd *exec.Cmd, prefix string) string {
 // startGateway runs hookflow gateway with args and returns the address
 // its log gives the health endpoints, its log, and the process, which is
 // killed with the test.
-func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string) (addr string, logs *syncBuffer, cmd *exec.Cmd) {
+func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string) (addr string, logs *plugintest.Buffer, cmd *exec.Cmd) {
 	t.Helper()
 	cmd = exec.Command(hookflow, append([]string{"gateway"}, args...)...)
 	if stdin != nil {
@@ -97,7 +78,7 @@ func startGateway(t *testing.T, hookflow string, stdin *os.File, args ...string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	logs = &syncBuffer{}
+	logs = &plugintest.Buffer{}
 	lines := bufio.NewScanner(stderr)
 	for addr == "" && lines.Scan() {
 		logs.Write(append(lines.Bytes(), '\n'))
@@ -154,7 +135,7 @@ func ready(t *testing.T, url string) (int, healthBody) {
 
 // waitFor asks check until it returns true, for at most a minute (a
 // bound on a hang, not a timing assertion).
-func waitFor(t *testing.T, what string, logs *syncBuffer, check func() bool) {
+func waitFor(t *testing.T, what string, logs *plugintest.Buffer, check func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !check() {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 // startInterceptorHost runs the intercept plugin's test host serving the
@@ -68,7 +70,7 @@ func TestGatewayIntercept(t *testing.T) {
 	t.Setenv("HOOKFLOW_TEST_GUARD_TOKEN", "s3cret")
 	dir := t.TempDir()
 	// call runs the gateway configured by yaml and calls echo through it.
-	call := func(name, yaml string) (*mcp.CallToolResult, *syncBuffer) {
+	call := func(name, yaml string) (*mcp.CallToolResult, *plugintest.Buffer) {
 		t.Helper()
 		config := filepath.Join(dir, name+".yaml")
 		if err := os.WriteFile(config, []byte("serve: {http: '127.0.0.1:0', health: /healthz}\n"+yaml), 0o600); err != nil {

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
 )
 
@@ -44,30 +43,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// lines returns the complete lines written so far.
-func (b *lockedBuffer) lines() []string {
-	s := b.String()
-	return strings.Split(s[:strings.LastIndexByte(s, '\n')+1], "\n")
-}
-
 // build builds the command in dir (relative to this package) into a
 // temporary directory.
 func build(t *testing.T, dir string) string {
@@ -82,9 +57,9 @@ func build(t *testing.T, dir string) string {
 // start starts cmd, its output going to the returned buffer, and waits
 // (at most wait) for a line of it that find accepts, returning what find
 // returns; the process is stopped when the test ends.
-func start(t *testing.T, cmd *exec.Cmd, find func(line string) (string, bool)) (string, *lockedBuffer) {
+func start(t *testing.T, cmd *exec.Cmd, find func(line string) (string, bool)) (string, *plugintest.Buffer) {
 	t.Helper()
-	out := &lockedBuffer{}
+	out := &plugintest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	// An interrupt lets the gateway close its upstreams' sessions and
 	// flush its audit lines; WaitDelay bounds it.
@@ -106,7 +81,7 @@ func start(t *testing.T, cmd *exec.Cmd, find func(line string) (string, bool)) (
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		for _, line := range out.lines() {
+		for _, line := range out.Lines() {
 			if v, ok := find(line); ok {
 				return v, out
 			}
@@ -124,7 +99,7 @@ func start(t *testing.T, cmd *exec.Cmd, find func(line string) (string, bool)) (
 // startGateway runs hookflow gateway with args on a free loopback port,
 // with env added to the environment, and returns its MCP endpoint and its
 // output: the log and the audit lines.
-func startGateway(t *testing.T, env []string, args ...string) (string, *lockedBuffer) {
+func startGateway(t *testing.T, env []string, args ...string) (string, *plugintest.Buffer) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), hookflowBin, append(append([]string{"gateway"}, args...), "-http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), env...)
@@ -160,11 +135,11 @@ func text(res *mcp.CallToolResult) string {
 
 // auditEvent waits (at most wait) for an audit line in out that match
 // accepts, and returns it.
-func auditEvent(t *testing.T, out *lockedBuffer, match func(audit.Event) bool) audit.Event {
+func auditEvent(t *testing.T, out *plugintest.Buffer, match func(audit.Event) bool) audit.Event {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		for _, line := range out.lines() {
+		for _, line := range out.Lines() {
 			var ev audit.Event
 			if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &ev) == nil && match(ev) {
 				return ev

@@ -1,41 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/oidctest"
 	"github.com/hookflow/hookflow/plugins/auth/oauth"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the audit plugin's goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestExample runs the example against a real authorization server and
 // the MCP SDK's OAuth client: discovery from the 401, a token through
@@ -47,7 +28,7 @@ func TestExample(t *testing.T) {
 	}})
 	hs := httptest.NewUnstartedServer(nil)
 	resource := "http://" + hs.Listener.Addr().String() + "/mcp"
-	var events lockedBuffer
+	var events plugintest.Buffer
 	s, err := newServer(oauth.Config{Resource: resource, Issuer: as.Issuer()}, slog.New(slog.DiscardHandler), slog.NewJSONHandler(&events, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,26 @@
 //		plugintest.Run(t, func(t testing.TB) framework.Plugin { return myplugin.New(myplugin.Config{}) }, nil)
 //	}
 //
+// # Servers, HTTP requests and configurations
+//
+// For a test that needs a server of its own (an HTTP handler, entities a
+// plugin reads), [NewServer] builds one from [ServerOptions] and
+// [NewHTTPServer] serves a handler until the test ends. [Post] and
+// [PostJSON] send a POST as a streamable HTTP client does, with the
+// headers of [HTTPOptions], and read the answer whole; [Record] serves one
+// in process, without a network. [FieldErrs] and [FieldLines] read a
+// Config.Validate result as its fields and messages, failing the test on
+// an error that is not a *flows.Error of code invalid:
+//
+//	got := plugintest.FieldErrs(t, myplugin.Config{TTL: -1}.Validate())
+//	// got == []plugintest.FieldErr{{"ttl", "must not be negative, got -1ns"}}
+//
+// [Buffer] is a log sink safe for the goroutines that write to it.
+//
+// A plugin that starts processes checks what of its environment reaches
+// them with [SetChildEnv] (a secret, a client token, a variable to
+// inherit) and [WantEnv] (what a child's environment must hold and lack).
+//
 // # Status
 //
 // EXPERIMENTAL: the checks may grow as the run contract does.

@@ -23,6 +23,13 @@
 // internal/flowtable, must equal the table flowtable renders from
 // flows/table.go (`go generate ./flows` writes it).
 //
+// The layout block of docs/layout.md (the first fenced block after its
+// "# Layout" heading) must name every package of the module that has
+// non-test Go files, as go/packages lists them: a package is named by a
+// row of its own ("path/  what it holds") or by its path below a row's
+// directory as a word of that row ("plugins/  audit, auth, …" names
+// plugins/audit). Each row's path must be a directory of the tree.
+//
 // The test fails when a block differs from its source, when a Go block has no
 // marker, and when a relative link names a missing file. Run
 //

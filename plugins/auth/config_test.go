@@ -1,12 +1,12 @@
 package auth_test
 
 import (
-	"github.com/hookflow/hookflow/internal/configtest"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -45,7 +45,7 @@ func TestConfigValidate(t *testing.T) {
 		{"several, in order", auth.Config{Tokens: []auth.Token{{}}, ClockSkew: -1}, []string{"tokens[0]: needs token or token_env", "clock_skew: must not be negative, got -1ns"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := configtest.Lines(t, tc.cfg.Validate())
+			got := plugintest.FieldLines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
@@ -84,7 +84,7 @@ func TestTokensFromConfig(t *testing.T) {
 		t.Errorf("bob deploy: %s", got)
 	}
 	for _, token := range []string{"tok-unknown", "AUTH_TEST_DEPLOY", "tok-notes-static-9a8"} {
-		if status, _, _ := post(t, ts.URL, "Bearer "+token, initBody); status != http.StatusUnauthorized {
+		if status := plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+token)).Status; status != http.StatusUnauthorized {
 			t.Errorf("token %q: status %d, want 401", token, status)
 		}
 	}

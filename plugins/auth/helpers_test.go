@@ -1,7 +1,6 @@
 package auth_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,37 +105,16 @@ func challenging() auth.Config {
 	return c
 }
 
-// logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // newServer returns a server with the test tools and the auth plugin.
-func newServer(t testing.TB, cfg auth.Config, logs *logBuffer) (*framework.Server, *auth.Plugin) {
+func newServer(t testing.TB, cfg auth.Config, logs *plugintest.Buffer) (*framework.Server, *auth.Plugin) {
 	t.Helper()
 	var opts framework.Options
 	if logs != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	srv := framework.NewServer(&mcp.Implementation{Name: "auth-test", Version: "1"}, &opts)
-	addTools(t, srv)
 	p := auth.New(cfg)
-	if err := srv.Use(p); err != nil {
-		t.Fatal(err)
-	}
+	srv := plugintest.NewServer(t, &plugintest.ServerOptions{Name: "auth-test", Options: &opts,
+		Setup: func(s *framework.Server) error { addTools(t, s); return nil }, Plugins: []framework.Plugin{p}})
 	return srv, p
 }
 

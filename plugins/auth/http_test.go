@@ -16,34 +16,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/stages"
 )
 
 const metadataURL = "https://mcp.example.com/.well-known/oauth-protected-resource"
 
-// post sends one raw JSON-RPC message to url with the Authorization value
-// authz ("" for none) and returns the status, the WWW-Authenticate header
-// and the body.
-func post(t testing.TB, url, authz, body string) (int, string, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if authz != "" {
-		req.Header.Set("Authorization", authz)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+// withAuth is the options of a request with the Authorization value authz
+// ("" for none), protocol 2025-11-25.
+func withAuth(authz string) *plugintest.HTTPOptions {
+	return &plugintest.HTTPOptions{ProtocolVersion: "2025-11-25", Authorization: authz}
 }
 
 func callBody(tool string) string {
@@ -94,7 +77,8 @@ func TestHTTPStatus(t *testing.T) {
 			}
 			srv, p := newServer(t, cfg, nil)
 			ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-			status, challenge, body := post(t, ts.URL, tc.authz, tc.body)
+			answer := plugintest.Post(t, ts.URL, tc.body, withAuth(tc.authz))
+			status, challenge, body := answer.Status, answer.Header.Get("WWW-Authenticate"), string(answer.Body)
 			if tc.notChallge {
 				if status == 403 || status == 401 {
 					t.Errorf("status %d, want no challenge (body %s)", status, body)
@@ -135,7 +119,7 @@ func TestHTTPStatus(t *testing.T) {
 // audit plugin might, and checks that no token appears in the logs or in
 // any response.
 func TestNoTokenLeaks(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	srv, p := newServer(t, challenging(), logs)
 	var mu sync.Mutex
 	var sawAuthorization []string
@@ -168,7 +152,8 @@ func TestNoTokenLeaks(t *testing.T) {
 		}
 		for _, tok := range allTokens {
 			for _, body := range []string{initBody, callBody("deploy"), callBody("public")} {
-				_, challenge, resp := post(t, ts.URL, "Bearer "+tok, body)
+				answer := plugintest.Post(t, ts.URL, body, withAuth("Bearer "+tok))
+				challenge, resp := answer.Header.Get("WWW-Authenticate"), string(answer.Body)
 				seen = append(seen, challenge, resp)
 			}
 		}

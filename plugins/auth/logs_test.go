@@ -10,6 +10,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 // A verifier's error text can quote the token in any encoding (%q escapes
@@ -29,14 +31,15 @@ func TestVerifierErrorTextIsNotLogged(t *testing.T) {
 		{"failure, %q", 500, func(tok string) error { return fmt.Errorf("verifier down while checking %q", tok) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &plugintest.Buffer{}
 			cfg := baseConfig()
 			cfg.Verifier = func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 				return nil, tc.err(tok)
 			}
 			srv, p := newServer(t, cfg, logs)
 			ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-			status, _, body := post(t, ts.URL, "Bearer "+token, initBody)
+			answer := plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+token))
+			status, body := answer.Status, string(answer.Body)
 			if status != tc.status {
 				t.Errorf("status %d, want %d (body %q)", status, tc.status, body)
 			}
@@ -64,14 +67,14 @@ func (e loggable) LogValue() slog.Value { return slog.StringValue("revoked") }
 
 // A verifier whose error implements slog.LogValuer gets that value logged.
 func TestVerifierLogValueIsLogged(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	cfg := baseConfig()
 	cfg.Verifier = func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 		return nil, loggable{tok}
 	}
 	srv, p := newServer(t, cfg, logs)
 	ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-	post(t, ts.URL, "Bearer "+tokUnknown, initBody)
+	plugintest.Post(t, ts.URL, initBody, withAuth("Bearer "+tokUnknown))
 	out := logs.String()
 	if !strings.Contains(out, "reason=revoked") || !strings.Contains(out, "token_sha256=") || strings.Contains(out, tokUnknown) {
 		t.Errorf("log %q: want the LogValue and the fingerprint, not the token", out)

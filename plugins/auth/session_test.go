@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -68,7 +69,7 @@ func TestHandlerWarns(t *testing.T) {
 		{"challenge without audit", func(c *auth.Config) { c.ScopeChallenge = true }, []string{unaudited}, []string{noMetadata}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &plugintest.Buffer{}
 			cfg := baseConfig()
 			tc.mutate(&cfg)
 			srv, p := newServer(t, cfg, logs)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -17,7 +18,7 @@ import (
 // and static tokens do not, is not logged.
 func TestStaticTokens401(t *testing.T) {
 	cfg := auth.Config{Tokens: []auth.Token{{Token: "s3cret-static", User: "ada"}}}
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	srv, p := newServer(t, cfg, logs)
 	ts := serveHTTP(t, srv, p, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	for _, tc := range []struct {
@@ -35,7 +36,8 @@ func TestStaticTokens401(t *testing.T) {
 		{"known token", "Bearer s3cret-static", 200, "", `"protocolVersion"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, challenge, body := post(t, ts.URL, tc.authz, initBody)
+			answer := plugintest.Post(t, ts.URL, initBody, withAuth(tc.authz))
+			status, challenge, body := answer.Status, answer.Header.Get("WWW-Authenticate"), string(answer.Body)
 			if status != tc.status || challenge != tc.challenge || (tc.status == 401 && body != tc.body) || !strings.Contains(body, tc.body) {
 				t.Errorf("status %d, WWW-Authenticate %q, body %q\nwant %d, %q, %q", status, challenge, body, tc.status, tc.challenge, tc.body)
 			}

@@ -2,7 +2,6 @@ package auth_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -53,22 +53,13 @@ func TestChallengeOnEachTransport(t *testing.T) {
 			}
 			ts := httptest.NewServer(h)
 			defer ts.Close()
-			post := func(token, body string) (*http.Response, string) {
-				req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer "+token)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				return resp, string(b)
+			post := func(token, body string) (*plugintest.Response, string) {
+				resp := plugintest.Post(t, ts.URL, body, &plugintest.HTTPOptions{Authorization: "Bearer " + token})
+				return resp, string(resp.Body)
 			}
 			resp, body := post(tokNotes, callBody("deploy"))
-			if resp.StatusCode != http.StatusForbidden {
-				t.Fatalf("a call without its scope: %d %s, want 403", resp.StatusCode, body)
+			if resp.Status != http.StatusForbidden {
+				t.Fatalf("a call without its scope: %d %s, want 403", resp.Status, body)
 			}
 			if c := bearerParams(t, resp.Header.Values("WWW-Authenticate")); c["error"] != "insufficient_scope" || c["scope"] != "deploy:write" {
 				t.Errorf("challenge %v, want insufficient_scope for deploy:write", c)
@@ -82,8 +73,8 @@ func TestChallengeOnEachTransport(t *testing.T) {
 			if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.ID != 7 || msg.Error.Code != auth.CodeInsufficientScope {
 				t.Errorf("body %s: want the error %d for id 7", body, auth.CodeInsufficientScope)
 			}
-			if resp, body := post(tokDeploy, callBody("deploy")); resp.StatusCode != http.StatusOK || strings.Contains(body, `"error"`) {
-				t.Errorf("a call with its scope: %d %s, want 200 and a result", resp.StatusCode, body)
+			if resp, body := post(tokDeploy, callBody("deploy")); resp.Status != http.StatusOK || strings.Contains(body, `"error"`) {
+				t.Errorf("a call with its scope: %d %s, want 200 and a result", resp.Status, body)
 			}
 		})
 	}

@@ -1,12 +1,12 @@
 package command_test
 
 import (
-	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
 )
 
@@ -21,7 +21,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  command.Config
-		want []configtest.FieldErr
+		want []plugintest.FieldErr
 	}{
 		{"a settings file", file, nil},
 		{"Go settings", command.Config{Settings: command.Settings{"PreToolUse": nil}}, nil},
@@ -33,7 +33,7 @@ func TestConfigValidate(t *testing.T) {
 			{Plugin: "plugins/guards", Agent: command.AgentClaude, Runners: []string{"npx", "uv"}, Lenient: true, FailClosed: true}}}, nil},
 		{"bad imports", command.Config{Imports: []command.Import{{}, {File: "a.json", Plugin: "p"},
 			{File: "b.json", Shell: []string{""}, Runners: []string{"npm"}, Agent: 9}}},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"imports[0]", "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both"},
 				{"imports[1]", "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both"},
 				{"imports[2].agent", "unknown agent Agent(9)"},
@@ -42,36 +42,36 @@ func TestConfigValidate(t *testing.T) {
 			}},
 		{"no interpreters", with(func(c *command.Config) { c.Interpreters = []string{} }), nil},
 		{"no hooks", command.Config{},
-			[]configtest.FieldErr{{"settings_file", "no hooks: name the agent's settings file, or import some (or set Settings in Go)"}}},
+			[]plugintest.FieldErr{{"settings_file", "no hooks: name the agent's settings file, or import some (or set Settings in Go)"}}},
 		{"name with a space", with(func(c *command.Config) { c.Name = "my hooks" }),
-			[]configtest.FieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]plugintest.FieldErr{{"name", `"my hooks" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"negative timeout", with(func(c *command.Config) { c.Timeout = -time.Second }),
-			[]configtest.FieldErr{{"timeout", "must not be negative, got -1s"}}},
+			[]plugintest.FieldErr{{"timeout", "must not be negative, got -1s"}}},
 		{"negative kill_grace", with(func(c *command.Config) { c.KillGrace = -1 }),
-			[]configtest.FieldErr{{"kill_grace", "must not be negative, got -1ns"}}},
+			[]plugintest.FieldErr{{"kill_grace", "must not be negative, got -1ns"}}},
 		{"negative max_output_bytes", with(func(c *command.Config) { c.MaxOutputBytes = -1 }),
-			[]configtest.FieldErr{{"max_output_bytes", "must not be negative, got -1"}}},
+			[]plugintest.FieldErr{{"max_output_bytes", "must not be negative, got -1"}}},
 		{"negative max_concurrent", with(func(c *command.Config) { c.MaxConcurrent = -2 }),
-			[]configtest.FieldErr{{"max_concurrent", "must not be negative, got -2"}}},
+			[]plugintest.FieldErr{{"max_concurrent", "must not be negative, got -2"}}},
 		{"unknown policy", with(func(c *command.Config) { c.Untrusted = 7 }),
-			[]configtest.FieldErr{{"untrusted", "unknown policy UntrustedPolicy(7) (want refuse or skip)"}}},
+			[]plugintest.FieldErr{{"untrusted", "unknown policy UntrustedPolicy(7) (want refuse or skip)"}}},
 		{"agent names without a server name", with(func(c *command.Config) { c.AgentToolNames = true }),
-			[]configtest.FieldErr{{"agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>"}}},
+			[]plugintest.FieldErr{{"agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>"}}},
 		{"priority out of range", with(func(c *command.Config) { c.Priority = math.MinInt32 - 1 }),
-			[]configtest.FieldErr{{"priority", "priority -2147483649 is out of range [-2147483648, 2147483647]"}}},
+			[]plugintest.FieldErr{{"priority", "priority -2147483649 is out of range [-2147483648, 2147483647]"}}},
 		{"interpreter with a path", with(func(c *command.Config) { c.Interpreters = []string{"bash", "/usr/bin/python3", ""} }),
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"interpreters[1]", `"/usr/bin/python3" is not a program name: write a name the server's PATH finds, without a path`},
 				{"interpreters[2]", `"" is not a program name: write a name the server's PATH finds, without a path`},
 			}},
 		{"bad env_allow", with(func(c *command.Config) { c.EnvAllow = []string{"PATH", "A=B"} }),
-			[]configtest.FieldErr{{"env_allow[1]", `"A=B" is not a variable name`}}},
+			[]plugintest.FieldErr{{"env_allow[1]", `"A=B" is not a variable name`}}},
 		{"bad env", with(func(c *command.Config) { c.Env = map[string]string{"Z": "a\x00b", "A=B": "x", "OK": "y"} }),
-			[]configtest.FieldErr{{"env.A=B", `"A=B" is not a variable name`}, {"env.Z", "the value holds a NUL byte"}}},
+			[]plugintest.FieldErr{{"env.A=B", `"A=B" is not a variable name`}, {"env.Z", "the value holds a NUL byte"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configtest.FieldErrs(t, tt.cfg.Validate())
+			got := plugintest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

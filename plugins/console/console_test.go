@@ -52,14 +52,7 @@ func newConsole(t *testing.T, cfg console.Config) (*plugintest.Harness, *console
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return h, c, newServer(t, c)
-}
-
-// newServer serves c's handler.
-func newServer(t *testing.T, c *console.Plugin) *httptest.Server {
-	ts := httptest.NewServer(c.Handler())
-	t.Cleanup(ts.Close)
-	return ts
+	return h, c, plugintest.NewHTTPServer(t, c.Handler())
 }
 
 // get fetches path with the token, and returns the body.
@@ -365,7 +358,7 @@ func TestTwoApps(t *testing.T) {
 	}})
 	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "server"})
 	h.Call("a_"+plugintest.ToolEcho, plugintest.Text{Text: "a"})
-	ts := newServer(t, c)
+	ts := plugintest.NewHTTPServer(t, c.Handler())
 	list := waitFor(t, ts, "/console/?flow=tools:call-tool", `<td>a_echo</td>`)
 	if strings.Contains(list, "<td>echo</td>") {
 		t.Errorf("a run of the server's own tool:\n%s", list)

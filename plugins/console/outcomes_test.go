@@ -56,7 +56,7 @@ func TestWaterfallOutcomes(t *testing.T) {
 				tool = plugintest.ToolFail // onError runs on a failed run
 			}
 			h.Call(tool, plugintest.Text{Text: text})
-			ts := newServer(t, c)
+			ts := plugintest.NewHTTPServer(t, c.Handler())
 			waitFor(t, ts, "/console/?flow=tools:call-tool", `data-seq="`)
 			_, list := get(t, ts, "/console/?flow=tools:call-tool")
 			i := strings.Index(list, `href="/console/runs/`)

@@ -113,7 +113,7 @@ func TestTraceLink(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{c, tracer}})
 	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "x"})
-	ts := newServer(t, c)
+	ts := plugintest.NewHTTPServer(t, c.Handler())
 	list := waitFor(t, ts, "/console/?tool=echo", `data-seq="`)
 	i := strings.Index(list, `href="/console/runs/`)
 	link := list[i+len(`href="`):]
@@ -221,7 +221,7 @@ func TestPromptAndResource(t *testing.T) {
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "doc://42"}); err != nil {
 		t.Fatal(err)
 	}
-	ts := newServer(t, c)
+	ts := plugintest.NewHTTPServer(t, c.Handler())
 	for _, tc := range []struct{ flow, want string }{
 		{"prompts:get-prompt", `<pre id="args">{&#34;password&#34;:&#34;[REDACTED]&#34;,&#34;user&#34;:&#34;ann&#34;}</pre>`},
 		{"resources:read-resource", `<dt>URI</dt><dd>doc://42</dd>`},

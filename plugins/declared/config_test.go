@@ -2,9 +2,9 @@ package declared_test
 
 import (
 	"encoding/json"
-	"github.com/hookflow/hookflow/internal/configtest"
 	"testing"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/declared"
 )
 
@@ -18,7 +18,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  declared.Config
-		want []configtest.FieldErr
+		want []plugintest.FieldErr
 	}{
 		{"zero", declared.Config{}, nil},
 		{"valid", declared.Config{Name: "hooks", Unnegotiated: true, Declarations: []declared.Declaration{
@@ -27,26 +27,26 @@ func TestConfigValidate(t *testing.T) {
 				ContextToolArgs: json.RawMessage(`{"tool": "{tool_name}"}`), Priority: declared.Required},
 		}}, nil},
 		{"name with a slash", declared.Config{Name: "a/b"},
-			[]configtest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]plugintest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"no event", declared.Config{Declarations: []declared.Declaration{ok, with(func(d *declared.Declaration) { d.Event = 0 })}},
-			[]configtest.FieldErr{{"declarations[1].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"}}},
+			[]plugintest.FieldErr{{"declarations[1].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"}}},
 		{"no priority", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Priority = 0 })}},
-			[]configtest.FieldErr{{"declarations[0].priority", "missing or invalid (priorities: suggestion, important, required)"}}},
+			[]plugintest.FieldErr{{"declarations[0].priority", "missing or invalid (priorities: suggestion, important, required)"}}},
 		{"no context", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Context = "" })}},
-			[]configtest.FieldErr{{"declarations[0]", "context or context_tool is required"}}},
+			[]plugintest.FieldErr{{"declarations[0]", "context or context_tool is required"}}},
 		{"both contexts", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.ContextTool = "policy" })}},
-			[]configtest.FieldErr{{"declarations[0]", "context and context_tool are mutually exclusive: set one"}}},
+			[]plugintest.FieldErr{{"declarations[0]", "context and context_tool are mutually exclusive: set one"}}},
 		{"args without a tool", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.ContextToolArgs = json.RawMessage(`{}`) })}},
-			[]configtest.FieldErr{{"declarations[0].context_tool_args", "requires context_tool"}}},
+			[]plugintest.FieldErr{{"declarations[0].context_tool_args", "requires context_tool"}}},
 		{"args not an object", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) {
 			d.Context, d.ContextTool, d.ContextToolArgs = "", "policy", json.RawMessage(`[1]`)
 		})}},
-			[]configtest.FieldErr{{"declarations[0].context_tool_args", "want a JSON object"}}},
+			[]plugintest.FieldErr{{"declarations[0].context_tool_args", "want a JSON object"}}},
 		{"matcher on a session event", declared.Config{Declarations: []declared.Declaration{with(func(d *declared.Declaration) { d.Matcher = &declared.Matcher{ToolName: "x"} })}},
-			[]configtest.FieldErr{{"declarations[0].matcher", "applies to pre_tool_use and post_tool_use only, not session_start"}}},
+			[]plugintest.FieldErr{{"declarations[0].matcher", "applies to pre_tool_use and post_tool_use only, not session_start"}}},
 		{"every declaration is checked", declared.Config{Name: "a b", Declarations: []declared.Declaration{
 			with(func(d *declared.Declaration) { d.Event = 0 }), ok, with(func(d *declared.Declaration) { d.Priority = 9 }),
-		}}, []configtest.FieldErr{
+		}}, []plugintest.FieldErr{
 			{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`},
 			{"declarations[0].event", "missing or invalid (events: session_start, session_end, pre_tool_use, post_tool_use, pre_request, post_request)"},
 			{"declarations[2].priority", "missing or invalid (priorities: suggestion, important, required)"},
@@ -54,7 +54,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configtest.FieldErrs(t, tt.cfg.Validate())
+			got := plugintest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -46,22 +46,9 @@ func recall(_ context.Context, _ *mcp.CallToolRequest, in recallIn) (*mcp.CallTo
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "memories of " + in.Query}}}, nil
 }
 
-func newServer(t testing.TB, cfg declared.Config, hooks ...flows.Hook) *framework.Server {
-	t.Helper()
-	srv := framework.NewServer(&mcp.Implementation{Name: "memory", Version: "1"}, nil)
-	if err := framework.AddToolFunc(srv, &mcp.Tool{Name: "recall", Description: "recall memories"}, recall); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Use(declared.New(cfg)); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Hook(hooks...); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return srv
+// addRecall adds the tool recall to srv.
+func addRecall(srv *framework.Server) error {
+	return framework.AddToolFunc(srv, &mcp.Tool{Name: "recall", Description: "recall memories"}, recall)
 }
 
 // transport connects a client to srv; the client declares caps.
@@ -144,7 +131,8 @@ func TestNegotiation(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					srv := newServer(t, declared.Config{Declarations: everyEvent, Unnegotiated: tt.unnegotiated})
+					srv := plugintest.NewServer(t, &plugintest.ServerOptions{Name: "memory", Setup: addRecall, Start: true,
+						Plugins: []framework.Plugin{declared.New(declared.Config{Declarations: everyEvent, Unnegotiated: tt.unnegotiated})}})
 					cs := tr.connect(t, srv, tt.caps)
 					caps := cs.InitializeResult().Capabilities
 					if caps.Logging == nil || caps.Tools == nil {
@@ -291,7 +279,8 @@ func TestRewritePerSession(t *testing.T) {
 		}
 		return nil
 	}).Named("narrow")
-	srv := newServer(t, declared.Config{Declarations: everyEvent}, onlyForVIP)
+	srv := plugintest.NewServer(t, &plugintest.ServerOptions{Name: "memory", Setup: addRecall, Start: true,
+		Plugins: []framework.Plugin{declared.New(declared.Config{Declarations: everyEvent})}, Hooks: []flows.Hook{onlyForVIP}})
 	caps := declared.DeclareSupport(nil, declared.Events()...)
 	connect := func(name string) []declared.Declaration {
 		st, ct := mcp.NewInMemoryTransports()

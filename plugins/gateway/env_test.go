@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -27,11 +27,7 @@ func TestUpstreamEnvironment(t *testing.T) {
 		secret      = "gateway-secret-4b1d"
 		clientToken = "client-token-9c2e"
 	)
-	t.Setenv("HOOKFLOW_TEST_SECRET", secret)
-	t.Setenv("HOOKFLOW_TEST_GATEWAY_TOKEN", clientToken)
-	t.Setenv("HOOKFLOW_TEST_INHERITED", "inherited")
-	t.Setenv("HOME", "/home/hookflow-test")
-	os.Unsetenv("HOOKFLOW_TEST_UNSET")
+	plugintest.SetChildEnv(t, secret, clientToken)
 	for _, tc := range []struct {
 		name   string
 		shared bool
@@ -42,10 +38,10 @@ func TestUpstreamEnvironment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			up := stdio("env")
 			up.Shared = tc.shared
-			up.Env = []string{"CONFIGURED=yes", "HOOKFLOW_TEST_INHERITED=overridden"}
-			up.InheritEnv = []string{"HOOKFLOW_TEST_INHERITED", "HOOKFLOW_TEST_UNSET", "TERM"}
+			up.Env = []string{"CONFIGURED=yes", plugintest.EnvInherited + "=overridden"}
+			up.InheritEnv = []string{plugintest.EnvInherited, plugintest.EnvUnset, "TERM"}
 			front := auth.New(auth.Config{Verifier: func(_ context.Context, tok string, _ *http.Request) (*sdkauth.TokenInfo, error) {
-				if tok != os.Getenv("HOOKFLOW_TEST_GATEWAY_TOKEN") {
+				if tok != os.Getenv(plugintest.EnvToken) {
 					return nil, sdkauth.ErrInvalidToken
 				}
 				return &sdkauth.TokenInfo{UserID: "ada", Expiration: time.Now().Add(time.Hour)}, nil
@@ -62,20 +58,12 @@ func TestUpstreamEnvironment(t *testing.T) {
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "environ", Arguments: map[string]any{},
 				Meta: mcp.Meta{"progressToken": "p1", "note": "from the client"}})
 			check(t, err)
-			env := strings.Split(text(res), "\n")
-			for _, want := range []string{"CONFIGURED=yes", "HOME=/home/hookflow-test", "PATH=" + os.Getenv("PATH"), "HOOKFLOW_TEST_INHERITED=overridden"} {
-				if !slices.Contains(env, want) {
-					t.Errorf("the upstream's environment lacks %s:\n%s", want, text(res))
-				}
+			lack := []string{plugintest.EnvSecret, plugintest.EnvToken, plugintest.EnvUnset}
+			if _, ok := os.LookupEnv("TERM"); !ok {
+				lack = append(lack, "TERM") // named by inherit_env, but the gateway has none to pass
 			}
-			if _, ok := os.LookupEnv("TERM"); !ok && hasVar(env, "TERM") {
-				t.Errorf("the upstream got TERM, which the gateway's environment does not set:\n%s", text(res))
-			}
-			for _, bad := range []string{"HOOKFLOW_TEST_SECRET", "HOOKFLOW_TEST_GATEWAY_TOKEN", "HOOKFLOW_TEST_UNSET"} {
-				if hasVar(env, bad) {
-					t.Errorf("the upstream's environment has %s:\n%s", bad, text(res))
-				}
-			}
+			plugintest.WantEnv(t, "the upstream", strings.Split(text(res), "\n"),
+				[]string{"CONFIGURED=yes", "HOME=" + plugintest.ChildHome, "PATH=" + os.Getenv("PATH"), plugintest.EnvInherited + "=overridden"}, lack)
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "received", Arguments: map[string]any{}})
 			check(t, err)
 			got := text(res)
@@ -89,14 +77,4 @@ func TestUpstreamEnvironment(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hasVar reports whether env sets the variable k.
-func hasVar(env []string, k string) bool {
-	for _, e := range env {
-		if strings.HasPrefix(e, k+"=") {
-			return true
-		}
-	}
-	return false
 }

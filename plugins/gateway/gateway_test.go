@@ -21,6 +21,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/proctest"
 	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/stages"
@@ -697,7 +698,7 @@ func TestNameTakenByLocalEntity(t *testing.T) {
 			}
 		})
 		t.Run(tc.name+"/after start", func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &plugintest.Buffer{}
 			gw := gateway.New(stdio("up"))
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
 				Logger: slog.New(slog.NewTextHandler(logs, nil))})

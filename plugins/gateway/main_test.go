@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
@@ -88,9 +89,9 @@ func serve(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream)
 
 // serveLogged is serve, with the server's log written to the returned
 // buffer.
-func serveLogged(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream) (*framework.Server, *gateway.Gateway, *logBuffer) {
+func serveLogged(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream) (*framework.Server, *gateway.Gateway, *plugintest.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &plugintest.Buffer{}
 	gw := gateway.New(ups...)
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})

@@ -1,12 +1,10 @@
 package gateway_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/hookflow/hookflow/internal/proctest"
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
-
-// logBuffer collects a server's log while the test reads it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestUpstreamStderr kills the stdio upstream of a client session: what
 // the process wrote to its standard error, and how it ended, are in the

@@ -2,7 +2,6 @@ package guidance_test
 
 import (
 	"context"
-	"github.com/hookflow/hookflow/internal/configtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
 
@@ -29,22 +29,22 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  guidance.Config
-		want []configtest.FieldErr
+		want []plugintest.FieldErr
 	}{
 		{"zero", guidance.Config{}, nil},
 		{"every setting", guidance.Config{App: "notes", ContentDir: dir, Storage: []string{"memory"}, Settings: map[string]any{"mode": "ci"},
 			Composer: guidance.Composer{NoPreambles: true}, Role: "user", WelcomePrompt: "start", NoInstructions: true,
 			Hooks: []guidance.Hook{hello, fromDir, {Tag: "save", Type: guidance.TypeAction, Lifecycle: guidance.End, Level: guidance.Must,
 				On: guidance.Tool("save_note"), Content: "Say so.", Conditions: guidance.Conditions{Storage: []string{"memory"}}}}}, nil},
-		{"app", guidance.Config{App: "my app"}, []configtest.FieldErr{{"app", `"my app" has ' ': want A-Z a-z 0-9 . _ -`}}},
-		{"role", guidance.Config{Role: "system"}, []configtest.FieldErr{{"role", `"system" is not an MCP role (want assistant or user)`}}},
-		{"storage", guidance.Config{Storage: []string{"memory", ""}}, []configtest.FieldErr{{"storage[1]", "empty backend name"}}},
+		{"app", guidance.Config{App: "my app"}, []plugintest.FieldErr{{"app", `"my app" has ' ': want A-Z a-z 0-9 . _ -`}}},
+		{"role", guidance.Config{Role: "system"}, []plugintest.FieldErr{{"role", `"system" is not an MCP role (want assistant or user)`}}},
+		{"storage", guidance.Config{Storage: []string{"memory", ""}}, []plugintest.FieldErr{{"storage[1]", "empty backend name"}}},
 		{"content_dir missing", guidance.Config{ContentDir: filepath.Join(dir, "nope")},
-			[]configtest.FieldErr{{"content_dir", "stat " + filepath.Join(dir, "nope") + ": no such file or directory"}}},
-		{"content_dir a file", guidance.Config{ContentDir: file}, []configtest.FieldErr{{"content_dir", file + " is not a directory"}}},
+			[]plugintest.FieldErr{{"content_dir", "stat " + filepath.Join(dir, "nope") + ": no such file or directory"}}},
+		{"content_dir a file", guidance.Config{ContentDir: file}, []plugintest.FieldErr{{"content_dir", file + " is not a directory"}}},
 		{"hook fields", guidance.Config{Hooks: []guidance.Hook{hello, {Tag: "-x", Priority: 3,
 			Conditions: guidance.Conditions{Storage: []string{""}, Config: map[string]any{"": 1}}}}},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"hooks[1].tag", `"-x" must start with a letter or a digit`},
 				{"hooks[1].type", "missing (want session, action, storage or config)"},
 				{"hooks[1].lifecycle", "missing (want start, running, progress, cancel or end)"},
@@ -54,17 +54,17 @@ func TestConfigValidate(t *testing.T) {
 				{"hooks[1]", "no content: set it inline (content) or in a file (file, or -x.md in the content directory)"},
 			}},
 		{"file leaves content_dir", guidance.Config{ContentDir: dir, Hooks: []guidance.Hook{with(fromDir, func(h *guidance.Hook) { h.File = "../secret.md" })}},
-			[]configtest.FieldErr{{"hooks[0].file", `"../secret.md" is not a path inside the content directory (slash-separated, relative, no . or .. elements)`}}},
+			[]plugintest.FieldErr{{"hooks[0].file", `"../secret.md" is not a path inside the content directory (slash-separated, relative, no . or .. elements)`}}},
 		{"never delivered", guidance.Config{Hooks: []guidance.Hook{with(hello, func(h *guidance.Hook) { h.Lifecycle = guidance.End })}},
-			[]configtest.FieldErr{{"hooks[0].lifecycle", "a session hook without a target (on) is delivered at the session's start only, so its lifecycle must be start"}}},
+			[]plugintest.FieldErr{{"hooks[0].lifecycle", "a session hook without a target (on) is delivered at the session's start only, so its lifecycle must be start"}}},
 		{"tied to a request", guidance.Config{Hooks: []guidance.Hook{with(hello, func(h *guidance.Hook) { h.RequestID = "7" })}},
-			[]configtest.FieldErr{{"hooks[0]", "a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest"}}},
+			[]plugintest.FieldErr{{"hooks[0]", "a hook tied to a request (RequestID) is added while the request runs, with Plugin.AddForRequest"}}},
 		{"given twice", guidance.Config{App: "notes", Hooks: []guidance.Hook{hello, with(hello, func(h *guidance.Hook) { h.Level = guidance.Must })}},
-			[]configtest.FieldErr{{"hooks[1]", "hook notes:session:start:hello is given twice (first at hooks[0]): change its tag, type or lifecycle"}}},
+			[]plugintest.FieldErr{{"hooks[1]", "hook notes:session:start:hello is given twice (first at hooks[0]): change its tag, type or lifecycle"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configtest.FieldErrs(t, tt.cfg.Validate())
+			got := plugintest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/guidance"
 )
 
@@ -164,19 +165,8 @@ func connect(t *testing.T, srv *framework.Server, c client) (*mcp.ClientSession,
 // entities.
 func newServer(t *testing.T, p *guidance.Plugin, opts *framework.Options, setup func(*framework.Server) error) *framework.Server {
 	t.Helper()
-	srv := framework.NewServer(&mcp.Implementation{Name: "guided", Version: "1"}, opts)
-	if setup != nil {
-		if err := setup(srv); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := srv.Use(p); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return srv
+	return plugintest.NewServer(t, &plugintest.ServerOptions{Name: "guided", Options: opts, Setup: setup,
+		Plugins: []framework.Plugin{p}, Start: true})
 }
 
 // call calls a tool and returns the texts of its content.

@@ -11,34 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
-
-// fieldErrors returns err's *flows.Error values as "field: message"
-// lines, checking that each is a CodeInvalid error.
-func fieldErrors(t *testing.T, err error) []string {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	list := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	}
-	var out []string
-	for _, e := range list {
-		var fe *flows.Error
-		if !errors.As(e, &fe) || fe.Code != flows.CodeInvalid {
-			t.Errorf("error %v is not a CodeInvalid *flows.Error", e)
-			continue
-		}
-		out = append(out, fe.Field+": "+fe.Msg)
-	}
-	return out
-}
 
 // TestConfigValidate: each setting a file can get wrong is reported at
 // its path in the file's spelling, with a message the user can act on.
@@ -110,7 +86,7 @@ func TestConfigValidate(t *testing.T) {
 			[]string{"connect_timeout: must not be negative, got -1ns", "retry_after: must not be negative, got -1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fieldErrors(t, tc.cfg.Validate())
+			got := plugintest.FieldLines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}

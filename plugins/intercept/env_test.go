@@ -3,7 +3,6 @@ package intercept_test
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -23,11 +22,7 @@ func TestHostEnvironment(t *testing.T) {
 		secret      = "invoker-secret-4b1d"
 		clientToken = "client-token-9c2e"
 	)
-	t.Setenv("HOOKFLOW_TEST_SECRET", secret)
-	t.Setenv("HOOKFLOW_TEST_GATEWAY_TOKEN", clientToken)
-	t.Setenv("HOOKFLOW_TEST_INHERITED", "inherited")
-	t.Setenv("HOME", "/home/hookflow-test")
-	os.Unsetenv("HOOKFLOW_TEST_UNSET")
+	plugintest.SetChildEnv(t, secret, clientToken)
 	for _, tc := range []struct {
 		name       string
 		env        []string
@@ -35,13 +30,13 @@ func TestHostEnvironment(t *testing.T) {
 		want, lack []string
 	}{
 		{name: "nothing configured",
-			want: []string{"HOME=/home/hookflow-test", "PATH=" + os.Getenv("PATH")},
-			lack: []string{"HOOKFLOW_TEST_INHERITED"}},
+			want: []string{"HOME=" + plugintest.ChildHome, "PATH=" + os.Getenv("PATH")},
+			lack: []string{plugintest.EnvInherited}},
 		{name: "env and inherited variables",
 			env:     []string{"CONFIGURED=yes", "HOME=/home/configured", "GORACE=atexit_sleep_ms=0"},
-			inherit: []string{"HOOKFLOW_TEST_INHERITED", "HOOKFLOW_TEST_UNSET"},
-			want:    []string{"CONFIGURED=yes", "HOME=/home/configured", "PATH=" + os.Getenv("PATH"), "HOOKFLOW_TEST_INHERITED=inherited"},
-			lack:    []string{"HOOKFLOW_TEST_UNSET"}},
+			inherit: []string{plugintest.EnvInherited, plugintest.EnvUnset},
+			want:    []string{"CONFIGURED=yes", "HOME=/home/configured", "PATH=" + os.Getenv("PATH"), plugintest.EnvInherited + "=inherited"},
+			lack:    []string{plugintest.EnvUnset}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -58,17 +53,8 @@ func TestHostEnvironment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env := strings.Split(strings.TrimSpace(string(b)), "\n")
-			for _, want := range tc.want {
-				if !slices.Contains(env, want) {
-					t.Errorf("the host's environment lacks %s:\n%s", want, b)
-				}
-			}
-			for _, bad := range append([]string{"HOOKFLOW_TEST_SECRET", "HOOKFLOW_TEST_GATEWAY_TOKEN"}, tc.lack...) {
-				if slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, bad+"=") }) {
-					t.Errorf("the host's environment has %s:\n%s", bad, b)
-				}
-			}
+			plugintest.WantEnv(t, "the host", strings.Split(strings.TrimSpace(string(b)), "\n"),
+				tc.want, append([]string{plugintest.EnvSecret, plugintest.EnvToken}, tc.lack...))
 			read, err := os.ReadFile(wire)
 			if err != nil {
 				t.Fatal(err)

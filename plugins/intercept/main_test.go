@@ -195,16 +195,7 @@ func runHTTPHost(t testing.TB, addr string, args ...string) (string, *exec.Cmd) 
 }
 
 // events collects audit events.
-type events struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (e *events) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.buf.Write(p)
-}
+type events struct{ plugintest.Buffer }
 
 // setup is a hookflow server with the test tools, an audit plugin and the
 // intercept plugin configured by cfg.
@@ -335,9 +326,7 @@ func (s *setup) last(t testing.TB) audit.Event {
 	if err := s.audit.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.events.mu.Lock()
-	defer s.events.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(s.events.buf.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(s.events.String()), "\n")
 	var ev audit.Event
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil {
 		t.Fatalf("%v: %s", err, lines[len(lines)-1])

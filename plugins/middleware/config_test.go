@@ -1,12 +1,12 @@
 package middleware_test
 
 import (
-	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/middleware"
 )
 
@@ -15,7 +15,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  middleware.Config
-		want []configtest.FieldErr
+		want []plugintest.FieldErr
 	}{
 		{"zero", middleware.Config{}, nil},
 		{"valid", middleware.Config{Name: "civic", Priority: 10, AsyncTimeout: 5 * time.Second, Chain: []middleware.Middleware{
@@ -23,23 +23,23 @@ func TestConfigValidate(t *testing.T) {
 			{Name: "b", Flows: []middleware.Handlers{{Flow: flows.ToolsCallTool}, {Flow: flows.PromptsGetPrompt}}},
 		}}, nil},
 		{"name with a slash", middleware.Config{Name: "a/b"},
-			[]configtest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]plugintest.FieldErr{{"name", `"a/b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"name with a space", middleware.Config{Name: "a b"},
-			[]configtest.FieldErr{{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
+			[]plugintest.FieldErr{{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`}}},
 		{"priority out of range", middleware.Config{Priority: math.MaxInt32 + 1},
-			[]configtest.FieldErr{{"priority", "priority 2147483648 is out of range [-2147483648, 2147483647]"}}},
+			[]plugintest.FieldErr{{"priority", "priority 2147483648 is out of range [-2147483648, 2147483647]"}}},
 		{"negative async_timeout", middleware.Config{AsyncTimeout: -time.Second},
-			[]configtest.FieldErr{{"async_timeout", "must not be negative, got -1s"}}},
+			[]plugintest.FieldErr{{"async_timeout", "must not be negative, got -1s"}}},
 		{"unnamed middleware", middleware.Config{Chain: []middleware.Middleware{{}}},
-			[]configtest.FieldErr{{"chain[0].name", "must not be empty: a middleware's name names its hooks"}}},
+			[]plugintest.FieldErr{{"chain[0].name", "must not be empty: a middleware's name names its hooks"}}},
 		{"two of a name", middleware.Config{Chain: []middleware.Middleware{{Name: "a"}, {Name: "a"}}},
-			[]configtest.FieldErr{{"chain[1].name", `"a" names two middlewares: names are unique within a chain`}}},
+			[]plugintest.FieldErr{{"chain[1].name", `"a" names two middlewares: names are unique within a chain`}}},
 		{"unknown flow", middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: "tools:call-tol"}}}}},
-			[]configtest.FieldErr{{"chain[0].flows[0].flow", `unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`}}},
+			[]plugintest.FieldErr{{"chain[0].flows[0].flow", `unknown flow "tools:call-tol" (did you mean "tools:call-tool"?)`}}},
 		{"a flow twice", middleware.Config{Chain: []middleware.Middleware{{Name: "a", Flows: []middleware.Handlers{{Flow: flows.ToolsCallTool}, {Flow: flows.ToolsCallTool}}}}},
-			[]configtest.FieldErr{{"chain[0].flows[1].flow", `middleware "a" handles tools:call-tool twice: give it one Handlers per flow`}}},
+			[]plugintest.FieldErr{{"chain[0].flows[1].flow", `middleware "a" handles tools:call-tool twice: give it one Handlers per flow`}}},
 		{"every problem at once", middleware.Config{Name: "a b", AsyncTimeout: -1, Chain: []middleware.Middleware{{}}},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"name", `"a b" must not hold '/' or white space: the name is part of the plugin's hook IDs`},
 				{"async_timeout", "must not be negative, got -1ns"},
 				{"chain[0].name", "must not be empty: a middleware's name names its hooks"},
@@ -47,7 +47,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configtest.FieldErrs(t, tt.cfg.Validate())
+			got := plugintest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -2,7 +2,6 @@ package otel_test
 
 import (
 	"context"
-	"github.com/hookflow/hookflow/internal/configtest"
 	"io"
 	"math"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/otel"
 )
 
@@ -25,7 +25,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  otel.Config
-		want []configtest.FieldErr
+		want []plugintest.FieldErr
 	}{
 		{"zero", otel.Config{}, nil},
 		{"otlp", otel.Config{Flows: []flows.ID{flows.ToolsCallTool}, Exporter: "otlp", Endpoint: "collector:4318", Insecure: true,
@@ -33,43 +33,43 @@ func TestConfigValidate(t *testing.T) {
 			MetricInterval: 10 * time.Second, SampleRatio: 0.25}, nil},
 		{"stderr", otel.Config{Exporter: "stderr", ServiceName: "gateway", SampleRatio: 1}, nil},
 		{"unknown flow", otel.Config{Flows: []flows.ID{flows.ToolsCallTool, "tools:cal-tool"}},
-			[]configtest.FieldErr{{"flows[1]", `unknown flow "tools:cal-tool" (did you mean "tools:call-tool"?)`}}},
+			[]plugintest.FieldErr{{"flows[1]", `unknown flow "tools:cal-tool" (did you mean "tools:call-tool"?)`}}},
 		{"exporter typo", otel.Config{Exporter: "otpl"},
-			[]configtest.FieldErr{{"exporter", `unknown exporter "otpl" (did you mean "otlp"?)`}}},
+			[]plugintest.FieldErr{{"exporter", `unknown exporter "otpl" (did you mean "otlp"?)`}}},
 		{"unknown exporter", otel.Config{Exporter: "zipkin"},
-			[]configtest.FieldErr{{"exporter", `unknown exporter "zipkin" (want otlp, stdout, stderr)`}}},
+			[]plugintest.FieldErr{{"exporter", `unknown exporter "zipkin" (want otlp, stdout, stderr)`}}},
 		{"otlp settings without otlp", otel.Config{Exporter: "stdout", Endpoint: "c:4318", Insecure: true, HeadersEnv: map[string]string{"A": "B"}},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"endpoint", `applies to the otlp exporter only (exporter is "stdout")`},
 				{"insecure", `applies to the otlp exporter only (exporter is "stdout")`},
 				{"headers_env", `applies to the otlp exporter only (exporter is "stdout")`},
 			}},
 		{"exporter settings without an exporter", otel.Config{ServiceName: "x", MetricInterval: time.Second, SampleRatio: 0.5},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"service_name", "applies to an exporter only: set exporter"},
 				{"metric_interval", "applies to an exporter only: set exporter"},
 				{"sample_ratio", "applies to an exporter only: set exporter"},
 			}},
 		{"endpoint with a scheme", otel.Config{Exporter: "otlp", Endpoint: "http://collector:4318"},
-			[]configtest.FieldErr{{"endpoint", `"http://collector:4318": write host:port without a scheme (set insecure for plain HTTP)`}}},
+			[]plugintest.FieldErr{{"endpoint", `"http://collector:4318": write host:port without a scheme (set insecure for plain HTTP)`}}},
 		{"endpoint without a port", otel.Config{Exporter: "otlp", Endpoint: "collector"},
-			[]configtest.FieldErr{{"endpoint", `"collector" is not host:port`}}},
+			[]plugintest.FieldErr{{"endpoint", `"collector" is not host:port`}}},
 		{"bad headers", otel.Config{Exporter: "otlp", HeadersEnv: map[string]string{"X Auth": "A", "Authorization": "", "X-Key": "K=V"}},
-			[]configtest.FieldErr{
+			[]plugintest.FieldErr{
 				{"headers_env.Authorization", `"" is not the name of an environment variable`},
 				{"headers_env.X Auth", `"X Auth" is not a header name`},
 				{"headers_env.X-Key", `"K=V" is not the name of an environment variable`},
 			}},
 		{"negative interval", otel.Config{Exporter: "otlp", MetricInterval: -time.Second},
-			[]configtest.FieldErr{{"metric_interval", "must not be negative, got -1s"}}},
+			[]plugintest.FieldErr{{"metric_interval", "must not be negative, got -1s"}}},
 		{"ratio above one", otel.Config{Exporter: "otlp", SampleRatio: 1.5},
-			[]configtest.FieldErr{{"sample_ratio", "must be in [0, 1], got 1.5"}}},
+			[]plugintest.FieldErr{{"sample_ratio", "must be in [0, 1], got 1.5"}}},
 		{"ratio NaN", otel.Config{Exporter: "otlp", SampleRatio: math.NaN()},
-			[]configtest.FieldErr{{"sample_ratio", "must be in [0, 1], got NaN"}}},
+			[]plugintest.FieldErr{{"sample_ratio", "must be in [0, 1], got NaN"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := configtest.FieldErrs(t, tt.cfg.Validate())
+			got := plugintest.FieldErrs(t, tt.cfg.Validate())
 			if len(got) != len(tt.want) {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}

@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"encoding"
 	"fmt"
-	"github.com/hookflow/hookflow/internal/configtest"
 	"log/slog"
 	"math"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/redistest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
@@ -48,7 +48,7 @@ func TestConfigValidate(t *testing.T) {
 			[]string{"per_session.rate: must be a finite number ≥ 0 (tokens per second), got -1", "per_session.burst: must be at least 1 when the limit is set, got 0", "timeout: must not be negative, got -1ns"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := configtest.Lines(t, tc.cfg.Validate())
+			got := plugintest.FieldLines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}

@@ -37,20 +37,22 @@ type out struct {
 // newServer returns a server with tools "search" and "fetch" and the plugin.
 func newServer(t testing.TB, cfg ratelimit.Config) (*framework.Server, *ratelimit.Plugin) {
 	t.Helper()
-	srv := framework.NewServer(&mcp.Implementation{Name: "rl-test", Version: "1"}, nil)
+	p := ratelimit.New(cfg)
+	return plugintest.NewServer(t, &plugintest.ServerOptions{Name: "rl-test", Setup: addSearchAndFetch, Plugins: []framework.Plugin{p}}), p
+}
+
+// addSearchAndFetch adds the tools "search" and "fetch", each answering
+// its own name.
+func addSearchAndFetch(srv *framework.Server) error {
 	for _, name := range []string{"search", "fetch"} {
 		err := framework.AddToolFunc(srv, &mcp.Tool{Name: name, Description: name}, func(context.Context, *mcp.CallToolRequest, empty) (out, error) {
 			return out{Tool: name}, nil
 		})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
-	p := ratelimit.New(cfg)
-	if err := srv.Use(p); err != nil {
-		t.Fatal(err)
-	}
-	return srv, p
+	return nil
 }
 
 func connect(t testing.TB, srv *framework.Server) *mcp.ClientSession {

@@ -3,7 +3,6 @@ package sessiongate_test
 import (
 	"context"
 	"fmt"
-	"github.com/hookflow/hookflow/internal/configtest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/sessiongate"
 )
 
@@ -61,7 +61,7 @@ func TestConfigValidate(t *testing.T) {
 			[]string{"messages.initialized: is read only with a ready_tool: without one the init tool makes the session ready (word that in messages.ready)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := configtest.Lines(t, tc.cfg.Validate())
+			got := plugintest.FieldLines(t, tc.cfg.Validate())
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Validate() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/oidctest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
@@ -136,23 +136,12 @@ func (w *weather) auditEvents(t *testing.T) []audit.Event {
 }
 
 // events collects the audit plugin's JSON lines.
-type events struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (e *events) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.buf.Write(p)
-}
+type events struct{ plugintest.Buffer }
 
 func (e *events) decode(t *testing.T) []audit.Event {
 	t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var out []audit.Event
-	dec := json.NewDecoder(strings.NewReader(e.buf.String()))
+	dec := json.NewDecoder(strings.NewReader(e.String()))
 	for dec.More() {
 		var ev audit.Event
 		if err := dec.Decode(&ev); err != nil {
@@ -170,25 +159,16 @@ type challenge struct {
 	body   string
 }
 
-// post sends one JSON-RPC message with the bearer token (none when empty).
-func post(t *testing.T, url, token, body string) challenge {
+// challenged posts one JSON-RPC message with the bearer token (none when
+// empty) and parses the answer's Bearer challenge.
+func challenged(t *testing.T, url, token, body string) challenge {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	var o plugintest.HTTPOptions
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		o.Authorization = "Bearer " + token
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	c := challenge{status: resp.StatusCode, body: string(b)}
+	resp := plugintest.Post(t, url, body, &o)
+	c := challenge{status: resp.Status, body: string(resp.Body)}
 	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
 		t.Fatalf("WWW-Authenticate %q: %v", resp.Header.Values("WWW-Authenticate"), err)
@@ -225,7 +205,7 @@ func TestHTTP(t *testing.T) {
 	t.Run("authorization server unreachable", func(t *testing.T) {
 		as.SetJWKS(oidctest.JWKSDown)
 		defer as.SetJWKS(oidctest.JWKSUp)
-		if c := post(t, w.url, read, initialize); c.status != http.StatusInternalServerError || c.params != nil {
+		if c := challenged(t, w.url, read, initialize); c.status != http.StatusInternalServerError || c.params != nil {
 			t.Errorf("status %d, challenge %v; want 500 without a challenge: the token may be good", c.status, c.params)
 		}
 		clk.Advance(oauth.DefaultKeyRefreshInterval)
@@ -262,7 +242,7 @@ func TestHTTP(t *testing.T) {
 				"error_description": `permission denied: the caller's access token lacks scope 'weather.admin', required by tool 'forecast'`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := post(t, w.url, tt.token, tt.body)
+			c := challenged(t, w.url, tt.token, tt.body)
 			if c.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", c.status, tt.status, c.body)
 			}
