@@ -69,15 +69,10 @@ func (r *Runner) onErrorFrom(c *Context, hooks []PlanEntry, i int) (next int) {
 	return len(hooks)
 }
 
-// finally runs the finally hooks. Nothing they do changes the outcome: errors
-// and panics are logged and recorded, Respond is refused, and the output is
-// put back after every hook.
-func (r *Runner) finally(c *Context, plan *Plan) {
-	c.stage = stages.Finally
-	hooks := plan.Stages[stages.Finally]
-	if len(hooks) == 0 {
-		return
-	}
+// finally runs hooks, the finally hooks. Nothing they do changes the
+// outcome: errors and panics are logged and recorded, Respond is refused,
+// and the output is put back after every hook.
+func (r *Runner) finally(c *Context, hooks []PlanEntry) {
 	out := c.output
 	for i := 0; i < len(hooks); {
 		i = r.finallyFrom(c, hooks, i, out)
@@ -137,7 +132,8 @@ func (r *Runner) finallyFailed(c *Context, h *PlanEntry, code Code, err error) {
 	if !own {
 		e = &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
 	}
-	c.finallyErr = append(c.finallyErr, e)
+	rec := c.records()
+	rec.finallyErr = append(rec.finallyErr, e)
 	r.logger.LogAttrs(c.parent, slog.LevelError, "hookflow: finally hook failed",
 		slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
 	r.observe(c, h.ID, "", "error", e)
