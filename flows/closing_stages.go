@@ -79,17 +79,20 @@ func (r *Runner) finally(c *Context, hooks []PlanEntry) {
 	}
 }
 
-// finallyFrom runs hooks[i:] and returns where to go on, as onErrorFrom.
-func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (next int) {
+// finallyFrom runs hooks[from:] and returns where to go on, as
+// onErrorFrom. c.at names the running hook, so that the deferred recover
+// holds little.
+func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, from int, out any) (next int) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.output = out
-			r.finallyFailed(c, &hooks[i], CodePanic, &PanicError{Value: v, Stack: debug.Stack()})
-			next = i + 1
+			r.finallyFailed(c, &c.plan.Stages[stages.Finally][c.at-1], CodePanic, &PanicError{Value: v, Stack: debug.Stack()})
+			next = c.at
 		}
 	}()
-	for ; i < len(hooks); i++ {
+	for i := from; i < len(hooks); i++ {
 		h := &hooks[i]
+		c.at = i + 1
 		c.control = ctlNone
 		var err error
 		if h.guarded() {

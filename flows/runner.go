@@ -272,14 +272,8 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) {
 	for i := range hooks {
 		h := &hooks[i]
-		if c.done != nil {
-			select {
-			case <-c.done:
-				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: context.Cause(c.parent)}
-				r.observe(c, h.ID, "", "canceled", err)
-				return false, err
-			default:
-			}
+		if c.done != nil && isDone(c.done) {
+			return false, r.canceledBefore(c, h)
 		}
 		c.at = i + 1
 		c.control = ctlNone
@@ -295,33 +289,62 @@ func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) 
 			}
 			continue
 		}
-		if err == nil && c.control == ctlAbort {
-			err = c.abortErr
-		}
-		if err != nil {
-			if ce := canceledDuring(c, h, err); ce != nil {
-				r.observe(c, h.ID, "", "canceled", ce)
-				return false, ce
-			}
-			if r.absorbed(c, h, err) {
-				continue
-			}
-			c.decided = h.ID
-			r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
-			return false, wrap(err, c, h.ID)
-		}
-		switch c.control {
-		case ctlSkip:
-			r.observe(c, h.ID, "", "skip", nil)
-			return false, nil
-		case ctlRespond:
-			c.responded = true
-			c.decided = h.ID
-			r.observe(c, h.ID, "", "respond", nil)
-			return true, nil
+		if stop, responded, err := r.handle(c, h, err); stop {
+			return responded, err
 		}
 	}
 	return false, nil
+}
+
+// handle applies what hook h of a main stage did besides returning nil:
+// its error, or the control it asked for. It reports whether the stage
+// stops, whether h answered early, and the error that stops the flow. It
+// sits apart from stage's loop, which then stays small.
+func (r *Runner) handle(c *Context, h *PlanEntry, err error) (stop, responded bool, _ error) {
+	if err == nil && c.control == ctlAbort {
+		err = c.abortErr
+	}
+	if err != nil {
+		if ce := canceledDuring(c, h, err); ce != nil {
+			r.observe(c, h.ID, "", "canceled", ce)
+			return true, false, ce
+		}
+		if r.absorbed(c, h, err) {
+			return false, false, nil
+		}
+		c.decided = h.ID
+		r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
+		return true, false, wrap(err, c, h.ID)
+	}
+	switch c.control {
+	case ctlSkip:
+		r.observe(c, h.ID, "", "skip", nil)
+		return true, false, nil
+	case ctlRespond:
+		c.responded = true
+		c.decided = h.ID
+		r.observe(c, h.ID, "", "respond", nil)
+		return true, true, nil
+	}
+	return false, false, nil
+}
+
+// isDone reports whether done is closed, without blocking.
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// canceledBefore returns the error of a run whose request was cancelled
+// before hook h ran, and reports it.
+func (r *Runner) canceledBefore(c *Context, h *PlanEntry) error {
+	err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: context.Cause(c.parent)}
+	r.observe(c, h.ID, "", "canceled", err)
+	return err
 }
 
 // emptyPlan is the plan of a run given a nil *Plan.
