@@ -121,7 +121,8 @@ func (r *Runner) absorbed(c *Context, h *PlanEntry, err error) bool {
 	}
 	e := own
 	if e == nil {
-		if !errors.As(err, &e) {
+		var ok bool
+		if e, ok = errors.AsType[*Error](err); !ok {
 			e = &Error{Code: CodeAborted, Flow: c.flow, Stage: c.stage, Hook: h.ID, Err: err}
 		}
 	}

@@ -399,8 +399,7 @@ func canceledDuring(c *Context, h *PlanEntry, err error) error {
 	if cerr := c.parent.Err(); cerr == nil || !errors.Is(err, cerr) {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	if cause := context.Cause(c.parent); cause != c.parent.Err() {
@@ -412,8 +411,7 @@ func canceledDuring(c *Context, h *PlanEntry, err error) error {
 // wrap attaches the flow, stage and hook to a hook's error, unless it is an
 // *Error already (hookflow never re-wraps).
 func wrap(err error, c *Context, hook string) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	return &Error{Code: CodeAborted, Flow: c.flow, Stage: c.stage, Hook: hook, Err: err}
@@ -504,8 +502,7 @@ func (r *Runner) stepFailed(c *Context, k stepKind, err error) error {
 
 // stepError wraps the error of a step as an *Error, unless it is one.
 func (r *Runner) stepError(c *Context, k stepKind, err error) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	code := CodeFailed
