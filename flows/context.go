@@ -37,9 +37,8 @@ type Context struct {
 
 	state []stateEntry
 
-	// control is what the running hook asked for (ctlNone between hooks);
-	// decided is the ID of the hook that aborted, answered early or
-	// recovered the run.
+	// control is what the running hook asked for; decided is the ID of the
+	// hook that aborted, answered early or recovered the run.
 	control   control
 	abortErr  error
 	responded bool
@@ -59,8 +58,9 @@ type Context struct {
 
 // records is what a run records only when something writes it: the
 // errors of finally hooks, the failures of fail-open hooks, decisions,
-// and the event the runner reports to its observer. A run that uses none
-// of them never touches it.
+// and the event the runner reports to its observer. A Context makes them
+// on first use and keeps them across runs; one that never needed them
+// pays a nil check per run.
 type records struct {
 	finallyErr []error
 	failures   []error
@@ -253,7 +253,7 @@ func (c *Context) Failures() []error {
 var emptyRequest Request
 
 // reset empties c for the next run. The run's state and records keep
-// their room; a run that recorded nothing pays for one nil check.
+// their room.
 func (c *Context) reset() {
 	st, rec := c.state, c.rec
 	clear(st[:cap(st)]) // up to cap: Key.Delete leaves a stale copy past len

@@ -440,7 +440,7 @@ func (k stepKind) String() string {
 
 // validate runs the flow's validate step: the typed input and canonical
 // arguments it returns replace the raw ones. A failure becomes an *Error
-// naming the step (see stepError). Panics are recovered by main.
+// naming the step (see stepFailed). Panics are recovered by main.
 func (r *Runner) validate(c *Context, steps Steps) error {
 	c.at, c.step = 0, stepValidate
 	if steps == nil {
