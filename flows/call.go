@@ -65,10 +65,13 @@ func (r *Runner) callTimed(c *Context, h *PlanEntry) error {
 
 	tc := new(Context)
 	*tc = *c
+	tc.origin = c.originContext()
 	tc.parent, tc.ctx, tc.done = ctx, nil, ctx.Done()
 	tc.state = slices.Clone(c.state)
-	tc.finallyErr, tc.failures = nil, nil
-	tc.decisions = slices.Clone(c.decisions) // nil stays nil: no allocation
+	tc.rec = nil // the copy reads no finally errors or failures
+	if rec := c.rec; rec != nil && (len(rec.decisions) > 0 || rec.droppedDecisions > 0) {
+		tc.rec = &records{decisions: slices.Clone(rec.decisions), droppedDecisions: rec.droppedDecisions}
+	}
 
 	done := make(chan error, 1)
 	go func() {
@@ -82,7 +85,10 @@ func (r *Runner) callTimed(c *Context, h *PlanEntry) error {
 	select {
 	case err := <-done:
 		c.input, c.output, c.state, c.control, c.abortErr = tc.input, tc.output, tc.state, tc.control, tc.abortErr
-		c.decisions, c.droppedDecisions = tc.decisions, tc.droppedDecisions
+		if tc.rec != nil { // the hook decided, or the run had decided before
+			rec := c.records()
+			rec.decisions, rec.droppedDecisions = tc.rec.decisions, tc.rec.droppedDecisions
+		}
 		if err != nil && context.Cause(ctx) == error(timedOut) && errors.Is(err, context.DeadlineExceeded) {
 			// The hook gave up on its own deadline before the runner saw it.
 			return r.timedOut(c, h, timedOut)
@@ -115,11 +121,13 @@ func (r *Runner) absorbed(c *Context, h *PlanEntry, err error) bool {
 	}
 	e := own
 	if e == nil {
-		if !errors.As(err, &e) {
+		var ok bool
+		if e, ok = errors.AsType[*Error](err); !ok {
 			e = &Error{Code: CodeAborted, Flow: c.flow, Stage: c.stage, Hook: h.ID, Err: err}
 		}
 	}
-	c.failures = append(c.failures, e)
+	rec := c.records()
+	rec.failures = append(rec.failures, e)
 	r.logger.LogAttrs(c.parent, slog.LevelWarn, "hookflow: hook failed open",
 		slog.String("flow", string(c.flow)), slog.String("stage", c.stage.String()),
 		slog.String("hook", h.ID), slog.String("request", c.req.ID), slog.Any("error", err))

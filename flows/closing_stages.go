@@ -69,32 +69,30 @@ func (r *Runner) onErrorFrom(c *Context, hooks []PlanEntry, i int) (next int) {
 	return len(hooks)
 }
 
-// finally runs the finally hooks. Nothing they do changes the outcome: errors
-// and panics are logged and recorded, Respond is refused, and the output is
-// put back after every hook.
-func (r *Runner) finally(c *Context, plan *Plan) {
-	c.stage = stages.Finally
-	hooks := plan.Stages[stages.Finally]
-	if len(hooks) == 0 {
-		return
-	}
+// finally runs hooks, the finally hooks. Nothing they do changes the
+// outcome: errors and panics are logged and recorded, Respond is refused,
+// and the output is put back after every hook.
+func (r *Runner) finally(c *Context, hooks []PlanEntry) {
 	out := c.output
 	for i := 0; i < len(hooks); {
 		i = r.finallyFrom(c, hooks, i, out)
 	}
 }
 
-// finallyFrom runs hooks[i:] and returns where to go on, as onErrorFrom.
-func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, i int, out any) (next int) {
+// finallyFrom runs hooks[from:] and returns where to go on, as
+// onErrorFrom. c.at names the running hook, so that the deferred recover
+// holds little.
+func (r *Runner) finallyFrom(c *Context, hooks []PlanEntry, from int, out any) (next int) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.output = out
-			r.finallyFailed(c, &hooks[i], CodePanic, &PanicError{Value: v, Stack: debug.Stack()})
-			next = i + 1
+			r.finallyFailed(c, &c.plan.Stages[stages.Finally][c.at-1], CodePanic, &PanicError{Value: v, Stack: debug.Stack()})
+			next = c.at
 		}
 	}()
-	for ; i < len(hooks); i++ {
+	for i := from; i < len(hooks); i++ {
 		h := &hooks[i]
+		c.at = i + 1
 		c.control = ctlNone
 		var err error
 		if h.guarded() {
@@ -137,7 +135,8 @@ func (r *Runner) finallyFailed(c *Context, h *PlanEntry, code Code, err error) {
 	if !own {
 		e = &Error{Code: code, Flow: c.flow, Stage: stages.Finally, Hook: h.ID, Err: err}
 	}
-	c.finallyErr = append(c.finallyErr, e)
+	rec := c.records()
+	rec.finallyErr = append(rec.finallyErr, e)
 	r.logger.LogAttrs(c.parent, slog.LevelError, "hookflow: finally hook failed",
 		slog.String("flow", string(c.flow)), slog.String("hook", h.ID), slog.Any("error", err))
 	r.observe(c, h.ID, "", "error", e)

@@ -17,7 +17,8 @@ import (
 type Context struct {
 	// parent is the request's Go context; ctx is parent carrying the run
 	// (for FromContext), made on the first call of Context(). origin is
-	// the context the run started with, which SetContext leaves alone.
+	// the context the run started with, kept by the first SetContext
+	// (until then it is parent).
 	parent context.Context
 	origin context.Context
 	ctx    context.Context
@@ -38,23 +39,53 @@ type Context struct {
 
 	// control is what the running hook asked for; decided is the ID of the
 	// hook that aborted, answered early or recovered the run.
-	control    control
-	abortErr   error
-	responded  bool
-	decided    string
+	control   control
+	abortErr  error
+	responded bool
+	decided   string
+
+	// plan, at and step say what is running, for the runner's panic
+	// recovery: hook plan.Stages[stage][at-1], or step when at is 0.
+	plan     *Plan
+	at       int
+	step     stepKind
+	observer Observer
+
+	// rec holds what a run records only when something writes it; it
+	// survives reset, so that a recycled Context reuses it.
+	rec *records
+}
+
+// records is what a run records only when something writes it: the
+// errors of finally hooks, the failures of fail-open hooks, decisions,
+// and the event the runner reports to its observer. A Context makes them
+// on first use and keeps them across runs; one that never needed them
+// pays a nil check per run.
+type records struct {
 	finallyErr []error
 	failures   []error
 	// decisions are what hooks recorded with Decide (at most
 	// MaxDecisions); droppedDecisions counts the ones past the bound.
 	decisions        []Decision
 	droppedDecisions int
+	ev               Event
+}
 
-	// hook and step say what is running, for the runner's panic recovery;
-	// ev is the event the runner reports to its observer.
-	hook     *PlanEntry
-	step     stepKind
-	ev       Event
-	observer Observer
+// records returns c's records, making them on first use.
+func (c *Context) records() *records {
+	if c.rec == nil {
+		c.rec = new(records)
+	}
+	return c.rec
+}
+
+// reset empties x for the next run, keeping its slices' room.
+func (x *records) reset() {
+	fe, fo, ds := x.finallyErr, x.failures, x.decisions
+	clear(fe)
+	clear(fo)
+	clear(ds)
+	*x = records{finallyErr: fe[:0], failures: fo[:0], decisions: ds[:0]}
 }
 
 type control uint8
@@ -83,6 +114,9 @@ func (c *Context) Context() context.Context {
 // it makes, inside the run's span. It has no effect in a hook with a
 // [Hook.Timeout], whose context ends when it returns.
 func (c *Context) SetContext(ctx context.Context) {
+	if c.origin == nil {
+		c.origin = c.parent
+	}
 	c.parent, c.done = ctx, ctx.Done()
 	c.ctx = nil
 	if ctx.Value(runKey{}) == c {
@@ -95,7 +129,15 @@ func (c *Context) SetContext(ctx context.Context) {
 // a tool call (sampling, elicitation, progress…), the tool call's run,
 // which gives the entity and request that caused it. It returns nil when
 // the message was sent outside any run, and for the client's messages.
-func (c *Context) Parent() *Context { return FromContext(c.origin) }
+func (c *Context) Parent() *Context { return FromContext(c.originContext()) }
+
+// originContext returns the context the run started with.
+func (c *Context) originContext() context.Context {
+	if c.origin != nil {
+		return c.origin
+	}
+	return c.parent
+}
 
 // Flow returns the flow this run belongs to.
 func (c *Context) Flow() ID { return c.flow }
@@ -188,27 +230,35 @@ func (c *Context) DecidedBy() string { return c.decided }
 
 // FinallyErrors returns the errors that finally hooks returned or panicked
 // with. They are logged and do not change the outcome.
-func (c *Context) FinallyErrors() []error { return c.finallyErr }
+func (c *Context) FinallyErrors() []error {
+	if c.rec == nil || len(c.rec.finallyErr) == 0 {
+		return nil
+	}
+	return c.rec.finallyErr
+}
 
 // Failures returns the failures of the run's fail-open hooks
 // ([FailOpen]), in the order they happened: each an *Error naming the hook,
 // with CodeAborted for an error it returned, CodePanic or CodeTimeout. They
 // never change the run's outcome; finally hooks (an audit trail) read them
 // here.
-func (c *Context) Failures() []error { return c.failures }
+func (c *Context) Failures() []error {
+	if c.rec == nil || len(c.rec.failures) == 0 {
+		return nil
+	}
+	return c.rec.failures
+}
 
 // emptyRequest is the shared, read-only Request of runs that have none.
 var emptyRequest Request
 
+// reset empties c for the next run. The run's state and records keep
+// their room.
 func (c *Context) reset() {
-	st := c.state
+	st, rec := c.state, c.rec
 	clear(st[:cap(st)]) // up to cap: Key.Delete leaves a stale copy past len
-	fe := c.finallyErr
-	clear(fe)
-	fo := c.failures
-	clear(fo)
-	ds := c.decisions
-	clear(ds)
-	*c = Context{}
-	c.state, c.finallyErr, c.failures, c.decisions = st[:0], fe[:0], fo[:0], ds[:0]
+	if rec != nil {
+		rec.reset()
+	}
+	*c = Context{state: st[:0], rec: rec}
 }

@@ -41,22 +41,33 @@ const MaxDecisions = 64
 // dropped with its other changes when it is abandoned. A run that records
 // none allocates nothing for them.
 func (c *Context) Decide(d Decision) {
-	if len(c.decisions) == MaxDecisions {
-		c.droppedDecisions++
+	rec := c.records()
+	if len(rec.decisions) == MaxDecisions {
+		rec.droppedDecisions++
 		return
 	}
-	c.decisions = append(c.decisions, d)
+	rec.decisions = append(rec.decisions, d)
 }
 
 // Decisions returns the decisions recorded with [Context.Decide], in the
 // order they were recorded; nil when there were none. The slice belongs
 // to the run, which is recycled when it ends: a reader that keeps the
 // decisions past its hook (e.g. on a queue) copies them.
-func (c *Context) Decisions() []Decision { return c.decisions }
+func (c *Context) Decisions() []Decision {
+	if c.rec == nil || len(c.rec.decisions) == 0 {
+		return nil
+	}
+	return c.rec.decisions
+}
 
 // DroppedDecisions returns how many decisions [Context.Decide] dropped
 // because the run already held [MaxDecisions].
-func (c *Context) DroppedDecisions() int { return c.droppedDecisions }
+func (c *Context) DroppedDecisions() int {
+	if c.rec == nil {
+		return 0
+	}
+	return c.rec.droppedDecisions
+}
 
 // Refusal is a request refused before any flow ran for it, e.g. by HTTP
 // middleware that answers 403 before the MCP server reads the message.

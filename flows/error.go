@@ -192,8 +192,7 @@ func (e *Error) Reason() string {
 		return "internal error"
 	}
 	if e.Err != nil {
-		var inner *Error
-		if errors.As(e.Err, &inner) && inner != e {
+		if inner, ok := errors.AsType[*Error](e.Err); ok && inner != e {
 			return inner.Reason()
 		}
 		return e.Err.Error()
@@ -206,8 +205,7 @@ func (e *Error) Reason() string {
 
 // CodeOf returns the code of the first *Error in err's chain, or CodeUnknown.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return CodeUnknown
@@ -219,8 +217,7 @@ func Reason(err error) string {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Reason()
 	}
 	return err.Error()

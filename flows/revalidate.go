@@ -38,8 +38,7 @@ func (c *Context) Revalidate(raw any) error {
 	in, args, err := c.steps.Validate(c)
 	if err != nil {
 		c.input = old
-		var e *Error
-		if errors.As(err, &e) {
+		if _, ok := errors.AsType[*Error](err); ok {
 			return err
 		}
 		return &Error{Code: CodeInvalidInput, Flow: c.flow, Stage: c.stage, Step: stepValidate.String(), Err: err}

@@ -121,19 +121,18 @@ type Run struct {
 // The hooks receive a *[Context] that the runner recycles once Run returns.
 // In the steady state Run allocates nothing of its own.
 func (r *Runner) Run(ctx context.Context, run Run) (output any, err error) {
-	return r.run(ctx, run, nil)
+	return r.run(ctx, &run, nil)
 }
 
 // run is Run; inspect, when non-nil, sees the Context after the run and
 // before it is recycled (tests use it to read the whole outcome).
-func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (output any, err error) {
+func (r *Runner) run(ctx context.Context, run *Run, inspect func(*Context)) (output any, err error) {
 	c := r.pool.Get().(*Context)
 	c.logger = r.logger
 	if p := r.observer.Load(); p != nil {
 		c.observer = *p
 	}
-	c.parent, c.origin = ctx, ctx
-	c.done = ctx.Done()
+	c.parent, c.done = ctx, ctx.Done()
 	c.flow = run.Flow
 	c.entity = run.Entity
 	c.req = run.Request
@@ -147,6 +146,7 @@ func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (outp
 	if plan == nil {
 		plan = &emptyPlan
 	}
+	c.plan = plan
 	if err := r.main(c, plan, run.Steps); err != nil {
 		c.err = err
 		r.onError(c, plan)
@@ -156,7 +156,10 @@ func (r *Runner) run(ctx context.Context, run Run, inspect func(*Context)) (outp
 			c.err = r.checkRecovered(c, run.Steps)
 		}
 	}
-	r.finally(c, plan)
+	c.stage = stages.Finally
+	if hooks := plan.Stages[stages.Finally]; len(hooks) > 0 {
+		r.finally(c, hooks)
+	}
 	output, err = c.output, c.err
 	if f, ok := run.Steps.(Finisher); ok {
 		output, err = r.finish(c, f, output, err)
@@ -185,7 +188,8 @@ func FromContext(ctx context.Context) *Context {
 // checkRecovered runs the output step on the answer of an onError hook
 // that recovered the run, when the steps check outputs.
 func (r *Runner) checkRecovered(c *Context, steps Steps) (err error) {
-	if _, ok := steps.(OutputChecker); !ok {
+	oc, ok := steps.(OutputChecker)
+	if !ok {
 		return nil
 	}
 	defer func() {
@@ -193,8 +197,7 @@ func (r *Runner) checkRecovered(c *Context, steps Steps) (err error) {
 			err = r.panicked(c, v)
 		}
 	}()
-	c.hook = nil
-	return r.step(c, steps, stepOutput)
+	return r.checkOutput(c, oc)
 }
 
 // finish calls f.Finish for c's run. A panic in it fails the run with a
@@ -205,14 +208,14 @@ func (r *Runner) finish(c *Context, f Finisher, output any, err error) (_ any, f
 			ferr = r.panicked(c, v)
 		}
 	}()
-	c.hook, c.step = nil, stepFinish
+	c.at, c.step = 0, stepFinish
 	return f.Finish(c, output, err)
 }
 
 // main runs the four main stages and the two steps. One deferred recover
 // covers all of them: a panic anywhere in them stops the flow, so there is
 // nothing to resume, and a run pays for one defer instead of one per hook.
-// c.hook and c.step say which hook or step was running when it panicked.
+// c.at and c.step say which hook or step was running when it panicked.
 func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -228,7 +231,7 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 		}
 	}
 	if !responded {
-		if err := r.step(c, steps, stepValidate); err != nil {
+		if err := r.validate(c, steps); err != nil {
 			return err
 		}
 		c.stage = stages.AfterValidation
@@ -247,7 +250,7 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 		}
 	}
 	if !responded {
-		if err := r.step(c, steps, stepExecute); err != nil {
+		if err := r.execute(c, steps); err != nil {
 			return err
 		}
 	}
@@ -257,8 +260,8 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 			return err
 		}
 	}
-	if _, ok := steps.(OutputChecker); ok {
-		return r.step(c, steps, stepOutput)
+	if oc, ok := steps.(OutputChecker); ok {
+		return r.checkOutput(c, oc)
 	}
 	return nil
 }
@@ -269,16 +272,10 @@ func (r *Runner) main(c *Context, plan *Plan, steps Steps) (err error) {
 func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) {
 	for i := range hooks {
 		h := &hooks[i]
-		if c.done != nil {
-			select {
-			case <-c.done:
-				err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: context.Cause(c.parent)}
-				r.observe(c, h.ID, "", "canceled", err)
-				return false, err
-			default:
-			}
+		if c.done != nil && isDone(c.done) {
+			return false, r.canceledBefore(c, h)
 		}
-		c.hook = h
+		c.at = i + 1
 		c.control = ctlNone
 		var err error
 		if h.guarded() {
@@ -292,33 +289,62 @@ func (r *Runner) stage(c *Context, hooks []PlanEntry) (responded bool, _ error) 
 			}
 			continue
 		}
-		if err == nil && c.control == ctlAbort {
-			err = c.abortErr
-		}
-		if err != nil {
-			if ce := canceledDuring(c, h, err); ce != nil {
-				r.observe(c, h.ID, "", "canceled", ce)
-				return false, ce
-			}
-			if r.absorbed(c, h, err) {
-				continue
-			}
-			c.decided = h.ID
-			r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
-			return false, wrap(err, c, h.ID)
-		}
-		switch c.control {
-		case ctlSkip:
-			r.observe(c, h.ID, "", "skip", nil)
-			return false, nil
-		case ctlRespond:
-			c.responded = true
-			c.decided = h.ID
-			r.observe(c, h.ID, "", "respond", nil)
-			return true, nil
+		if stop, responded, err := r.handle(c, h, err); stop {
+			return responded, err
 		}
 	}
 	return false, nil
+}
+
+// handle applies what hook h of a main stage did besides returning nil:
+// its error, or the control it asked for. It reports whether the stage
+// stops, whether h answered early, and the error that stops the flow. It
+// sits apart from stage's loop, which then stays small.
+func (r *Runner) handle(c *Context, h *PlanEntry, err error) (stop, responded bool, _ error) {
+	if err == nil && c.control == ctlAbort {
+		err = c.abortErr
+	}
+	if err != nil {
+		if ce := canceledDuring(c, h, err); ce != nil {
+			r.observe(c, h.ID, "", "canceled", ce)
+			return true, false, ce
+		}
+		if r.absorbed(c, h, err) {
+			return false, false, nil
+		}
+		c.decided = h.ID
+		r.observe(c, h.ID, "", failureOutcome(h, err, "abort"), err)
+		return true, false, wrap(err, c, h.ID)
+	}
+	switch c.control {
+	case ctlSkip:
+		r.observe(c, h.ID, "", "skip", nil)
+		return true, false, nil
+	case ctlRespond:
+		c.responded = true
+		c.decided = h.ID
+		r.observe(c, h.ID, "", "respond", nil)
+		return true, true, nil
+	}
+	return false, false, nil
+}
+
+// isDone reports whether done is closed, without blocking.
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// canceledBefore returns the error of a run whose request was cancelled
+// before hook h ran, and reports it.
+func (r *Runner) canceledBefore(c *Context, h *PlanEntry) error {
+	err := &Error{Code: CodeCanceled, Flow: c.flow, Stage: c.stage, Msg: "request canceled before hook " + strconv.Quote(h.ID) + " ran", Err: context.Cause(c.parent)}
+	r.observe(c, h.ID, "", "canceled", err)
+	return err
 }
 
 // emptyPlan is the plan of a run given a nil *Plan.
@@ -329,7 +355,8 @@ var emptyPlan Plan
 func (r *Runner) panicked(c *Context, v any) error {
 	e := &Error{Code: CodePanic, Flow: c.flow, Stage: c.stage, Err: &PanicError{Value: v, Stack: debug.Stack()}}
 	defer r.logPanic(c, e)
-	if h := c.hook; h != nil {
+	if c.at > 0 {
+		h := &c.plan.Stages[c.stage][c.at-1]
 		e.Hook = h.ID
 		c.decided = h.ID
 		r.observe(c, h.ID, "", "panic", e)
@@ -372,8 +399,7 @@ func canceledDuring(c *Context, h *PlanEntry, err error) error {
 	if cerr := c.parent.Err(); cerr == nil || !errors.Is(err, cerr) {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	if cause := context.Cause(c.parent); cause != c.parent.Err() {
@@ -385,8 +411,7 @@ func canceledDuring(c *Context, h *PlanEntry, err error) error {
 // wrap attaches the flow, stage and hook to a hook's error, unless it is an
 // *Error already (hookflow never re-wraps).
 func wrap(err error, c *Context, hook string) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	return &Error{Code: CodeAborted, Flow: c.flow, Stage: c.stage, Hook: hook, Err: err}
@@ -413,50 +438,71 @@ func (k stepKind) String() string {
 	return "execute"
 }
 
-// step runs the flow's validate or execute step and records its result.
-// A failure becomes an *Error naming the step (CodeInvalidInput for
-// validate, CodeFailed for execute, CodeCanceled when the step gave up
-// because the request was cancelled); an *Error the step returned is kept
-// as it is. Panics are recovered by main.
-func (r *Runner) step(c *Context, steps Steps, k stepKind) error {
-	c.hook, c.step = nil, k
+// validate runs the flow's validate step: the typed input and canonical
+// arguments it returns replace the raw ones. A failure becomes an *Error
+// naming the step (see stepFailed). Panics are recovered by main.
+func (r *Runner) validate(c *Context, steps Steps) error {
+	c.at, c.step = 0, stepValidate
 	if steps == nil {
 		return nil
 	}
-	var err error
-	switch k {
-	case stepOutput:
-		err = steps.(OutputChecker).CheckOutput(c)
-	case stepValidate:
-		var in any
-		var args json.RawMessage
-		if in, args, err = steps.Validate(c); err == nil {
-			c.input = in
-			if args != nil {
-				c.args = args
-			}
-		}
-	default:
-		var out any
-		if out, err = steps.Execute(c); err == nil {
-			c.output = out
-		}
-	}
+	in, args, err := steps.Validate(c)
 	if err != nil {
-		err = r.stepError(c, k, err)
-		r.observe(c, "", k.String(), "error", err)
-		return err
+		return r.stepFailed(c, stepValidate, err)
+	}
+	c.input = in
+	if args != nil {
+		c.args = args
 	}
 	if c.observer != nil {
-		r.emit(c, "", k.String(), "ok", nil)
+		r.emit(c, "", "validate", "ok", nil)
 	}
 	return nil
 }
 
+// execute runs the flow's execute step, whose result is the output.
+func (r *Runner) execute(c *Context, steps Steps) error {
+	c.at, c.step = 0, stepExecute
+	if steps == nil {
+		return nil
+	}
+	out, err := steps.Execute(c)
+	if err != nil {
+		return r.stepFailed(c, stepExecute, err)
+	}
+	c.output = out
+	if c.observer != nil {
+		r.emit(c, "", "execute", "ok", nil)
+	}
+	return nil
+}
+
+// checkOutput runs the output step of steps that check outputs.
+func (r *Runner) checkOutput(c *Context, oc OutputChecker) error {
+	c.at, c.step = 0, stepOutput
+	if err := oc.CheckOutput(c); err != nil {
+		return r.stepFailed(c, stepOutput, err)
+	}
+	if c.observer != nil {
+		r.emit(c, "", "output", "ok", nil)
+	}
+	return nil
+}
+
+// stepFailed returns the run's error for the failure err of step k and
+// reports it. A failure becomes an *Error naming the step
+// (CodeInvalidInput for validate, CodeFailed for the others, CodeCanceled
+// when the step gave up because the request was cancelled); an *Error the
+// step returned is kept as it is.
+func (r *Runner) stepFailed(c *Context, k stepKind, err error) error {
+	err = r.stepError(c, k, err)
+	r.observe(c, "", k.String(), "error", err)
+	return err
+}
+
 // stepError wraps the error of a step as an *Error, unless it is one.
 func (r *Runner) stepError(c *Context, k stepKind, err error) error {
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	code := CodeFailed
@@ -479,9 +525,10 @@ func (r *Runner) observe(c *Context, hook, step, outcome string, err error) {
 	}
 }
 
-// emit reports an event through the Context's own Event, so that observing
-// a run allocates nothing.
+// emit reports an event through the Event of the Context's records, so
+// that observing a recycled run allocates nothing.
 func (r *Runner) emit(c *Context, hook, step, outcome string, err error) {
-	c.ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err, Context: c}
-	c.observer(&c.ev)
+	ev := &c.records().ev
+	*ev = Event{Flow: c.flow, Stage: c.stage, Hook: hook, Step: step, Outcome: outcome, Err: err, Context: c}
+	c.observer(ev)
 }
