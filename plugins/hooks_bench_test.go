@@ -132,10 +132,10 @@ func hookCases(sink slog.Handler) []hookCase {
 		{name: "ratelimit", plugins: one(newLimit), miss: true, allocs: 4},
 		{name: "cache-miss", plugins: one(newCache), miss: true, allocs: 6},
 		{name: "cache-hit", plugins: one(newCache), allocs: 10},
-		{name: "audit", plugins: one(newAudit), miss: true, allocs: 2},
+		{name: "audit", plugins: one(newAudit), miss: true, allocs: 1},
 		{name: "all", plugins: func(tb testing.TB) []framework.Plugin {
 			return []framework.Plugin{newAuth(tb), newLimit(tb), newCache(tb), newAudit(tb)}
-		}, miss: true, allocs: 9},
+		}, miss: true, allocs: 8},
 	}
 }
 
@@ -166,7 +166,8 @@ func BenchmarkHooks(b *testing.B) {
 // TestHookAllocs holds each plugin's hooks to their allocation count per
 // call. The audit plugin's sink is off (its writer allocates nothing), as
 // AllocsPerRun counts every goroutine's allocations: what is counted is
-// the request's path.
+// the request's path. Each run yields, so that the writer keeps up as it
+// does on a server with a spare core.
 func TestHookAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -182,6 +183,7 @@ func TestHookAllocs(t *testing.T) {
 					i++
 				}
 				rig.run(t, rig.args[i%len(rig.args)])
+				runtime.Gosched() // the audit writer recycles the run's item
 			})
 			if got != hc.allocs {
 				t.Errorf("%s: %v allocations a call, want %v", hc.name, got, hc.allocs)
