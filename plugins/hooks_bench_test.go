@@ -129,13 +129,13 @@ func hookCases(sink slog.Handler) []hookCase {
 	return []hookCase{
 		{name: "none", plugins: func(testing.TB) []framework.Plugin { return nil }, miss: true, allocs: 1},
 		{name: "auth", plugins: one(newAuth), miss: true, allocs: 1},
-		{name: "ratelimit", plugins: one(newLimit), miss: true, allocs: 4},
+		{name: "ratelimit", plugins: one(newLimit), miss: true, allocs: 3},
 		{name: "cache-miss", plugins: one(newCache), miss: true, allocs: 6},
 		{name: "cache-hit", plugins: one(newCache), allocs: 10},
 		{name: "audit", plugins: one(newAudit), miss: true, allocs: 1},
 		{name: "all", plugins: func(tb testing.TB) []framework.Plugin {
 			return []framework.Plugin{newAuth(tb), newLimit(tb), newCache(tb), newAudit(tb)}
-		}, miss: true, allocs: 8},
+		}, miss: true, allocs: 7},
 	}
 }
 
