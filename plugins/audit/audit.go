@@ -200,7 +200,7 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 		if err != nil {
 			return &flows.Error{Code: flows.CodeInvalid, Field: "file.path", Err: err}
 		}
-		p.sinks = append(p.sinks, fileSink{f})
+		p.sinks = append(p.sinks, &fileSink{f: f})
 	}
 	if len(p.sinks) == 0 {
 		p.sinks = append(p.sinks, handlerSink{pc.Server.Logger().Handler()})
