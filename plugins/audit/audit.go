@@ -30,7 +30,10 @@ import (
 // is counted by [Plugin.Dropped].
 type Plugin struct {
 	cfg  Config
-	note flows.Key[*note]
+	note flows.Key[*item]
+	// items recycles the queue's items: a run takes one in its first
+	// stage and the writer puts it back once the sinks have its event.
+	items sync.Pool
 
 	mu       sync.Mutex // guards setup
 	setup    bool
@@ -41,7 +44,7 @@ type Plugin struct {
 
 	qmu    sync.RWMutex // readers enqueue; Close writes closed
 	closed bool
-	q      chan item
+	q      chan *item
 	stop   chan struct{}
 	done   chan struct{} // closed when the writer has stopped and closed the sinks
 	// closeErr is the sinks' close error, set before done is closed.
@@ -59,10 +62,12 @@ type Plugin struct {
 // gaveUp marks pending once a Close has given up on the writer.
 const gaveUp = math.MinInt64 / 2
 
-// item is an event on the queue, or a flush marker.
-// The event travels by value and the arguments unboxed: the request's
-// goroutine allocates nothing to queue it.
+// item is an event on the queue, or a flush marker. A run's item holds
+// its note from the first stage, and its event from finally; the queue
+// holds pointers, so that its buffer is small for the collector to scan,
+// and the items are recycled, so that queueing allocates nothing.
 type item struct {
+	n  note
 	ev Event
 	// args or params are the arguments to redact.
 	args   json.RawMessage
@@ -92,7 +97,18 @@ type note struct {
 // New returns an audit plugin configured by cfg. The configuration is
 // checked when the plugin is attached.
 func New(cfg Config) *Plugin {
-	return &Plugin{cfg: cfg, note: flows.NewKey[*note]("audit.note")}
+	p := &Plugin{cfg: cfg, note: flows.NewKey[*item]("audit.note")}
+	p.items.New = func() any { return new(item) }
+	return p
+}
+
+// item returns a cleared item from the pool.
+func (p *Plugin) item() *item { return p.items.Get().(*item) }
+
+// recycle clears it and puts it back in the pool.
+func (p *Plugin) recycle(it *item) {
+	*it = item{}
+	p.items.Put(it)
 }
 
 // Name returns Config.Name, or "audit".
@@ -184,7 +200,7 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 		if err != nil {
 			return &flows.Error{Code: flows.CodeInvalid, Field: "file.path", Err: err}
 		}
-		p.sinks = append(p.sinks, fileSink{f})
+		p.sinks = append(p.sinks, &fileSink{f: f})
 	}
 	if len(p.sinks) == 0 {
 		p.sinks = append(p.sinks, handlerSink{pc.Server.Logger().Handler()})
@@ -195,7 +211,7 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	if p.closed {
 		return errors.New("the plugin is closed")
 	}
-	p.q = make(chan item, c.QueueSize)
+	p.q = make(chan *item, c.QueueSize)
 	p.stop = make(chan struct{})
 	p.done = make(chan struct{})
 	go p.work()
@@ -204,7 +220,9 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 
 // begin records the start and the arguments as the client sent them.
 func (p *Plugin) begin(c *flows.Context) error {
-	n := &note{start: time.Now()}
+	it := p.item()
+	n := &it.n
+	n.start = time.Now()
 	switch in := c.Input().(type) {
 	case json.RawMessage: // tools:call-tool
 		n.args = in
@@ -221,15 +239,15 @@ func (p *Plugin) begin(c *flows.Context) error {
 			n.uri = in.URI
 		}
 	}
-	p.note.Set(c, n)
+	p.note.Set(c, it)
 	return nil
 }
 
 // answered runs first in afterExecute: a run that has been answered by
 // then was answered before execute.
 func (p *Plugin) answered(c *flows.Context) error {
-	if n, ok := p.note.Get(c); ok && c.Responded() {
-		n.answered, n.answeredBy = true, c.DecidedBy()
+	if it, ok := p.note.Get(c); ok && c.Responded() {
+		it.n.answered, it.n.answeredBy = true, c.DecidedBy()
 	}
 	return nil
 }
@@ -237,8 +255,8 @@ func (p *Plugin) answered(c *flows.Context) error {
 // failed runs first in onError and records the failure before other onError
 // hooks rewrite or recover it.
 func (p *Plugin) failed(c *flows.Context) error {
-	if n, ok := p.note.Get(c); ok {
-		n.failed, n.failedBy, n.failCode = true, c.DecidedBy(), flows.CodeOf(c.Err())
+	if it, ok := p.note.Get(c); ok {
+		it.n.failed, it.n.failedBy, it.n.failCode = true, c.DecidedBy(), flows.CodeOf(c.Err())
 	}
 	return nil
 }
@@ -247,19 +265,25 @@ func (p *Plugin) failed(c *flows.Context) error {
 func (p *Plugin) event(c *flows.Context) error {
 	now := time.Now()
 	r := c.Request()
-	it := item{ev: Event{
+	it, ok := p.note.Get(c)
+	var n *note
+	if ok {
+		n = &it.n
+	} else {
+		it = p.item() // cancelled before the first hook
+	}
+	it.ev = Event{
 		Time:      now,
 		Flow:      c.Flow(),
 		SessionID: r.SessionID,
 		RequestID: r.ID,
 		Principal: r.Principal(),
 		ClientID:  r.ClientID(),
-	}}
+	}
 	ev := &it.ev
 	if e := c.Entity(); e != nil {
 		ev.Entity = e.Name
 	}
-	n, _ := p.note.Get(c)
 	if n != nil {
 		ev.Duration = now.Sub(n.start)
 		ev.URI = n.uri
@@ -333,7 +357,8 @@ func (p *Plugin) RecordRefusal(_ context.Context, r flows.Refusal) {
 	if req == nil {
 		req = &flows.Request{}
 	}
-	p.enqueue(item{ev: Event{
+	it := p.item()
+	it.ev = Event{
 		Time:      time.Now(),
 		Flow:      r.Flow,
 		Entity:    r.Entity,
@@ -344,22 +369,26 @@ func (p *Plugin) RecordRefusal(_ context.Context, r flows.Refusal) {
 		Outcome:   Blocked,
 		DecidedBy: r.By,
 		Error:     reason(r.Err),
-	}, args: r.Args})
+	}
+	it.args = r.Args
+	p.enqueue(it)
 }
 
 // enqueue puts it on the queue, or counts it as dropped when the queue is
 // full or the plugin closed. It never blocks.
-func (p *Plugin) enqueue(it item) {
+func (p *Plugin) enqueue(it *item) {
 	p.qmu.RLock()
 	defer p.qmu.RUnlock()
 	if p.closed || p.q == nil {
 		p.dropped.Add(1)
+		p.recycle(it)
 		return
 	}
 	select {
 	case p.q <- it:
 	default:
 		p.dropped.Add(1)
+		p.recycle(it)
 	}
 }
 
@@ -396,9 +425,9 @@ func (p *Plugin) work() {
 	}
 }
 
-// handle writes it to every sink, and reports false when a Close has
-// given up on the writer (it then counts it as dropped).
-func (p *Plugin) handle(it item) bool {
+// handle writes it to every sink, and recycles it; it reports false when
+// a Close has given up on the writer (it then counts it as dropped).
+func (p *Plugin) handle(it *item) bool {
 	if it.flush != nil {
 		close(it.flush)
 		return true
@@ -407,6 +436,7 @@ func (p *Plugin) handle(it item) bool {
 		p.dropped.Add(1)
 		return false
 	}
+	defer p.recycle(it)
 	ev := &it.ev // on the writer's goroutine
 	p.limit(ev, it)
 	for _, s := range p.sinks {
@@ -424,7 +454,7 @@ func (p *Plugin) handle(it item) bool {
 }
 
 // limit redacts the event's arguments and caps its client-supplied fields.
-func (p *Plugin) limit(ev *Event, it item) {
+func (p *Plugin) limit(ev *Event, it *item) {
 	switch {
 	case it.args != nil:
 		ev.Args = p.redact.Redact(it.args)
@@ -492,7 +522,7 @@ func (p *Plugin) Flush(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case p.q <- item{flush: done}:
+		case p.q <- &item{flush: done}:
 			p.qmu.RUnlock()
 			select {
 			case <-done:

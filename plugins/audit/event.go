@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -164,15 +165,28 @@ func (s handlerSink) write(ev *Event) error {
 
 func (handlerSink) close() error { return nil }
 
-// fileSink writes events as JSON lines to a rotating file.
-type fileSink struct{ f *rotatingFile }
+// fileSink writes events as JSON lines to a rotating file. Its buffers
+// are reused from one event to the next (sinks write one event at a
+// time); a line longer than maxKeptLine is not kept.
+type fileSink struct {
+	f       *rotatingFile
+	line    []byte
+	scratch bytes.Buffer
+}
 
-func (s fileSink) write(ev *Event) error {
-	b, err := json.Marshal(ev)
+// maxKeptLine bounds the line buffer a fileSink keeps between events.
+const maxKeptLine = 64 << 10
+
+func (s *fileSink) write(ev *Event) error {
+	b, err := ev.appendJSON(s.line[:0], &s.scratch)
 	if err != nil {
 		return err
 	}
-	return s.f.write(append(b, '\n'))
+	b = append(b, '\n')
+	if cap(b) <= maxKeptLine {
+		s.line = b
+	}
+	return s.f.write(b)
 }
 
-func (s fileSink) close() error { return s.f.close() }
+func (s *fileSink) close() error { return s.f.close() }

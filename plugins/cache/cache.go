@@ -110,8 +110,8 @@ type Plugin struct {
 	checkErr error
 
 	types sync.Map // type ID → reflect.Type of cached outputs
-	// plain caches plainJSON per output type.
-	plain sync.Map // reflect.Type → bool
+	// infos caches what encode and decode need of each output type.
+	infos sync.Map // reflect.Type → *typeInfo
 
 	hits, misses, stores, errs atomic.Uint64
 }
@@ -272,9 +272,10 @@ func (p *Plugin) encode(out any) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	info := p.info(t)
 	// Invalid UTF-8 in a string is encoded as an escaped U+FFFD, which
 	// comes back unescaped: such values are checked like any other.
-	if !p.isPlain(t) || bytes.Contains(b, []byte(`\ufffd`)) {
+	if !info.plain || bytes.Contains(b, []byte(`\ufffd`)) {
 		back, err := decodeAs(t, b)
 		if err != nil {
 			return nil, false
@@ -284,8 +285,7 @@ func (p *Plugin) encode(out any) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	id := typeID(t)
-	p.types.LoadOrStore(id, t)
+	id := info.id
 	val := make([]byte, 0, len(id)+1+len(b))
 	val = append(append(append(val, id...), '\n'), b...)
 	return val, true
@@ -302,7 +302,7 @@ func (p *Plugin) decode(val []byte, out reflect.Type) (any, bool) {
 		return nil, false
 	}
 	var t reflect.Type
-	if out != nil && out.Kind() != reflect.Interface && typeID(out) == string(id) {
+	if out != nil && out.Kind() != reflect.Interface && p.info(out).id == string(id) {
 		t = out
 	} else if v, ok := p.types.Load(string(id)); ok {
 		t = v.(reflect.Type)
@@ -329,16 +329,25 @@ func decodeAs(t reflect.Type, data []byte) (any, error) {
 	return v.Elem().Interface(), nil
 }
 
-// isPlain reports (and remembers) whether values of t always come back
-// identical from a JSON round trip (but for invalid UTF-8), so that
-// encode need not check.
-func (p *Plugin) isPlain(t reflect.Type) bool {
-	if v, ok := p.plain.Load(t); ok {
-		return v.(bool)
+// typeInfo is what the plugin remembers of an output type.
+type typeInfo struct {
+	// id is the type's [typeID].
+	id string
+	// plain: values of the type always come back identical from a JSON
+	// round trip (but for invalid UTF-8), so that encode need not check.
+	plain bool
+}
+
+// info returns (and remembers) t's typeInfo; the first time, it also
+// registers t under its ID for decode.
+func (p *Plugin) info(t reflect.Type) *typeInfo {
+	if v, ok := p.infos.Load(t); ok {
+		return v.(*typeInfo)
 	}
-	ok := plainJSON(t, map[reflect.Type]bool{})
-	p.plain.Store(t, ok)
-	return ok
+	info := &typeInfo{id: typeID(t), plain: plainJSON(t, map[reflect.Type]bool{})}
+	p.types.LoadOrStore(info.id, t)
+	v, _ := p.infos.LoadOrStore(t, info)
+	return v.(*typeInfo)
 }
 
 // plainJSON reports whether encoding/json encodes every value of t so

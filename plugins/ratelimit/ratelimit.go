@@ -85,9 +85,11 @@ func (d Dimension) String() string {
 // Plugin is the rate-limit plugin. Build it with [New] and attach it with
 // framework.Server.Use (every tool) or App.Use (that app's tools).
 type Plugin struct {
-	cfg      Config
-	backend  Backend
-	local    bool // the backend is *Memory: no timeout needed
+	cfg     Config
+	backend Backend
+	// mem is the backend when it is a *Memory: no timeout needed, and
+	// called directly, so that the call's buckets stay on its stack.
+	mem      *Memory
 	timeout  time.Duration
 	priority int
 	srv      atomic.Pointer[framework.Server]
@@ -130,7 +132,7 @@ func New(cfg Config) *Plugin {
 		// Also when Config.Redis is invalid: Attach reports it.
 		p.backend = NewMemory(nil)
 	}
-	_, p.local = p.backend.(*Memory)
+	p.mem, _ = p.backend.(*Memory)
 	if p.priority == 0 {
 		p.priority = priority.RateLimit
 	}
@@ -229,8 +231,8 @@ func (p *Plugin) take(c *flows.Context) error {
 	ctx := c.Context()
 	var d Decision
 	var err error
-	if p.local {
-		d, err = p.backend.Take(ctx, b)
+	if p.mem != nil {
+		d, err = p.mem.Take(ctx, b)
 	} else {
 		d, err = p.remoteTake(ctx, b)
 	}
@@ -275,9 +277,9 @@ type pendingTake struct {
 // refunded (when the backend is a Refunder) instead of spending tokens for
 // a refused call.
 func (p *Plugin) remoteTake(ctx context.Context, buckets []Bucket) (Decision, error) {
-	buckets = slices.Clone(buckets) // the caller's array is on its stack
+	// The goroutine gets a copy: the caller's array is on its stack.
 	tk := &pendingTake{done: make(chan struct{})}
-	go p.decide(context.WithoutCancel(ctx), buckets, tk)
+	go p.decide(context.WithoutCancel(ctx), slices.Clone(buckets), tk)
 	timer := time.NewTimer(p.timeout)
 	defer timer.Stop()
 	var why error
