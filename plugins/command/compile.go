@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // compiled is one hook as Start compiled it.
@@ -19,11 +20,11 @@ type compiled struct {
 	match matcher
 	cl    commandLine
 	hook  Hook
-	stamp fileStamp
+	// pin re-checks the files a command's identity vouches for; nil for
+	// an http or prompt hook.
+	pin *trust.Pinned
 	// dir is the hook's working directory: its file's project directory.
 	dir string
-	// args re-checks the files a program's line names.
-	args argCheck
 }
 
 // compiler compiles the hooks of every source of a configuration.
@@ -32,7 +33,7 @@ type compiler struct {
 	interps map[string]string
 	shell   string
 	base    map[string]string
-	store   *TrustStore
+	store   *trust.Store
 	warn    func(msg string, args ...any)
 
 	out  []*compiled
@@ -45,7 +46,7 @@ type compiler struct {
 // its command and hashes what it runs, and says what the trust store
 // makes of it. Every problem is reported at once, as *ConfigError values;
 // a lenient file's bad entries are logged by warn and left out instead.
-func compile(cfg Config, store *TrustStore, warn func(msg string, args ...any)) ([]*compiled, error) {
+func compile(cfg Config, store *trust.Store, warn func(msg string, args ...any)) ([]*compiled, error) {
 	interps, err := resolveInterpreters(cfg.Interpreters)
 	if err != nil {
 		return nil, err
@@ -216,7 +217,7 @@ func (cp *compiler) add(s Settings, src *source, dir string) {
 // too: two prompt hooks under one key would each read the other's trust
 // as "changed".
 func (cp *compiler) promptIdentity(c *compiled) {
-	if c.Identity.Form != FormPrompt {
+	if c.Identity.Form != trust.FormPrompt {
 		return
 	}
 	if cp.prompts == nil {
@@ -393,26 +394,12 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		c.trustArgs = src.opts.trustArgs(src.file)
 	}
 	c.Name = cmp.Or(name, derivedName(cl, h.Command))
-	if cl.form == FormShell {
-		c.Identity = Identity{Form: FormShell, SHA256: lineHash(h.Command), Interpreter: cl.interpreter, Line: h.Command}
-	} else {
-		sum, stamp, err := hashFile(cl.script)
-		if err != nil {
-			bad("command", "reading %s: %v", cl.script, err)
-			return nil, errs
-		}
-		c.stamp = stamp
-		c.Identity = Identity{Form: cl.form, Script: cl.script, SHA256: sum, Interpreter: cl.interpreter}
-		if cl.form != FormScript {
-			c.Identity.Line = h.Command
-			files, stamps, err := argFiles(cl.argv[1:], dir)
-			if err != nil {
-				bad("command", "%v", err)
-				return nil, errs
-			}
-			c.Identity.Files, c.args.stamps = files, stamps
-		}
+	pin, err := trust.Pin(cl.form, cl.script, cl.interpreter, h.Command, cl.argv[1:], dir)
+	if err != nil {
+		bad("command", "%v", err)
+		return nil, errs
 	}
+	c.pin, c.Identity = pin, pin.Identity()
 	if cp.store != nil {
 		c.Trust = cp.store.Status(c.Identity)
 	}
@@ -423,7 +410,7 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 // file name, or a shell line's first program.
 func derivedName(cl commandLine, line string) string {
 	base := cl.script
-	if cl.form == FormShell {
+	if cl.form == trust.FormShell {
 		base = "shell"
 		if w, err := splitCommand(line, func(string) (string, bool) { return "", true }); err == nil && len(w.commands) > 0 {
 			base = w.commands[0]
@@ -449,7 +436,7 @@ func derivedName(cl commandLine, line string) string {
 // Config.Logger when it is set.
 func Inspect(cfg Config) ([]HookInfo, error) {
 	cfg = cfg.withDefaults()
-	store, err := LoadTrustStore(cfg.TrustStore)
+	store, err := trust.Load(cfg.TrustStore)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/priority"
 )
 
@@ -67,7 +68,7 @@ type Config struct {
 	// (.claude, .codex, .gemini), as the agents have it; without a file,
 	// the server's working directory.
 	Dir string `yaml:"dir" path:"relative"`
-	// TrustStore is the trust store's file (default [DefaultTrustStore]).
+	// TrustStore is the trust store's file (default [trust.DefaultPath]).
 	// A hook runs only if its script is in it.
 	TrustStore string `yaml:"trust_store" path:"relative"`
 	// Untrusted says what Start does with hooks the trust store does not
@@ -231,7 +232,7 @@ func (c Config) withDefaults() Config {
 		c.Name = "command"
 	}
 	if c.TrustStore == "" {
-		c.TrustStore = DefaultTrustStore()
+		c.TrustStore = trust.DefaultPath()
 	}
 	if abs, err := filepath.Abs(c.TrustStore); err == nil {
 		c.TrustStore = abs
@@ -332,8 +333,8 @@ type HookInfo struct {
 	OnFailure FailureRule
 	// Identity is what the trust store must vouch for; Trust is what it
 	// says.
-	Identity Identity
-	Trust    TrustStatus
+	Identity trust.Identity
+	Trust    trust.Status
 }
 
 // TrustCommand returns the command that trusts the hook in the store at
@@ -348,10 +349,10 @@ func (h HookInfo) TrustCommand(store, settingsFile string) string {
 		}
 		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
 	}
-	if h.Identity.Form != FormScript {
+	if h.Identity.Form != trust.FormScript {
 		// "hooks trust -script" trusts a script; a hook of another form
 		// given in Go has no file the CLI could read it from.
-		return fmt.Sprintf("command.UpdateTrustStore(%q, …) calling TrustStore.Trust with the hook's Identity from command.Inspect", store)
+		return fmt.Sprintf("trust.Update(%q, …) calling Store.Trust with the hook's Identity from command.Inspect", store)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {

@@ -54,14 +54,15 @@
 //
 // # Trust
 //
-// A hook runs only if the [TrustStore] at [Config.TrustStore] vouches for
-// its [Identity], by its command's [Form]: a script's SHA-256 and
+// A hook runs only if the [trust.Store] at [Config.TrustStore] vouches for
+// its [trust.Identity], by its command's [trust.Form]: a script's SHA-256 and
 // interpreter, a program's SHA-256 and command line, a shell line's
 // text, an http hook's URL and headers, or a prompt hook's prompt and
 // model; paths are display names. Attach refuses
 // untrusted hooks (or skips them, [SkipUntrusted]) with the command that
 // trusts them; "hookflow hooks trust|list|revoke" manage the store through
-// [UpdateTrustStore], [TrustStore.Trust] and [TrustStore.Revoke].
+// [trust.Update], [trust.Store.Trust] and [trust.Store.Revoke] (package
+// plugins/command/trust, which holds the store and the identities).
 //
 // # Processes
 //

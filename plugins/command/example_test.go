@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 type deleteIn struct {
@@ -50,7 +51,7 @@ fi
 	if err != nil {
 		panic(err)
 	}
-	err = command.UpdateTrustStore(cfg.TrustStore, func(s *command.TrustStore) (bool, error) {
+	err = trust.Update(cfg.TrustStore, func(s *trust.Store) (bool, error) {
 		return s.Trust(hooks[0].Identity, hooks[0].Command, time.Now()), nil
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // The forms teams write run as written: an inline shell line (with the
@@ -40,16 +41,16 @@ func TestShellLineTrust(t *testing.T) {
 	line := `echo '{}' | cat`
 	f.trust(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
 	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
-	if err != nil || len(infos) != 1 || infos[0].Trust != command.Trusted || infos[0].Identity.Form != command.FormShell {
+	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Trusted || infos[0].Identity.Form != trust.FormShell {
 		t.Fatalf("trusted line: %+v, %v", infos, err)
 	}
 	changed := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line + " | cat", Shell: true}))
 	infos, err = command.Inspect(changed)
-	if err != nil || infos[0].Trust != command.Untrusted {
+	if err != nil || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("changed line: %+v, %v", infos, err)
 	}
 	if err := startErr(t, changed); err == nil || !strings.Contains(err.Error(), `runs shell line "echo '{}' | cat | cat"`) ||
-		!strings.Contains(err.Error(), "review the command, then run: command.UpdateTrustStore(") || strings.Contains(err.Error(), "-script") {
+		!strings.Contains(err.Error(), "review the command, then run: trust.Update(") || strings.Contains(err.Error(), "-script") {
 		t.Errorf("Start error %v", err)
 	}
 }
@@ -66,13 +67,13 @@ func TestTrustSurvivesCheckout(t *testing.T) {
 	cfg := other.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash guard.sh"}))
 	cfg.TrustStore = f.store
 	infos, err := command.Inspect(cfg)
-	if err != nil || infos[0].Trust != command.Trusted || infos[0].Identity.Script != other.path("guard.sh") {
+	if err != nil || infos[0].Trust != trust.Trusted || infos[0].Identity.Script != other.path("guard.sh") {
 		t.Fatalf("moved checkout: %+v, %v", infos, err)
 	}
 	if err := os.WriteFile(other.path("guard.sh"), []byte(body+"# edited\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == command.Trusted {
+	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == trust.Trusted {
 		t.Fatalf("edited copy: %+v, %v", infos, err)
 	}
 }
@@ -90,7 +91,7 @@ func TestRunnerOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := infos[0].Identity; id.Form != command.FormRunner || !strings.Contains(id.String(), "fetches code at run time that this trust does not cover") {
+	if id := infos[0].Identity; id.Form != trust.FormRunner || !strings.Contains(id.String(), "fetches code at run time that this trust does not cover") {
 		t.Errorf("identity %v", id)
 	}
 }
@@ -156,7 +157,7 @@ func TestProgramFilesTrust(t *testing.T) {
 	cfg.Interpreters = []string{"bash"}
 	s := f.serve(cfg)
 	infos, err := command.Inspect(cfg)
-	if err != nil || infos[0].Identity.Form != command.FormProgram || len(infos[0].Identity.Files) != 1 ||
+	if err != nil || infos[0].Identity.Form != trust.FormProgram || len(infos[0].Identity.Files) != 1 ||
 		infos[0].Identity.Files[0].Path != f.path("guard.sh") {
 		t.Fatalf("identity: %+v, %v", infos, err)
 	}
@@ -170,7 +171,7 @@ func TestProgramFilesTrust(t *testing.T) {
 	if len(f.log.find("the file "+f.path("guard.sh")+" its command names changed since it was trusted")) != 1 {
 		t.Errorf("no warning of the edited file: %q", f.log.find("changed"))
 	}
-	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == command.Trusted {
+	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == trust.Trusted {
 		t.Errorf("after the edit: %+v, %v", infos, err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -83,7 +84,7 @@ func (f *fixture) trust(cfg command.Config) {
 	if err != nil {
 		f.t.Fatalf("Inspect: %v", err)
 	}
-	err = command.UpdateTrustStore(cfg.TrustStore, func(s *command.TrustStore) (bool, error) {
+	err = trust.Update(cfg.TrustStore, func(s *trust.Store) (bool, error) {
 		changed := false
 		for _, h := range infos {
 			changed = s.Trust(h.Identity, h.Command, time.Now()) || changed

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,9 +31,8 @@ type hook struct {
 	slots slots
 	limit *limiter
 
-	// mu guards stamp, the script's stat when its hash was last checked.
-	mu    sync.Mutex
-	stamp fileStamp
+	// retrust is the command that trusts the hook, for a changed file.
+	retrust string
 }
 
 func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
@@ -53,9 +51,9 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
-		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
-		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
-		stamp: c.stamp,
+		slots:   make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
+		limit:   newLimiter(c.hook.RateLimit, c.hook.Cooldown),
+		retrust: c.TrustCommand(cfg.TrustStore, c.File),
 	}
 }
 
@@ -137,7 +135,7 @@ func (h *hook) run(c *flows.Context) error {
 // allow the run, a concurrency slot is free. A non-nil error is the
 // failure the hook returns.
 func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
-	if msg := h.verify(); msg != "" {
+	if msg := h.pin.Verify(h.retrust); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
 	if err := h.admit(c); err != nil {
@@ -251,41 +249,6 @@ func (h *hook) registered() flows.FailurePolicy {
 		return flows.FailClosed
 	}
 	return flows.FailOpen
-}
-
-// verify checks that the script is still the one the trust store vouched
-// for: when its stat changed since the last check, it is hashed again.
-// It returns why not, or "".
-func (h *hook) verify() string {
-	if msg := h.args.verify(h.Identity.Files, h.TrustCommand(h.p.cfg.TrustStore, h.File)); msg != "" {
-		return msg
-	}
-	if h.Identity.Script == "" {
-		return "" // a shell line: its identity is the line, fixed at start
-	}
-	fi, err := os.Stat(h.Identity.Script)
-	if err != nil {
-		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
-	}
-	st := stampOf(fi)
-	h.mu.Lock()
-	same := st == h.stamp
-	h.mu.Unlock()
-	if same {
-		return ""
-	}
-	sum, st, err := hashFile(h.Identity.Script)
-	if err != nil {
-		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
-	}
-	if sum != h.Identity.SHA256 {
-		return fmt.Sprintf("its script %s changed since it was trusted (sha256 was %s, is %s), so it did not run; review it, then run: %s",
-			h.Identity.Script, h.Identity.SHA256, sum, h.TrustCommand(h.p.cfg.TrustStore, h.File))
-	}
-	h.mu.Lock()
-	h.stamp = st
-	h.mu.Unlock()
-	return ""
 }
 
 // apply carries out a hook's answer in the run.

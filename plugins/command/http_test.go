@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // An http hook POSTs the event's JSON and reads the response as a command
@@ -127,7 +128,7 @@ func TestHTTPHookTrust(t *testing.T) {
 	f.trust(cfg)
 	cfg.Settings = hooksFor("PreToolUse", "", command.Hook{Type: "http", RemoteHook: command.RemoteHook{URL: "https://hooks.example/other"}})
 	infos, err := command.Inspect(cfg)
-	if err != nil || len(infos) != 1 || infos[0].Trust != command.Untrusted {
+	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("Inspect: %v, %+v", err, infos)
 	}
 }
@@ -150,7 +151,7 @@ func TestUntrustedGoHookMessage(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			err := startErr(t, f.config(hooksFor("PreToolUse", "", tt.hook)))
-			if err == nil || strings.Contains(err.Error(), "-script") || !strings.Contains(err.Error(), "TrustStore.Trust") {
+			if err == nil || strings.Contains(err.Error(), "-script") || !strings.Contains(err.Error(), "Store.Trust") {
 				t.Errorf("Start: %v, want how to trust the hook from Go, and no -script", err)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,7 +93,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		logger = pc.Server.Logger()
 	}
 	p.log.Store(logger)
-	store, err := LoadTrustStore(cfg.TrustStore)
+	store, err := trust.Load(cfg.TrustStore)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	var regs []flows.Hook
 	promptContext := false
 	for _, c := range compiled {
-		if c.Trust != Trusted {
+		if c.Trust != trust.Trusted {
 			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, c.File)
 			if cfg.Untrusted == SkipUntrusted {
 				logger.Warn("command hook skipped: "+msg, "hook", c.Name, "where", c.Where)
@@ -208,17 +209,17 @@ func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
 	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
-	if h.Identity.Form == FormHTTP || h.Identity.Form == FormPrompt {
+	if h.Identity.Form == trust.FormHTTP || h.Identity.Form == trust.FormPrompt {
 		what = fmt.Sprintf("the %s, named %q,", h.Identity, h.Name)
 	}
 	state := "which is not in the trust store " + store
-	if h.Trust == Changed {
+	if h.Trust == trust.Changed {
 		state = "which changed since it was trusted in " + store
 	}
 	review := "review the script"
 	switch h.Identity.Form {
-	case FormScript:
-	case FormHTTP, FormPrompt:
+	case trust.FormScript:
+	case trust.FormHTTP, trust.FormPrompt:
 		review = "review the hook"
 	default:
 		review = "review the command"

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // A prompt hook asks the client's own model through MCP sampling, with
@@ -208,7 +209,7 @@ func TestPromptHookTrustKeys(t *testing.T) {
 	}
 	keys := map[string]bool{}
 	for _, h := range infos {
-		if h.Trust != command.Trusted {
+		if h.Trust != trust.Trusted {
 			t.Errorf("%s (%s) is %s after trusting every hook", h.Name, h.Identity.Script, h.Trust)
 		}
 		keys[h.Identity.Script] = true

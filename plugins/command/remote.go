@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // RemoteHook holds the fields of the hooks that run no process: an
@@ -54,7 +56,7 @@ func (d *decoder) remote(path, key string, v *node, r *RemoteHook) {
 
 // remote compiles an http or prompt hook, whose failure rule, name, "if"
 // and toolNames cp.hook has checked. Its identity for the trust store is
-// its definition ([FormHTTP], [FormPrompt]): an http hook's URL, headers
+// its definition ([trust.FormHTTP], [trust.FormPrompt]): an http hook's URL, headers
 // and allowed variables, a prompt hook's prompt and model; a changed
 // definition is "changed" until trusted again.
 func (cp *compiler) remote(ev Event, key, matcherText string, m matcher, h Hook, path string, src *source) (*compiled, []*ConfigError) {
@@ -142,9 +144,9 @@ func (cp *compiler) remote(ev Event, key, matcherText string, m matcher, h Hook,
 	// The store keys an entry by its "script": an http hook's URL; a
 	// prompt hook's event and name, once its name is final
 	// (compiler.promptIdentity).
-	c.Identity = Identity{Form: FormPrompt, Script: "prompt:" + key + "/" + c.Name, SHA256: hex.EncodeToString(sum[:])}
+	c.Identity = trust.Identity{Form: trust.FormPrompt, Script: "prompt:" + key + "/" + c.Name, SHA256: hex.EncodeToString(sum[:])}
 	if h.Type == "http" {
-		c.Identity.Form, c.Identity.Script = FormHTTP, "http:"+h.URL
+		c.Identity.Form, c.Identity.Script = trust.FormHTTP, "http:"+h.URL
 	}
 	if cp.store != nil {
 		c.Trust = cp.store.Status(c.Identity)

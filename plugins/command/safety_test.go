@@ -18,6 +18,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // A command is a program and its arguments: no shell, no shell syntax,
@@ -49,7 +50,7 @@ func TestCommandLine(t *testing.T) {
 		command string
 		script  string // the script it resolves to, when it is accepted
 		interp  bool   // it runs through an interpreter
-		form    command.Form
+		form    trust.Form
 		err     string
 	}{
 		{command: guard, script: guard},
@@ -60,7 +61,7 @@ func TestCommandLine(t *testing.T) {
 		{command: "python3 guard.py", script: f.path("guard.py"), interp: true},
 		{command: "./guard.sh", script: guard},
 		{command: "HOOK_ASK_CRITICAL=true A='b c' bash guard.sh", script: guard, interp: true},
-		{command: "cat guard.sh", script: realPath(t, "cat"), form: command.FormProgram},
+		{command: "cat guard.sh", script: realPath(t, "cat"), form: trust.FormProgram},
 		{command: "bash guard.sh; rm -rf /", err: `needs a shell: it holds a list of commands (";")`},
 		{command: "bash guard.sh | tee log", err: `needs a shell: it holds a pipeline ("|")`},
 		{command: "bash guard.sh > out", err: `needs a shell: it holds a redirection (">")`},

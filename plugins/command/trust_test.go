@@ -11,6 +11,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 const blockAll = bash + "echo 'blocked by the guard' >&2\nexit 2\n"
@@ -56,11 +57,11 @@ func TestUntrustedRefused(t *testing.T) {
 		}
 		// Trusting what the message names (as the command does) is enough.
 		_, interp, _ := strings.Cut(err.Error(), " -interpreter ")
-		id, ierr := command.IdentityOf(script, strings.TrimSpace(interp))
+		id, ierr := trust.IdentityOf(script, strings.TrimSpace(interp))
 		if ierr != nil {
 			t.Fatal(ierr)
 		}
-		if err := command.UpdateTrustStore(f.store, func(s *command.TrustStore) (bool, error) { return s.Trust(id, "", time.Now()), nil }); err != nil {
+		if err := trust.Update(f.store, func(s *trust.Store) (bool, error) { return s.Trust(id, "", time.Now()), nil }); err != nil {
 			t.Fatal(err)
 		}
 		if err := startErr(t, cfg); err != nil {
@@ -181,11 +182,11 @@ func TestTrustStoreShared(t *testing.T) {
 func TestTrustStore(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	id := command.Identity{Script: "/srv/hooks/guard.sh", SHA256: strings.Repeat("ab", 32), Interpreter: "/usr/bin/bash"}
+	id := trust.Identity{Script: "/srv/hooks/guard.sh", SHA256: strings.Repeat("ab", 32), Interpreter: "/usr/bin/bash"}
 	edited := id
 	edited.SHA256 = strings.Repeat("cd", 32)
-	err := command.UpdateTrustStore(f.store, func(s *command.TrustStore) (bool, error) {
-		if s.Status(id) != command.Untrusted {
+	err := trust.Update(f.store, func(s *trust.Store) (bool, error) {
+		if s.Status(id) != trust.Untrusted {
 			t.Errorf("empty store: %v", s.Status(id))
 		}
 		return s.Trust(id, "bash /srv/hooks/guard.sh", time.Unix(0, 0)), nil
@@ -197,19 +198,19 @@ func TestTrustStore(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("store file: %v, mode %v", err, fi.Mode())
 	}
-	s, err := command.LoadTrustStore(f.store)
+	s, err := trust.Load(f.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		id   command.Identity
-		want command.TrustStatus
-	}{{id, command.Trusted}, {edited, command.Changed}, {command.Identity{Script: id.Script, SHA256: id.SHA256}, command.Untrusted}} {
+		id   trust.Identity
+		want trust.Status
+	}{{id, trust.Trusted}, {edited, trust.Changed}, {trust.Identity{Script: id.Script, SHA256: id.SHA256}, trust.Untrusted}} {
 		if got := s.Status(tt.id); got != tt.want {
 			t.Errorf("Status(%+v) = %v, want %v", tt.id, got, tt.want)
 		}
 	}
-	if !s.Trust(edited, "", time.Now()) || len(s.Entries) != 1 || s.Status(id) != command.Changed {
+	if !s.Trust(edited, "", time.Now()) || len(s.Entries) != 1 || s.Status(id) != trust.Changed {
 		t.Errorf("trusting the edited script did not replace the old entry: %+v", s.Entries)
 	}
 	if got := s.Revoke("cdcdcdcd"); len(got) != 1 || len(s.Entries) != 0 {

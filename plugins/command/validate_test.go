@@ -1,11 +1,12 @@
 package command_test
 
 import (
-	"github.com/hookflow/hookflow/internal/configtest"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hookflow/hookflow/internal/configtest"
 
 	"github.com/hookflow/hookflow/plugins/command"
 )
