@@ -91,43 +91,47 @@ func (h *hook) run(c *flows.Context) error {
 	if err != nil {
 		return h.fail(c, FailStart, "encoding its input: "+err.Error())
 	}
-	var res *exited
-	switch h.hook.Type {
-	case "http":
-		res, err = h.post(c, stdin)
-	case "prompt":
-		dec, err := h.sample(c, stdin)
-		if err != nil || dec.asked {
-			return err
-		}
-		return h.apply(c, d, dec)
-	default:
-		res, err = h.exec(c, stdin)
-	}
-	if err != nil {
+	dec, err := h.kind.run(h, c, stdin)
+	if err != nil || dec.asked {
 		return err
 	}
+	return h.apply(c, d, dec)
+}
+
+// run runs the hook's process and reads its answer by its protocol.
+func (commandKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
+	res, err := h.exec(c, stdin)
+	if err != nil {
+		return decision{}, err
+	}
+	return h.decode(c, res)
+}
+
+// decode reads the answer of a hook that ran (a process, or a POST read
+// as one) by its protocol.
+func (h *hook) decode(c *flows.Context, res *exited) (decision, error) {
 	var dec decision
+	var err error
 	switch h.Protocol {
 	case OLLM:
 		if res.code != 0 {
-			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
 		}
 		var hookErr string
 		dec, hookErr, err = decodeOLLM(res.stdout)
 		if err == nil && hookErr != "" {
-			return h.fail(c, FailHookError, hookErr, res)
+			return dec, h.fail(c, FailHookError, hookErr, res)
 		}
 	default:
 		if res.code != 0 && res.code != 2 {
-			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
 		}
 		dec, err = decodeClaude(h.Event, res.code, res.stdout, res.stderr)
 	}
 	if err != nil {
-		return h.fail(c, FailBadOutput, err.Error(), res)
+		return dec, h.fail(c, FailBadOutput, err.Error(), res)
 	}
-	return h.apply(c, d, dec)
+	return dec, nil
 }
 
 // exec runs the process for one call, after the checks that may refuse

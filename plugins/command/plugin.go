@@ -144,7 +144,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	var prompted []string
 	for _, h := range p.hooks {
-		if h.hook.Type == "prompt" {
+		if _, ok := h.kind.(promptKind); ok {
 			prompted = append(prompted, h.Name)
 		}
 	}

@@ -26,6 +26,11 @@ type promptAnswer struct {
 	Reason *string `json:"reason"`
 }
 
+// run asks the client's model about the event.
+func (promptKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
+	return h.sample(c, stdin)
+}
+
 // parsePromptAnswer reads a model's answer strictly: one JSON object with
 // a boolean "ok" and, when ok is false, a non-empty "reason"; nothing
 // else, not even a code fence.
