@@ -104,25 +104,7 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 		if o.shell == "" {
 			return cl, fmt.Errorf("needs a shell: it holds %s. Hooks run without a shell unless the hook opts in: set \"shell\": true on it (or list it under the import's shell), and its trust covers the exact command line; or move the shell syntax into a script", w.shell)
 		}
-		cl.form, cl.path, cl.interpreter = trust.FormShell, o.shell, o.shell
-		cl.argv = []string{filepath.Base(o.shell), "-c", line}
-		for _, c := range w.commands {
-			if shellBuiltins[c] || c == "" {
-				continue
-			}
-			if strings.ContainsRune(c, '/') {
-				p := c
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(o.dir, p)
-				}
-				if _, err := os.Stat(p); err != nil {
-					cl.missing = append(cl.missing, c)
-				}
-			} else if _, err := exec.LookPath(c); err != nil {
-				cl.missing = append(cl.missing, c)
-			}
-		}
-		return cl, nil
+		return shellLine(line, w.commands, o), nil
 	}
 	cl.env = w.env
 	words := w.argv
@@ -172,6 +154,30 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 	cl.path, cl.interpreter, cl.script = interp, interp, script
 	cl.argv = append([]string{prog, script}, words[2:]...)
 	return cl, nil
+}
+
+// shellLine is line run by the shell; its missing are the programs of
+// commands it starts that the server does not have.
+func shellLine(line string, commands []string, o lineOptions) commandLine {
+	cl := commandLine{form: trust.FormShell, path: o.shell, interpreter: o.shell,
+		argv: []string{filepath.Base(o.shell), "-c", line}}
+	for _, c := range commands {
+		if shellBuiltins[c] || c == "" {
+			continue
+		}
+		if strings.ContainsRune(c, '/') {
+			p := c
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(o.dir, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				cl.missing = append(cl.missing, c)
+			}
+		} else if _, err := exec.LookPath(c); err != nil {
+			cl.missing = append(cl.missing, c)
+		}
+	}
+	return cl
 }
 
 // missingError is a command whose program is not installed.

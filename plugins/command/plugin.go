@@ -110,7 +110,6 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
-	promptContext := false
 	for _, c := range compiled {
 		if c.Trust != trust.Trusted {
 			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, c.File)
@@ -125,11 +124,28 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		p.hooks = append(p.hooks, h)
 		regs = append(regs, flows.Hook{Flow: c.Event.Flow(), Stage: c.Event.Stage(), Priority: cfg.Priority, Name: c.Name, Fn: h.run,
 			OnFailure: h.registered()})
-		promptContext = promptContext || c.Event == UserPromptSubmit
 	}
 	if len(untrusted) > 0 {
 		return errors.Join(untrusted...)
 	}
+	regs = append(regs, p.checkHooks(logger)...)
+	if err := pc.Hook(regs...); err != nil {
+		return err
+	}
+	owner := pc.Scope.Path()
+	for _, h := range p.hooks {
+		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
+	}
+	return nil
+}
+
+// checkHooks are the plugin's hooks beside the command hooks: the
+// warnings of tool matchers that select no tool and of clients without
+// sampling for prompt hooks, and the context UserPromptSubmit hooks add
+// to a prompt.
+func (p *Plugin) checkHooks(logger *slog.Logger) []flows.Hook {
+	cfg := p.cfg
+	var regs []flows.Hook
 	if tools := toolMatchers(p.hooks); len(tools) > 0 {
 		var once sync.Once
 		regs = append(regs, flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: cfg.Priority,
@@ -154,18 +170,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
 	}
-	if promptContext {
+	if slices.ContainsFunc(p.hooks, func(h *hook) bool { return h.Event == UserPromptSubmit }) {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "prompt-context", Fn: appendPromptContext})
 	}
-	if err := pc.Hook(regs...); err != nil {
-		return err
-	}
-	owner := pc.Scope.Path()
-	for _, h := range p.hooks {
-		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
-	}
-	return nil
+	return regs
 }
 
 // toolMatchers returns the hooks of tool events whose matcher selects
