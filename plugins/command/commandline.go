@@ -243,11 +243,10 @@ func resolveInterpreters(names []string) (map[string]string, error) {
 		if err != nil {
 			continue
 		}
-		fi, err := os.Stat(real)
-		if err != nil {
+		if _, err := os.Stat(real); err != nil {
 			continue
 		}
-		if err := trust.NotShared(real, fi); err != nil {
+		if _, err := trust.CheckFile(real, true); err != nil {
 			return nil, fmt.Errorf("Interpreters: %s: %v", n, err)
 		}
 		out[n] = p

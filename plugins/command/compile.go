@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
@@ -20,7 +20,7 @@ type compiled struct {
 	match matcher
 	kind  kind
 	cl    commandLine
-	hook  Hook
+	hook  settings.Hook
 	// pin re-checks the files a command's identity vouches for; nil for
 	// an http or prompt hook.
 	pin *trust.Pinned
@@ -81,9 +81,9 @@ func compile(cfg Config, store *trust.Store, warn func(msg string, args ...any))
 func (cp *compiler) lenient(src *source, err error) error {
 	var keep []error
 	for _, e := range unwrapAll(err) {
-		var ce *ConfigError
+		var ce *settings.ConfigError
 		if errors.As(e, &ce) && entryPath(ce.Path) != "" {
-			cp.warn("command hooks: entry skipped (lenient): "+ce.Error(), "where", ce.location())
+			cp.warn("command hooks: entry skipped (lenient): "+ce.Error(), "where", location(ce))
 			continue
 		}
 		keep = append(keep, e)
@@ -146,21 +146,21 @@ func skipBad(src *source, path string) bool {
 }
 
 // add compiles the hooks of one source, whose project directory is dir.
-func (cp *compiler) add(s Settings, src *source, dir string) {
-	fail := func(path string, e *ConfigError) {
+func (cp *compiler) add(s settings.Settings, src *source, dir string) {
+	fail := func(path string, e *settings.ConfigError) {
 		if src.opts.lenient {
-			cp.warn("command hooks: entry skipped (lenient): "+e.Error(), "where", e.location())
+			cp.warn("command hooks: entry skipped (lenient): "+e.Error(), "where", location(e))
 			return
 		}
 		cp.errs = append(cp.errs, e)
 	}
 	names := map[string]bool{}
-	for _, key := range s.sortedKeys() {
-		ev, known := ParseEvent(key)
+	for _, key := range sortedKeys(s) {
+		ev, known := settings.ParseEvent(key)
 		path := "hooks." + key
 		if !ev.Valid() {
 			if known {
-				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", src.errorf(path, "").location())
+				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", location(src.errorf(path, "")))
 				continue
 			}
 			hint := ""
@@ -239,7 +239,7 @@ func (cp *compiler) promptIdentity(c *compiled) {
 // file's order.
 func joinInOrder(errs []error) error {
 	slices.SortStableFunc(errs, func(a, b error) int {
-		var ca, cb *ConfigError
+		var ca, cb *settings.ConfigError
 		if !errors.As(a, &ca) || !errors.As(b, &cb) || ca.File != cb.File {
 			return 0
 		}
@@ -249,12 +249,12 @@ func joinInOrder(errs []error) error {
 }
 
 func suggestEvent(key string) (string, bool) {
-	return suggest.Closest(key, eventKeys())
+	return settings.Suggest(key)
 }
 
 // location returns the error's position, "file:line:col" or the path in
 // Config.Settings.
-func (e *ConfigError) location() string {
+func location(e *settings.ConfigError) string {
 	if e.File != "" {
 		return fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
 	}
@@ -265,20 +265,20 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // hook compiles one hook of src at path: what every kind shares (its
 // failure rule, name, "if" rule and toolNames), then its kind's own.
-func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, path string, src *source, dir string) (*compiled, []*ConfigError) {
+func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, h settings.Hook, path string, src *source, dir string) (*compiled, []*settings.ConfigError) {
 	p := &problems{src: src, path: path}
 	// The hook's rule, else its file's (fail_closed), else the
 	// configuration's: the agents' rule unless FailClosed.
 	if !h.OnFailure.Valid() {
 		p.bad("onFailure", "unknown failure rule %d", h.OnFailure)
-	} else if h.OnFailure == RuleDefault {
-		h.OnFailure = RuleDefault.resolve(src.opts.failClosed || cp.cfg.FailClosed)
+	} else if h.OnFailure == settings.RuleDefault {
+		h.OnFailure = resolveRule(settings.RuleDefault, src.opts.failClosed || cp.cfg.FailClosed)
 	}
 	if h.Name != "" && !namePattern.MatchString(h.Name) {
 		p.bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
 	}
 	if src.file == "" { // a file's toolNames were checked as they were read
-		for _, pr := range h.ToolNames.check() {
+		for _, pr := range checkToolNames(h.ToolNames) {
 			p.bad("toolNames."+pr.path, "%s", pr.msg)
 		}
 	}
@@ -290,7 +290,7 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		m.cond = cond
 	}
 	s := &site{ev: ev, key: key, matcherText: matcherText, match: m, hook: h, path: path, src: src, dir: dir,
-		failClosed: h.OnFailure == RuleClosed, kind: kindOf(h.Type)}
+		failClosed: h.OnFailure == settings.RuleClosed, kind: kindOf(h.Type)}
 	c := s.kind.compile(cp, s, p)
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -310,7 +310,7 @@ func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
 		return nil
 	}
 	checkLimits(h, p)
-	if h.Protocol != Claude && h.Protocol != OLLM {
+	if h.Protocol != settings.Claude && h.Protocol != settings.OLLM {
 		p.bad("protocol", "unknown protocol %d", h.Protocol)
 	}
 	for k, v := range h.Env {
@@ -338,7 +338,7 @@ func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
 }
 
 // checkLimits checks the limits every kind of hook has.
-func checkLimits(h Hook, p *problems) {
+func checkLimits(h settings.Hook, p *problems) {
 	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
 		p.bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
 	}
@@ -376,7 +376,7 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl commandLine, ok bool) 
 	switch {
 	case errors.As(err, &missing) && !s.failClosed:
 		cp.warn("command hooks: a program the hook needs is missing, so the hook is left out; in the agent it would fail on every call, without blocking: "+missing.Error(),
-			"hook", cmp.Or(h.Name, s.path), "where", src.errorf(s.path, "").location())
+			"hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
 		return cl, false
 	case err != nil:
 		p.bad("command", "%v", err)
@@ -386,7 +386,7 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl commandLine, ok bool) 
 		if s.failClosed {
 			p.bad("command", "%s (failClosed)", msg)
 		} else {
-			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(h.Name, s.path), "where", src.errorf(s.path, "").location())
+			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
 		}
 	}
 	return cl, true

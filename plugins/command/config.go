@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/priority"
 )
@@ -25,13 +26,15 @@ const (
 	DefaultMaxConcurrent  = 8
 )
 
-// DefaultInterpreters are the interpreters a command may name without a
-// path when [Config.Interpreters] is nil.
-var DefaultInterpreters = []string{"bash", "sh", "python3", "node"}
-
-// DefaultEnv are the variables of the server's environment that hooks get
-// when [Config.EnvAllow] is nil. Everything else is left out.
-var DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+// The defaults of the lists of a [Config].
+var (
+	// DefaultInterpreters are the interpreters a command may name without
+	// a path when [Config.Interpreters] is nil.
+	DefaultInterpreters = []string{"bash", "sh", "python3", "node"}
+	// DefaultEnv are the variables of the server's environment that hooks
+	// get when [Config.EnvAllow] is nil. Everything else is left out.
+	DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+)
 
 // Config configures the command-hook plugin. Hooks come from a settings
 // file ([Config.SettingsFile]), a Go value ([Config.Settings]), or both
@@ -60,7 +63,7 @@ type Config struct {
 	Imports []Import `yaml:"imports"`
 	// Settings are hooks given as a Go value, in the same format. Go-only:
 	// a configuration file names a settings file instead.
-	Settings Settings `yaml:"-"`
+	Settings settings.Settings `yaml:"-"`
 	// Dir is the project directory: the hooks' working directory, the
 	// value of $CLAUDE_PROJECT_DIR in commands and environments, and where
 	// relative script paths start. The default is the settings file's
@@ -109,13 +112,13 @@ type Config struct {
 	AgentToolNames bool `yaml:"agent_tool_names"`
 	// ToolNames maps the server's tools to the names the hooks' scripts
 	// and matchers expect, for every hook. For example, run_command can
-	// be Bash with its argument cmd as command (see [ToolNames]); a
+	// be Bash with its argument cmd as command (see [settings.ToolNames]); a
 	// hook's own toolNames entry for a tool replaces this one. Default
 	// none.
-	ToolNames ToolNames `yaml:"tool_names"`
+	ToolNames settings.ToolNames `yaml:"tool_names"`
 	// FailClosed makes every failure of a hook that sets no rule of its
-	// own block the call ([RuleClosed]). Default false: such hooks follow
-	// the agents' rule ([RuleAgent]), under which only a decision blocks.
+	// own block the call ([settings.RuleClosed]). Default false: such hooks follow
+	// the agents' rule ([settings.RuleAgent]), under which only a decision blocks.
 	FailClosed bool `yaml:"fail_closed"`
 	// Priority is the priority of the plugin's hooks, in [priority.Min,
 	// priority.Max] (default 0: after auth and rate limits, before the
@@ -152,7 +155,7 @@ func (c Config) Validate() error {
 		if (imp.File == "") == (imp.Plugin == "") {
 			bad(f, "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both")
 		}
-		if imp.Agent > AgentGemini {
+		if imp.Agent > settings.AgentGemini {
 			bad(f+".agent", "unknown agent %v", imp.Agent)
 		}
 		for j, n := range imp.Shell {
@@ -186,7 +189,7 @@ func (c Config) Validate() error {
 	if c.AgentToolNames && c.ServerName == "" {
 		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
 	}
-	for _, pr := range c.ToolNames.check() {
+	for _, pr := range checkToolNames(c.ToolNames) {
 		bad("tool_names."+pr.path, "%s", pr.msg)
 	}
 	if err := priority.Check(c.Priority); err != nil {
@@ -305,7 +308,7 @@ func projectDir(settingsFile string) string {
 type HookInfo struct {
 	// Event is the hook's event; Key is the settings key that named it
 	// (the event's name or an alias), sent to the hook as its event name.
-	Event Event
+	Event settings.Event
 	Key   string
 	// Matcher is the group's matcher as written.
 	Matcher string
@@ -329,8 +332,8 @@ type HookInfo struct {
 	// Path is the hook's path in the settings, e.g. hooks.PreToolUse[0].hooks[1].
 	Path string
 	// Protocol and OnFailure are the hook's.
-	Protocol  Protocol
-	OnFailure FailureRule
+	Protocol  settings.Protocol
+	OnFailure settings.FailureRule
 	// Identity is what the trust store must vouch for; Trust is what it
 	// says.
 	Identity trust.Identity

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
@@ -39,8 +40,8 @@ fi
 
 	// snippet:start config
 	cfg := command.Config{
-		Settings: command.Settings{
-			"PreToolUse": {{Matcher: "delete", Hooks: []command.Hook{{Command: guard, Timeout: 5 * time.Second}}}},
+		Settings: settings.Settings{
+			"PreToolUse": {{Matcher: "delete", Hooks: []settings.Hook{{Command: guard, Timeout: 5 * time.Second}}}},
 		},
 		TrustStore: filepath.Join(dir, "trusted-hooks.json"),
 	}

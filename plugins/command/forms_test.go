@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
@@ -17,12 +18,12 @@ func TestCommandForms(t *testing.T) {
 	f.script("guard.sh", bash+`[ "$HOOK_ASK_CRITICAL" = true ] && { echo "prefix reached the script" >&2; exit 2; }; exit 0`+"\n")
 	tests := []struct {
 		name string
-		hook command.Hook
+		hook settings.Hook
 		want string // the block's reason
 	}{
-		{"shell line", command.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: true}, "piped: blocked"},
-		{"env prefix", command.Hook{Command: "HOOK_ASK_CRITICAL=true bash guard.sh"}, "prefix reached the script"},
-		{"program on PATH", command.Hook{Command: `sh -c 'echo "program: blocked" >&2; exit 2'`}, "program: blocked"},
+		{"shell line", settings.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: true}, "piped: blocked"},
+		{"env prefix", settings.Hook{Command: "HOOK_ASK_CRITICAL=true bash guard.sh"}, "prefix reached the script"},
+		{"program on PATH", settings.Hook{Command: `sh -c 'echo "program: blocked" >&2; exit 2'`}, "program: blocked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,12 +40,12 @@ func TestCommandForms(t *testing.T) {
 func TestShellLineTrust(t *testing.T) {
 	f := newFixture(t)
 	line := `echo '{}' | cat`
-	f.trust(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
-	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
+	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
+	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
 	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Trusted || infos[0].Identity.Form != trust.FormShell {
 		t.Fatalf("trusted line: %+v, %v", infos, err)
 	}
-	changed := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line + " | cat", Shell: true}))
+	changed := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line + " | cat", Shell: true}))
 	infos, err = command.Inspect(changed)
 	if err != nil || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("changed line: %+v, %v", infos, err)
@@ -61,10 +62,10 @@ func TestTrustSurvivesCheckout(t *testing.T) {
 	f := newFixture(t)
 	body := bash + "exit 0\n"
 	f.script("guard.sh", body)
-	f.trust(f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash guard.sh"})))
+	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash guard.sh"})))
 	other := newFixture(t)
 	other.script("guard.sh", body)
-	cfg := other.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash guard.sh"}))
+	cfg := other.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash guard.sh"}))
 	cfg.TrustStore = f.store
 	infos, err := command.Inspect(cfg)
 	if err != nil || infos[0].Trust != trust.Trusted || infos[0].Identity.Script != other.path("guard.sh") {
@@ -83,11 +84,11 @@ func TestTrustSurvivesCheckout(t *testing.T) {
 func TestRunnerOptIn(t *testing.T) {
 	f := newFixture(t)
 	realPath(t, "go") // a runner every machine that runs these tests has
-	refused := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "go run example.com/guard@latest"}))
+	refused := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "go run example.com/guard@latest"}))
 	if _, err := command.Inspect(refused); err == nil || !strings.Contains(err.Error(), `allow it explicitly with "runner": true`) {
 		t.Fatalf("Inspect error %v", err)
 	}
-	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: "go run example.com/guard@latest", Runner: true})))
+	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "go run example.com/guard@latest", Runner: true})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestCommandWords(t *testing.T) {
 	f.script("argv.sh", bash+`printf '%s\n' "$@" > "$CLAUDE_PROJECT_DIR/argv.txt"; printf '%s' "$MODE" > "$CLAUDE_PROJECT_DIR/mode.txt"`+"\n")
 	line := `MODE='a b' bash argv.sh 'single $X' "double \"q\" \$HOME" back\ slash ~/notes "$CLAUDE_PROJECT_DIR"/x pre${EXTRA}post con\
 tinued 'a'"b"c`
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line}))
 	cfg.Env = map[string]string{"EXTRA": "-mid-"}
 	cfg.EnvAllow = []string{"PATH", "HOME"}
 	s := f.serve(cfg)
@@ -131,7 +132,7 @@ func TestCommandBounds(t *testing.T) {
 	f := newFixture(t)
 	f.script("guard.sh", bash+"exit 0\n")
 	long := "bash guard.sh " + strings.Repeat("a", 100<<10)
-	if _, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: long}))); err == nil ||
+	if _, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: long}))); err == nil ||
 		!strings.Contains(err.Error(), "more than the 65536 a command may have") {
 		t.Errorf("a 100 KB line: %v", err)
 	}
@@ -153,7 +154,7 @@ func TestCommandBounds(t *testing.T) {
 func TestProgramFilesTrust(t *testing.T) {
 	f := newFixture(t)
 	f.script("guard.sh", "exit 0\n")
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "sh guard.sh"}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "sh guard.sh"}))
 	cfg.Interpreters = []string{"bash"}
 	s := f.serve(cfg)
 	infos, err := command.Inspect(cfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // hook is one command hook, ready to run.
@@ -23,7 +24,7 @@ type hook struct {
 	p  *Plugin
 	id string // the hookflow hook ID, set after registration
 	// rule is the hook's failure rule, resolved (never RuleDefault).
-	rule FailureRule
+	rule settings.FailureRule
 	// tools maps the server's tools to the names the script expects.
 	tools toolMap
 
@@ -38,7 +39,7 @@ type hook struct {
 func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	cfg := p.cfg
 	env := maps.Clone(base)
-	if c.Event == SessionStart {
+	if c.Event == settings.SessionStart {
 		// SessionStart hooks may write variables for the agent's later
 		// Bash commands there; a server runs none, so they go nowhere.
 		env["CLAUDE_ENV_FILE"] = os.DevNull
@@ -47,7 +48,7 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
-		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
+		compiled: c, p: p, rule: resolveRule(c.hook.OnFailure, cfg.FailClosed),
 		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
@@ -113,7 +114,7 @@ func (h *hook) decode(c *flows.Context, res *exited) (decision, error) {
 	var dec decision
 	var err error
 	switch h.Protocol {
-	case OLLM:
+	case settings.OLLM:
 		if res.code != 0 {
 			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
 		}
@@ -227,29 +228,29 @@ func (h *hook) admit(c *flows.Context) error {
 // engine applies the hook's policy (FailClosed fails the run, FailOpen
 // records the failure in the run's Failures and goes on).
 //
-// The hookflow hook of a hook whose rule is not [RuleClosed] is
+// The hookflow hook of a hook whose rule is not [settings.RuleClosed] is
 // registered fail-open: a failure its rule lets through is returned and
 // the engine records it in the run's Failures (which the audit plugin
 // records and the otel plugin counts as hookflow.hook.failed_open); one
 // that blocks aborts the run.
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
-		Policy: h.rule.policy(kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+		Policy: rulePolicy(h.rule, kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	if len(res) > 0 && res[0] != nil {
 		f.ExitCode, f.Took = res[0].code, res[0].took
 		f.Stderr = tail(res[0].stderr, 1024)
 	}
 	h.p.record(c, f)
-	if f.Policy == flows.FailClosed && h.rule != RuleClosed {
+	if f.Policy == flows.FailClosed && h.rule != settings.RuleClosed {
 		return c.Abort(&f)
 	}
 	return &f
 }
 
 // registered is the failure policy of h's hookflow hook: fail-closed for
-// [RuleClosed], else fail-open, and fail reads the rule per failure.
+// [settings.RuleClosed], else fail-open, and fail reads the rule per failure.
 func (h *hook) registered() flows.FailurePolicy {
-	if h.rule == RuleClosed {
+	if h.rule == settings.RuleClosed {
 		return flows.FailClosed
 	}
 	return flows.FailOpen
@@ -268,12 +269,12 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 	if dec.block {
 		reason := cmpOr(dec.reason, fmt.Sprintf("blocked by command hook %q", h.Name))
 		switch h.Event {
-		case PostToolUse, PostToolUseFailure:
+		case settings.PostToolUse, settings.PostToolUseFailure:
 			// As in the agents: the tool ran, its result stands, and the
 			// reason is fed to the model. A hook withholds a result with
 			// "continue": false, or replaces it with updatedToolOutput.
 			dec.context = append(dec.context, reason)
-		case SessionStart:
+		case settings.SessionStart:
 			h.p.logger().Warn("command hook: SessionStart hooks cannot block; the session starts", "hook", h.id, "reason", reason)
 			_ = framework.Log(c, "warning", map[string]string{"hook": h.Name, "message": reason})
 		default:
@@ -286,7 +287,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 		old := d.fields["tool_input"]
 		maps.Copy(d.fields, dec.data)
-		if nu, ok := dec.data["tool_input"]; ok && h.Event == PreToolUse && !bytes.Equal(nu, old) {
+		if nu, ok := dec.data["tool_input"]; ok && h.Event == settings.PreToolUse && !bytes.Equal(nu, old) {
 			if !isObject(nu) {
 				return h.fail(c, FailBadOutput, `"data.tool_input" must be an object: the tool's new arguments`)
 			}
@@ -294,7 +295,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.input != nil {
-		if h.Event != PreToolUse {
+		if h.Event != settings.PreToolUse {
 			h.p.logger().Debug("command hook: updatedInput applies to PreToolUse only; ignored", "hook", h.id)
 		} else {
 			dec.input = h.tools.output(d.tool, dec.input)
@@ -305,7 +306,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.ask {
-		if h.Event != PreToolUse {
+		if h.Event != settings.PreToolUse {
 			return h.fail(c, FailBadOutput, `"ask" applies to PreToolUse only`)
 		}
 		asked, err := h.ask(c, dec.askReason)
@@ -319,7 +320,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.output != nil {
-		if h.Event != PostToolUse {
+		if h.Event != settings.PostToolUse {
 			h.p.logger().Debug("command hook: updatedToolOutput applies to PostToolUse only; ignored", "hook", h.id)
 		} else {
 			res, err := toolResult(dec.output)
@@ -360,16 +361,16 @@ func toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 // addContext puts text where the event's context goes.
 func (h *hook) addContext(c *flows.Context, text string) error {
 	switch h.Event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 		return framework.AddContext(c, text)
-	case SessionStart:
+	case settings.SessionStart:
 		switch res := c.Output().(type) {
 		case *mcp.InitializeResult:
 			res.Instructions = joinText(res.Instructions, text)
 		case *mcp.DiscoverResult:
 			res.Instructions = joinText(res.Instructions, text)
 		}
-	case UserPromptSubmit:
+	case settings.UserPromptSubmit:
 		texts, _ := promptContextKey.Get(c)
 		promptContextKey.Set(c, append(texts, text))
 	default:

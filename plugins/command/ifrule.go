@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"mvdan.cc/sh/v3/pattern"
 )
 
@@ -65,9 +66,9 @@ var pathFields = []string{"file_path", "notebook_path", "path"}
 // parseIf reads a hook's "if" condition for event ev. A form the
 // reference does not document for the tool is refused, rather than
 // guessed at.
-func parseIf(s string, ev Event) (*ifRule, error) {
+func parseIf(s string, ev settings.Event) (*ifRule, error) {
 	switch ev {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 	default:
 		return nil, fmt.Errorf("applies to tool events only, not %s", ev)
 	}

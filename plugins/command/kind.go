@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // kind is what a hook of one "type" runs when its matcher selects a call:
@@ -59,11 +60,11 @@ func (r refusedKind) run(*hook, *flows.Context, []byte) (decision, error) {
 
 // site is one hook of a settings source, where compile meets it.
 type site struct {
-	ev          Event
+	ev          settings.Event
 	key         string // the settings key of its event
 	matcherText string // its group's matcher, as written
 	match       matcher
-	hook        Hook
+	hook        settings.Hook
 	path        string // e.g. hooks.PreToolUse[0].hooks[1]
 	src         *source
 	dir         string // its file's project directory
@@ -75,7 +76,7 @@ type site struct {
 type problems struct {
 	src  *source
 	path string
-	errs []*ConfigError
+	errs []*settings.ConfigError
 }
 
 // bad records a problem with the hook's setting field ("" for the hook).
@@ -93,7 +94,7 @@ func (s *site) compiled() *compiled {
 	c := &compiled{match: s.match, hook: h, kind: s.kind}
 	c.Event, c.Key, c.Matcher, c.Path = s.ev, s.key, s.matcherText, s.path
 	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, s.src.file, h.Description, h.Timeout
-	c.Where = s.src.errorf(s.path, "").location()
+	c.Where = location(s.src.errorf(s.path, ""))
 	if s.src.file != "" {
 		c.trustArgs = s.src.opts.trustArgs(s.src.file)
 	}

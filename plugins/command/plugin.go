@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -170,7 +171,7 @@ func (p *Plugin) checkHooks(logger *slog.Logger) []flows.Hook {
 		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
 	}
-	if slices.ContainsFunc(p.hooks, func(h *hook) bool { return h.Event == UserPromptSubmit }) {
+	if slices.ContainsFunc(p.hooks, func(h *hook) bool { return h.Event == settings.UserPromptSubmit }) {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "prompt-context", Fn: appendPromptContext})
 	}
@@ -183,7 +184,7 @@ func toolMatchers(hooks []*hook) []*hook {
 	var out []*hook
 	for _, h := range hooks {
 		switch h.Event {
-		case PreToolUse, PostToolUse, PostToolUseFailure:
+		case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 			if !h.match.all || h.match.cond != nil {
 				out = append(out, h)
 			}

@@ -10,34 +10,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
-// RemoteHook holds the fields of the hooks that run no process: an
-// "http" hook POSTs the event's JSON to URL and reads the answer from the
-// response's body, as a command hook's stdout; a "prompt" hook asks the
-// client's model, through MCP sampling, to judge the event by Prompt.
-type RemoteHook struct {
-	// URL is where an http hook POSTs: an absolute http or https URL.
-	// Redirects to another host are refused; https certificates are
-	// verified.
-	URL string
-	// Headers are the http hook's request headers. A value may name
-	// variables of the server's environment, $NAME or ${NAME}, and only
-	// those in AllowedEnvVars are filled in; any other is left empty.
-	Headers map[string]string
-	// AllowedEnvVars are the variables Headers may name.
-	AllowedEnvVars []string
-	// Prompt is a prompt hook's instruction to the model. $ARGUMENTS in
-	// it is replaced by the event's JSON; without it, the JSON follows
-	// the prompt.
-	Prompt string
-	// Model is a prompt hook's model, passed to the client as a hint.
-	Model string
-}
-
 // remote reads the keys of http and prompt hooks.
-func (d *decoder) remote(path, key string, v *node, r *RemoteHook) {
+func (d *decoder) remote(path, key string, v *node, r *settings.RemoteHook) {
 	switch key {
 	case "url":
 		r.URL = d.str(path, v)
@@ -105,7 +83,7 @@ func (promptKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	if strings.TrimSpace(h.Prompt) == "" {
 		p.bad("prompt", "is missing: a prompt hook asks the model with a prompt")
 	}
-	if s.ev == SessionStart {
+	if s.ev == settings.SessionStart {
 		p.bad("type", "a prompt hook cannot run at SessionStart: a client cannot be asked anything before its session is initialized")
 	}
 	return cp.remote(s, p, []string{"prompt", h.Prompt, h.Model}, trust.FormPrompt, "prompt: "+excerptText(h.Prompt, 60))
@@ -113,11 +91,11 @@ func (promptKind) compile(cp *compiler, s *site, p *problems) *compiled {
 
 // remoteChecks checks what an http or a prompt hook may not have: what
 // only a process has.
-func remoteChecks(h Hook, p *problems) {
+func remoteChecks(h settings.Hook, p *problems) {
 	if h.Command != "" {
 		p.bad("command", "an %s hook has no command", h.Type)
 	}
-	if h.Protocol != Claude {
+	if h.Protocol != settings.Claude {
 		p.bad("protocol", "an %s hook answers as the agents' hooks do: protocol must be claude", h.Type)
 	}
 	checkLimits(h, p)
@@ -138,7 +116,7 @@ func (cp *compiler) remote(s *site, p *problems, def []string, form trust.Form, 
 	}
 	h := s.hook
 	c := s.compiled()
-	c.Protocol, c.Name, c.Command = Claude, cmpOr(h.Name, h.Type), command
+	c.Protocol, c.Name, c.Command = settings.Claude, cmpOr(h.Name, h.Type), command
 	b, _ := json.Marshal(def)
 	sum := sha256.Sum256(b)
 	// The store keys an entry by its "script": an http hook's URL; a

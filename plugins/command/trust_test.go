@@ -11,6 +11,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
@@ -31,16 +32,16 @@ func TestUntrustedRefused(t *testing.T) {
 	f := newFixture(t)
 	script := f.script("guard.sh", blockAll)
 	t.Run("settings file", func(t *testing.T) {
-		settings := f.path("settings.json")
-		if err := os.WriteFile(settings, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "`+script+`"}]}]}}`), 0o644); err != nil {
+		settingsFile := f.path("settings.json")
+		if err := os.WriteFile(settingsFile, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "`+script+`"}]}]}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := startErr(t, command.Config{SettingsFile: settings, TrustStore: f.store})
+		err := startErr(t, command.Config{SettingsFile: settingsFile, TrustStore: f.store})
 		for _, want := range []string{
-			settings + ":1:38: ", // the hook object
+			settingsFile + ":1:38: ", // the hook object
 			`command hook "guard" runs ` + script + " (sha256 ",
 			"which is not in the trust store " + f.store,
-			"review the script, then run: hookflow hooks trust -store " + f.store + " " + settings,
+			"review the script, then run: hookflow hooks trust -store " + f.store + " " + settingsFile,
 		} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Start error %v\nwant it to contain %q", err, want)
@@ -48,7 +49,7 @@ func TestUntrustedRefused(t *testing.T) {
 		}
 	})
 	t.Run("Go settings", func(t *testing.T) {
-		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash " + script}))
+		cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash " + script}))
 		err := startErr(t, cfg)
 		want := "Config.Settings: hooks.PreToolUse[0].hooks[0]: command hook \"guard\" runs " + script
 		if err == nil || !strings.Contains(err.Error(), want) ||
@@ -74,7 +75,7 @@ func TestUntrustedRefused(t *testing.T) {
 func TestUntrustedSkipped(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: f.script("guard.sh", blockAll)}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: f.script("guard.sh", blockAll)}))
 	cfg.Untrusted = command.SkipUntrusted
 	s := f.serveUntrusted(cfg)
 	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
@@ -94,12 +95,12 @@ func TestTrustIdentity(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	script := f.script("guard.sh", blockAll)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash " + script}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash " + script}))
 	f.trust(cfg)
 	if err := startErr(t, cfg); err != nil {
 		t.Fatalf("trusted hook refused: %v", err)
 	}
-	other := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "sh " + script}))
+	other := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "sh " + script}))
 	if err := startErr(t, other); err == nil || !strings.Contains(err.Error(), "which is not in the trust store") {
 		t.Errorf("the script run by sh was trusted: %v", err)
 	}
@@ -119,13 +120,13 @@ func TestEditedWhileRunning(t *testing.T) {
 	t.Parallel()
 	// The agents' rule keeps a changed script closed: a caller cannot get
 	// past a guard by what it provokes.
-	for _, rule := range []command.FailureRule{command.RuleAgent, command.RuleClosed, command.RuleOpen} {
+	for _, rule := range []settings.FailureRule{settings.RuleAgent, settings.RuleClosed, settings.RuleOpen} {
 		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			body := bash + `echo ran >> "$CLAUDE_PROJECT_DIR/runs"` + "\n"
 			script := f.script("guard.sh", body)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: rule})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, OnFailure: rule})))
 			if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
 				t.Fatal(r.Text())
 			}
@@ -134,7 +135,7 @@ func TestEditedWhileRunning(t *testing.T) {
 			}
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			trusted, edited := sha256Hex(body), sha256Hex(body+"# edited\n")
-			if rule != command.RuleOpen {
+			if rule != settings.RuleOpen {
 				r.WantToolError("a command hook is not trusted: the operator must review it")
 				for _, secret := range []string{script, f.dir, trusted, edited, trusted[:16], edited[:16], f.store} {
 					if strings.Contains(r.Text(), secret) {
@@ -169,7 +170,7 @@ func TestEditedWhileRunning(t *testing.T) {
 func TestTrustStoreShared(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: f.script("guard.sh", blockAll)}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: f.script("guard.sh", blockAll)}))
 	f.trust(cfg)
 	if err := os.Chmod(f.store, 0o666); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func CheckFile(path string, exe bool) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("runs %s, which is not a regular file", path)
 	}
-	if err := NotShared(real, fi); err != nil {
+	if err := notShared(real, fi); err != nil {
 		return "", fmt.Errorf("%w%s", err, umaskHint)
 	}
 	// Whoever may write the directory may replace the file.
@@ -49,9 +49,9 @@ func CheckFile(path string, exe bool) (string, error) {
 // as a clone made under umask 002 is.
 const umaskHint = " (a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"
 
-// NotShared refuses a file that others than its owner may write: anyone
+// notShared refuses a file that others than its owner may write: anyone
 // who can change it could change what the server runs.
-func NotShared(path string, fi fs.FileInfo) error {
+func notShared(path string, fi fs.FileInfo) error {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s is writable by its group or others (mode %v): anyone who can edit it decides what the server runs; chmod go-w %s", path, fi.Mode().Perm(), path)
 	}

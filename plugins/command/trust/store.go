@@ -92,7 +92,7 @@ func Load(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trust store: %w", err)
 	}
-	if err := NotShared(path, fi); err != nil {
+	if err := notShared(path, fi); err != nil {
 		return nil, fmt.Errorf("trust store: %w", err)
 	}
 	data, err := io.ReadAll(f)
