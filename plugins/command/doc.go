@@ -8,7 +8,9 @@
 //
 // The guide is docs/command-hooks.md: the events and where each runs, the
 // input and output contract, failures, the safety model and the trust
-// workflow. This doc says what the Go API adds to it.
+// workflow. This doc says what the Go API adds to it. The settings'
+// values are package [settings]'s (plugins/command/settings), the trust
+// store package [trust]'s (plugins/command/trust).
 //
 // # Configuration
 //
@@ -67,8 +69,8 @@
 // # Processes
 //
 // No shell runs unless the hook opts in ([settings.Hook.Shell]): the command is
-// split into words once, at Attach, by a shell-words parser that says
-// what needs a shell, and its program resolved to an absolute path. Each run starts the process in
+// parsed once, at Attach, by bash's grammar (mvdan.cc/sh/v3/syntax), which
+// says what needs a shell, and its program resolved to an absolute path. Each run starts the process in
 // its own group with the request's data on stdin, a scrubbed environment
 // and the project directory as working directory; it is killed (SIGTERM,
 // then SIGKILL after [Config.KillGrace]) on timeout, on the request's

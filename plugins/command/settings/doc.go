@@ -8,7 +8,7 @@
 // The command-hook plugin (plugins/command) reads settings files into
 // these values and runs their hooks; a program that writes or lists
 // settings (cmd/hookflow) and a plugin's Go configuration use them too.
-// It imports flows for the events' places only, and no other hookflow
-// package: anyone may import it. Its values are plain data, safe to
+// Of hookflow it imports flows and stages, for the events' places, and
+// internal/suggest, for did-you-mean: anyone may import it. Its values are plain data, safe to
 // share once built.
 package settings
