@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	cmdhooks "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 func hooksListVerb() hooksVerb {
@@ -33,7 +34,7 @@ func runHooksList(args []string, io stdio) int {
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
 	if fs.NArg() == 0 {
-		store, err := cmdhooks.LoadTrustStore(sf.store)
+		store, err := trust.Load(sf.store)
 		if err != nil {
 			fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
 			return exitFailed
@@ -50,14 +51,14 @@ func runHooksList(args []string, io stdio) int {
 			// prompt.
 			what, form := e.Script, e.Form.String()
 			switch e.Form {
-			case cmdhooks.FormShell:
+			case trust.FormShell:
 				what = fmt.Sprintf("%q", e.Line)
-			case cmdhooks.FormProgram:
+			case trust.FormProgram:
 				what += fmt.Sprintf(" as %q", e.Line)
-			case cmdhooks.FormRunner:
+			case trust.FormRunner:
 				what += fmt.Sprintf(" as %q", e.Line)
 				form = "runner: fetches code at run time, not covered"
-			case cmdhooks.FormPrompt:
+			case trust.FormPrompt:
 				what += fmt.Sprintf(" %q", strings.TrimPrefix(e.Command, "prompt: "))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, short(e.SHA256), interp, form, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
@@ -75,7 +76,7 @@ func runHooksList(args []string, io stdio) int {
 		fmt.Fprintf(io.err, "hookflow hooks list: %v\n", err)
 		return exitFailed
 	}
-	code, trust := exitOK, ""
+	code, retrust := exitOK, ""
 	fmt.Fprintf(tw, "TRUST\tEVENT\tMATCHER\tNAME\tCOMMAND\tWHERE\n")
 	for _, h := range hooks {
 		matcher := h.Matcher
@@ -83,13 +84,13 @@ func runHooksList(args []string, io stdio) int {
 			matcher = "*"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Trust, h.Key, matcher, h.Name, h.Command, h.Where)
-		if h.Trust != cmdhooks.Trusted {
-			code, trust = exitFailed, h.TrustCommand(sf.store, h.File)
+		if h.Trust != trust.Trusted {
+			code, retrust = exitFailed, h.TrustCommand(sf.store, h.File)
 		}
 	}
 	tw.Flush()
 	if code != exitOK {
-		fmt.Fprintf(io.err, "some hooks are not trusted; review what they run, then run: %s\n", trust)
+		fmt.Fprintf(io.err, "some hooks are not trusted; review what they run, then run: %s\n", retrust)
 	}
 	return code
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	cmdhooks "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 func hooksRevokeVerb() hooksVerb {
@@ -30,7 +30,7 @@ func runHooksRevoke(args []string, io stdio) int {
 		return exitUsage
 	}
 	code := exitOK
-	err := cmdhooks.UpdateTrustStore(sf.store, func(s *cmdhooks.TrustStore) (bool, error) {
+	err := trust.Update(sf.store, func(s *trust.Store) (bool, error) {
 		changed := false
 		for _, m := range fs.Args() {
 			removed := s.Revoke(m)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	cmdhooks "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // storeFlags are the flags the trust-store verbs share: where the store is
@@ -24,7 +25,7 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
-	fs.StringVar(&s.store, "store", cmdhooks.DefaultTrustStore(), "the trust store's `file`")
+	fs.StringVar(&s.store, "store", trust.DefaultPath(), "the trust store's `file`")
 	if settings {
 		fs.StringVar(&s.dir, "dir", "", "the project `directory` (default: as the server has it, from the settings file's place)")
 		fs.StringVar(&s.interpreters, "interpreters", strings.Join(cmdhooks.DefaultInterpreters, ","), "the allowed interpreters, comma-separated, as the server's Config.Interpreters")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cmdhooks "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 func hooksTrustVerb() hooksVerb {
@@ -72,7 +73,7 @@ func runHooksTrust(args []string, io stdio) int {
 		fmt.Fprintf(io.err, "hookflow hooks trust: %s has no command hook an MCP server runs\n", fs.Arg(0))
 		return exitFailed
 	}
-	err = cmdhooks.UpdateTrustStore(sf.store, func(s *cmdhooks.TrustStore) (bool, error) {
+	err = trust.Update(sf.store, func(s *trust.Store) (bool, error) {
 		changed := false
 		for _, h := range hooks {
 			verb := "already trusted"
@@ -93,12 +94,12 @@ func runHooksTrust(args []string, io stdio) int {
 
 // trustScript trusts one script, run directly or by interp.
 func trustScript(store, script, interp string, io stdio) int {
-	id, err := cmdhooks.IdentityOf(script, interp)
+	id, err := trust.IdentityOf(script, interp)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks trust: %v\n", err)
 		return exitFailed
 	}
-	err = cmdhooks.UpdateTrustStore(store, func(s *cmdhooks.TrustStore) (bool, error) {
+	err = trust.Update(store, func(s *trust.Store) (bool, error) {
 		cmd := id.Script
 		if id.Interpreter != "" {
 			cmd = filepath.Base(id.Interpreter) + " " + id.Script
@@ -113,4 +114,4 @@ func trustScript(store, script, interp string, io stdio) int {
 	return exitOK
 }
 
-func describeIdentity(id cmdhooks.Identity) string { return id.String() }
+func describeIdentity(id trust.Identity) string { return id.String() }

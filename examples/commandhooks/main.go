@@ -11,12 +11,13 @@ import (
 
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 func main() {
 	root := flag.String("root", ".", "the `directory` the tools list and delete in")
 	settings := flag.String("settings", ".claude/settings.json", "the agents' settings `file` with the command hooks")
-	store := flag.String("store", command.DefaultTrustStore(), "the trust store's `file`")
+	store := flag.String("store", trust.DefaultPath(), "the trust store's `file`")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv, hooks, err := newServer(*root, *settings, *store, logger)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 const settings = ".claude/settings.json"
@@ -47,13 +48,13 @@ func setup(t *testing.T) (root, store string) {
 	return root, store
 }
 
-func trust(t *testing.T, store string) {
+func trustAll(t *testing.T, store string) {
 	t.Helper()
 	hooks, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = command.UpdateTrustStore(store, func(s *command.TrustStore) (bool, error) {
+	err = trust.Update(store, func(s *trust.Store) (bool, error) {
 		for _, h := range hooks {
 			s.Trust(h.Identity, h.Command, time.Now())
 		}
@@ -100,7 +101,7 @@ func call(t *testing.T, cs *mcp.ClientSession, args DeleteIn) (isError bool, tex
 // through.
 func TestCommandHooks(t *testing.T) {
 	root, store := setup(t)
-	trust(t, store)
+	trustAll(t, store)
 	cs := connect(t, root, store)
 
 	tests := []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // The audit plugin's record of a call names the command hook: the one
@@ -18,9 +19,9 @@ import (
 func TestAuditRecord(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(command.Settings{"PreToolUse": {
-		{Matcher: "echo", Hooks: []command.Hook{{Name: "flaky", OnFailure: command.RuleOpen, Command: f.script("flaky.sh", bash+"echo down >&2\nexit 1\n")}}},
-		{Matcher: "fail", Hooks: []command.Hook{{Name: "broken", OnFailure: command.RuleClosed, Command: f.script("broken.sh", bash+"echo '{oops'\n")}}},
+	cfg := f.config(settings.Settings{"PreToolUse": {
+		{Matcher: "echo", Hooks: []settings.Hook{{Name: "flaky", OnFailure: settings.RuleOpen, Command: f.script("flaky.sh", bash+"echo down >&2\nexit 1\n")}}},
+		{Matcher: "fail", Hooks: []settings.Hook{{Name: "broken", OnFailure: settings.RuleClosed, Command: f.script("broken.sh", bash+"echo '{oops'\n")}}},
 	}})
 	f.trust(cfg)
 	events := &records{}

@@ -10,6 +10,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // BenchmarkCommandHook measures one tools/call round trip over in-memory
@@ -47,7 +48,7 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
 			var plugins []framework.Plugin
 			if sc.body != "" {
 				f := newFixture(b)
-				cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: f.script("hook", sc.body)}))
+				cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: f.script("hook", sc.body)}))
 				f.trust(cfg)
 				plugins = append(plugins, command.New(cfg))
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // The shared plugin checks, with a PreToolUse and a PostToolUse hook that
@@ -17,9 +18,9 @@ func TestPluginChecks(t *testing.T) {
 	plugintest.Run(t, func(t testing.TB) framework.Plugin {
 		f := newFixture(t)
 		pass := f.script("pass.sh", "#!/bin/sh\nexec cat >/dev/null\n")
-		cfg := f.config(command.Settings{
-			"PreToolUse":  {{Hooks: []command.Hook{{Command: pass, MaxConcurrent: 100}}}},
-			"PostToolUse": {{Hooks: []command.Hook{{Command: pass, MaxConcurrent: 100}}}},
+		cfg := f.config(settings.Settings{
+			"PreToolUse":  {{Hooks: []settings.Hook{{Command: pass, MaxConcurrent: 100}}}},
+			"PostToolUse": {{Hooks: []settings.Hook{{Command: pass, MaxConcurrent: 100}}}},
 		})
 		f.trust(cfg)
 		return command.New(cfg)

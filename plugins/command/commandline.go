@@ -1,62 +1,20 @@
 package command
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
-
-// Form is how a hook's command runs, and so what its trust vouches for
-// (see the package doc, "Trust").
-type Form string
-
-// The forms of a command.
-const (
-	// FormScript is a script file run directly or by an interpreter of
-	// [Config.Interpreters]: trusted by the script's content.
-	FormScript Form = ""
-	// FormProgram is a program found on PATH with its arguments: trusted
-	// by the program's content and the exact command line.
-	FormProgram Form = "program"
-	// FormRunner is a runner that fetches the code it runs when it runs
-	// (npx, uvx, uv run…): trusted by the runner's content and the exact
-	// command line, which cannot cover the fetched code; it needs an
-	// explicit opt-in ([Hook.Runner], an import's runners).
-	FormRunner Form = "runner"
-	// FormShell is a command line only a shell can run (a pipeline, a
-	// list, a substitution…), run by the shell: trusted by the exact
-	// command line; it needs an explicit opt-in ([Hook.Shell], an import's
-	// shell list).
-	FormShell Form = "shell"
-	// FormHTTP is an http hook, which runs no process: trusted by its
-	// definition (URL, headers and the variables they may name); its
-	// Identity.Script is "http:" and the URL.
-	FormHTTP Form = "http"
-	// FormPrompt is a prompt hook, which asks the client's model: trusted
-	// by its prompt and model; its Identity.Script is "prompt:", its
-	// event and its name.
-	FormPrompt Form = "prompt"
-)
-
-// String returns the form's name: script, program, runner, shell, http
-// or prompt.
-func (f Form) String() string {
-	if f == FormScript {
-		return "script"
-	}
-	return string(f)
-}
 
 // commandLine is a hook's command, split and resolved once, at Start.
 type commandLine struct {
-	form Form
+	form trust.Form
 	// path is the absolute path exec runs: the interpreter, the shell, the
 	// program, or the script when it runs directly.
 	path string
@@ -146,25 +104,7 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 		if o.shell == "" {
 			return cl, fmt.Errorf("needs a shell: it holds %s. Hooks run without a shell unless the hook opts in: set \"shell\": true on it (or list it under the import's shell), and its trust covers the exact command line; or move the shell syntax into a script", w.shell)
 		}
-		cl.form, cl.path, cl.interpreter = FormShell, o.shell, o.shell
-		cl.argv = []string{filepath.Base(o.shell), "-c", line}
-		for _, c := range w.commands {
-			if shellBuiltins[c] || c == "" {
-				continue
-			}
-			if strings.ContainsRune(c, '/') {
-				p := c
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(o.dir, p)
-				}
-				if _, err := os.Stat(p); err != nil {
-					cl.missing = append(cl.missing, c)
-				}
-			} else if _, err := exec.LookPath(c); err != nil {
-				cl.missing = append(cl.missing, c)
-			}
-		}
-		return cl, nil
+		return shellLine(line, w.commands, o), nil
 	}
 	cl.env = w.env
 	words := w.argv
@@ -176,7 +116,7 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(o.dir, path)
 		}
-		script, err := checkFile(path, true)
+		script, err := trust.CheckFile(path, true)
 		if err != nil {
 			return cl, err
 		}
@@ -188,14 +128,14 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 		if !o.runner {
 			return cl, fmt.Errorf("runs %s, which fetches the code it runs when it runs, so no hash can vouch for it: allow it explicitly with \"runner\": true on the hook (or list %s under the import's runners); the trust listing then shows it as a runner", strings.Join(words[:min(2, len(words))], " "), prog)
 		}
-		return programLine(cl, FormRunner, words)
+		return programLine(cl, trust.FormRunner, words)
 	}
 	interp, ok := o.interpreters[prog]
 	if ok && interp == "" {
 		return cl, &missingError{fmt.Sprintf("runs the interpreter %s, which is allowed but not found on the server's PATH", prog)}
 	}
 	if !ok {
-		return programLine(cl, FormProgram, words)
+		return programLine(cl, trust.FormProgram, words)
 	}
 	if len(words) < 2 {
 		return cl, fmt.Errorf("runs the interpreter %s without a script: write %s /path/to/script", prog, prog)
@@ -207,7 +147,7 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 	if !filepath.IsAbs(script) {
 		script = filepath.Join(o.dir, script)
 	}
-	script, err = checkFile(script, false)
+	script, err = trust.CheckFile(script, false)
 	if err != nil {
 		return cl, err
 	}
@@ -216,13 +156,37 @@ func parseCommand(line string, o lineOptions) (commandLine, error) {
 	return cl, nil
 }
 
+// shellLine is line run by the shell; its missing are the programs of
+// commands it starts that the server does not have.
+func shellLine(line string, commands []string, o lineOptions) commandLine {
+	cl := commandLine{form: trust.FormShell, path: o.shell, interpreter: o.shell,
+		argv: []string{filepath.Base(o.shell), "-c", line}}
+	for _, c := range commands {
+		if shellBuiltins[c] || c == "" {
+			continue
+		}
+		if strings.ContainsRune(c, '/') {
+			p := c
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(o.dir, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				cl.missing = append(cl.missing, c)
+			}
+		} else if _, err := exec.LookPath(c); err != nil {
+			cl.missing = append(cl.missing, c)
+		}
+	}
+	return cl
+}
+
 // missingError is a command whose program is not installed.
 type missingError struct{ msg string }
 
 func (e *missingError) Error() string { return e.msg }
 
 // programLine resolves a program on PATH, run with its arguments.
-func programLine(cl commandLine, form Form, words []string) (commandLine, error) {
+func programLine(cl commandLine, form trust.Form, words []string) (commandLine, error) {
 	p, err := exec.LookPath(words[0])
 	if err != nil {
 		return cl, &missingError{fmt.Sprintf("runs %q, which is not on the server's PATH (nor a path, nor an interpreter of Config.Interpreters)", words[0])}
@@ -230,20 +194,13 @@ func programLine(cl commandLine, form Form, words []string) (commandLine, error)
 	if p, err = filepath.Abs(p); err != nil {
 		return cl, err
 	}
-	real, err := checkFile(p, true)
+	real, err := trust.CheckFile(p, true)
 	if err != nil {
 		return cl, err
 	}
 	cl.form, cl.path, cl.script = form, real, real
 	cl.argv = words
 	return cl, nil
-}
-
-// lineHash is the hex SHA-256 of a command line: what the trust of a
-// shell line vouches for.
-func lineHash(line string) string {
-	sum := sha256.Sum256([]byte(line))
-	return hex.EncodeToString(sum[:])
 }
 
 // resolveShell returns the absolute path of the shell that runs the
@@ -257,50 +214,6 @@ func resolveShell() string {
 		}
 	}
 	return ""
-}
-
-// checkFile returns path with symlinks resolved, after checking that it is
-// a regular file that only its owner may write (and, when exe, executable).
-func checkFile(path string, exe bool) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("runs %s, which does not exist", path)
-		}
-		return "", fmt.Errorf("runs %s: %v", path, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("runs %s: %v", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("runs %s, which is not a regular file", path)
-	}
-	if err := checkNotShared(real, fi); err != nil {
-		return "", fmt.Errorf("%w%s", err, umaskHint)
-	}
-	// Whoever may write the directory may replace the file.
-	dir := filepath.Dir(real)
-	if di, err := os.Stat(dir); err == nil && di.Mode().Perm()&0o022 != 0 && di.Mode()&fs.ModeSticky == 0 {
-		return "", fmt.Errorf("%s is in %s, which its group or others may write (mode %v): anyone who can replace the file decides what the server runs; chmod go-w %s%s", path, dir, di.Mode().Perm(), dir, umaskHint)
-	}
-	if exe && fi.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("runs %s, which is not executable: chmod +x it, or run it with an interpreter (bash %s)", path, path)
-	}
-	return real, nil
-}
-
-// umaskHint says what to change when a whole checkout is group-writable,
-// as a clone made under umask 002 is.
-const umaskHint = " (a checkout made under umask 002 is group-writable throughout: chmod -R go-w the checkout, and clone with umask 022)"
-
-// checkNotShared refuses a file that others than its owner may write:
-// anyone who can change it could change what the server runs.
-func checkNotShared(path string, fi fs.FileInfo) error {
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is writable by its group or others (mode %v): anyone who can edit it decides what the server runs; chmod go-w %s", path, fi.Mode().Perm(), path)
-	}
-	return nil
 }
 
 // resolveInterpreters maps each allowed interpreter name to its absolute
@@ -330,11 +243,10 @@ func resolveInterpreters(names []string) (map[string]string, error) {
 		if err != nil {
 			continue
 		}
-		fi, err := os.Stat(real)
-		if err != nil {
+		if _, err := os.Stat(real); err != nil {
 			continue
 		}
-		if err := checkNotShared(real, fi); err != nil {
+		if _, err := trust.CheckFile(real, true); err != nil {
 			return nil, fmt.Errorf("Interpreters: %s: %v", n, err)
 		}
 		out[n] = p

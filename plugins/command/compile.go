@@ -10,20 +10,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // compiled is one hook as Start compiled it.
 type compiled struct {
 	HookInfo
 	match matcher
+	kind  kind
 	cl    commandLine
-	hook  Hook
-	stamp fileStamp
+	hook  settings.Hook
+	// pin re-checks the files a command's identity vouches for; nil for
+	// an http or prompt hook.
+	pin *trust.Pinned
 	// dir is the hook's working directory: its file's project directory.
 	dir string
-	// args re-checks the files a program's line names.
-	args argCheck
 }
 
 // compiler compiles the hooks of every source of a configuration.
@@ -32,7 +34,7 @@ type compiler struct {
 	interps map[string]string
 	shell   string
 	base    map[string]string
-	store   *TrustStore
+	store   *trust.Store
 	warn    func(msg string, args ...any)
 
 	out  []*compiled
@@ -45,7 +47,7 @@ type compiler struct {
 // its command and hashes what it runs, and says what the trust store
 // makes of it. Every problem is reported at once, as *ConfigError values;
 // a lenient file's bad entries are logged by warn and left out instead.
-func compile(cfg Config, store *TrustStore, warn func(msg string, args ...any)) ([]*compiled, error) {
+func compile(cfg Config, store *trust.Store, warn func(msg string, args ...any)) ([]*compiled, error) {
 	interps, err := resolveInterpreters(cfg.Interpreters)
 	if err != nil {
 		return nil, err
@@ -79,9 +81,9 @@ func compile(cfg Config, store *TrustStore, warn func(msg string, args ...any)) 
 func (cp *compiler) lenient(src *source, err error) error {
 	var keep []error
 	for _, e := range unwrapAll(err) {
-		var ce *ConfigError
+		var ce *settings.ConfigError
 		if errors.As(e, &ce) && entryPath(ce.Path) != "" {
-			cp.warn("command hooks: entry skipped (lenient): "+ce.Error(), "where", ce.location())
+			cp.warn("command hooks: entry skipped (lenient): "+ce.Error(), "where", location(ce))
 			continue
 		}
 		keep = append(keep, e)
@@ -144,21 +146,21 @@ func skipBad(src *source, path string) bool {
 }
 
 // add compiles the hooks of one source, whose project directory is dir.
-func (cp *compiler) add(s Settings, src *source, dir string) {
-	fail := func(path string, e *ConfigError) {
+func (cp *compiler) add(s settings.Settings, src *source, dir string) {
+	fail := func(path string, e *settings.ConfigError) {
 		if src.opts.lenient {
-			cp.warn("command hooks: entry skipped (lenient): "+e.Error(), "where", e.location())
+			cp.warn("command hooks: entry skipped (lenient): "+e.Error(), "where", location(e))
 			return
 		}
 		cp.errs = append(cp.errs, e)
 	}
 	names := map[string]bool{}
-	for _, key := range s.sortedKeys() {
-		ev, known := ParseEvent(key)
+	for _, key := range sortedKeys(s) {
+		ev, known := settings.ParseEvent(key)
 		path := "hooks." + key
 		if !ev.Valid() {
 			if known {
-				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", src.errorf(path, "").location())
+				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", location(src.errorf(path, "")))
 				continue
 			}
 			hint := ""
@@ -216,7 +218,7 @@ func (cp *compiler) add(s Settings, src *source, dir string) {
 // too: two prompt hooks under one key would each read the other's trust
 // as "changed".
 func (cp *compiler) promptIdentity(c *compiled) {
-	if c.Identity.Form != FormPrompt {
+	if c.Identity.Form != trust.FormPrompt {
 		return
 	}
 	if cp.prompts == nil {
@@ -237,7 +239,7 @@ func (cp *compiler) promptIdentity(c *compiled) {
 // file's order.
 func joinInOrder(errs []error) error {
 	slices.SortStableFunc(errs, func(a, b error) int {
-		var ca, cb *ConfigError
+		var ca, cb *settings.ConfigError
 		if !errors.As(a, &ca) || !errors.As(b, &cb) || ca.File != cb.File {
 			return 0
 		}
@@ -247,12 +249,12 @@ func joinInOrder(errs []error) error {
 }
 
 func suggestEvent(key string) (string, bool) {
-	return suggest.Closest(key, eventKeys())
+	return settings.Suggest(key)
 }
 
 // location returns the error's position, "file:line:col" or the path in
 // Config.Settings.
-func (e *ConfigError) location() string {
+func location(e *settings.ConfigError) string {
 	if e.File != "" {
 		return fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
 	}
@@ -261,70 +263,108 @@ func (e *ConfigError) location() string {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
-// hook compiles one hook of src at path.
-func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, path string, src *source, dir string) (*compiled, []*ConfigError) {
-	var errs []*ConfigError
-	bad := func(field, format string, args ...any) {
-		p := path
-		if field != "" {
-			p += "." + field
-		}
-		errs = append(errs, src.errorf(p, format, args...))
-	}
+// hook compiles one hook of src at path: what every kind shares (its
+// failure rule, name, "if" rule and toolNames), then its kind's own.
+func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, h settings.Hook, path string, src *source, dir string) (*compiled, []*settings.ConfigError) {
+	p := &problems{src: src, path: path}
 	// The hook's rule, else its file's (fail_closed), else the
 	// configuration's: the agents' rule unless FailClosed.
 	if !h.OnFailure.Valid() {
-		bad("onFailure", "unknown failure rule %d", h.OnFailure)
-	} else if h.OnFailure == RuleDefault {
-		h.OnFailure = RuleDefault.resolve(src.opts.failClosed || cp.cfg.FailClosed)
+		p.bad("onFailure", "unknown failure rule %d", h.OnFailure)
+	} else if h.OnFailure == settings.RuleDefault {
+		h.OnFailure = resolveRule(settings.RuleDefault, src.opts.failClosed || cp.cfg.FailClosed)
 	}
-	failClosed := h.OnFailure == RuleClosed
 	if h.Name != "" && !namePattern.MatchString(h.Name) {
-		bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
+		p.bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
 	}
 	if src.file == "" { // a file's toolNames were checked as they were read
-		for _, pr := range h.ToolNames.check() {
-			bad("toolNames."+pr.path, "%s", pr.msg)
+		for _, pr := range checkToolNames(h.ToolNames) {
+			p.bad("toolNames."+pr.path, "%s", pr.msg)
 		}
 	}
 	if h.If != "" {
 		cond, err := parseIf(h.If, ev)
 		if err != nil {
-			bad("if", "%v", err)
+			p.bad("if", "%v", err)
 		}
 		m.cond = cond
 	}
-	switch h.Type {
-	case "", "command":
-	case "agent":
-		bad("type", `is "agent": agent hooks (experimental in Claude Code) are not run by hookflow; use a command, http or prompt hook, or load the file with lenient to skip it`)
-		return nil, errs
-	case "http", "prompt":
-		c, rerrs := cp.remote(ev, key, matcherText, m, h, path, src)
-		if errs = append(errs, rerrs...); len(errs) > 0 {
-			return nil, errs
-		}
-		return c, nil
-	case "mcp_tool":
-		bad("type", `is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)
-		return nil, errs
-	default:
-		bad("type", "is %q: hook types are command, http, prompt, mcp_tool and agent", h.Type)
-		return nil, errs
+	s := &site{ev: ev, key: key, matcherText: matcherText, match: m, hook: h, path: path, src: src, dir: dir,
+		failClosed: h.OnFailure == settings.RuleClosed, kind: kindOf(h.Type)}
+	c := s.kind.compile(cp, s, p)
+	if len(p.errs) > 0 {
+		return nil, p.errs
 	}
-	name := h.Name
+	return c, nil
+}
+
+// commandKind is a hook that runs a process: "type": "command".
+type commandKind struct{}
+
+// compile resolves the hook's command line (see parseCommand) and pins
+// what its trust vouches for.
+func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
+	h := s.hook
+	cl, ok := cp.commandLine(s, p)
+	if !ok {
+		return nil
+	}
+	checkLimits(h, p)
+	if h.Protocol != settings.Claude && h.Protocol != settings.OLLM {
+		p.bad("protocol", "unknown protocol %d", h.Protocol)
+	}
+	for k, v := range h.Env {
+		if err := checkEnv(k, v); err != nil {
+			p.bad("env", "%v", err)
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil
+	}
+	s.hook.Env = cp.commandEnv(s, cl)
+	c := s.compiled()
+	c.cl, c.dir, c.Command = cl, s.dir, h.Command
+	c.Name = cmp.Or(h.Name, derivedName(cl, h.Command))
+	pin, err := trust.Pin(cl.form, cl.script, cl.interpreter, h.Command, cl.argv[1:], s.dir)
+	if err != nil {
+		p.bad("command", "%v", err)
+		return nil
+	}
+	c.pin, c.Identity = pin, pin.Identity()
+	if cp.store != nil {
+		c.Trust = cp.store.Status(c.Identity)
+	}
+	return c
+}
+
+// checkLimits checks the limits every kind of hook has.
+func checkLimits(h settings.Hook, p *problems) {
+	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
+		p.bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
+	}
+	if (h.RateLimit.Calls > 0) != (h.RateLimit.Per > 0) {
+		p.bad("rateLimit", "needs both calls (at least 1) and per (seconds), got %d per %v", h.RateLimit.Calls, h.RateLimit.Per)
+	}
+}
+
+// commandLine resolves the command of the hook at s against its
+// environment, the interpreters and what its file lets it opt in to
+// (a shell, a runner). ok is false when the hook is left out because a
+// program it needs is missing (a warning says so).
+func (cp *compiler) commandLine(s *site, p *problems) (cl commandLine, ok bool) {
+	h, src := s.hook, s.src
 	vars := maps.Clone(cp.base)
 	for _, v := range projectVars {
-		vars[v] = dir
+		vars[v] = s.dir
 	}
 	if src.opts.pluginRoot != "" {
 		vars[pluginRootVar] = src.opts.pluginRoot
 	}
 	maps.Copy(vars, h.Env)
-	o := lineOptions{interpreters: cp.interps, dir: dir, vars: vars,
+	o := lineOptions{interpreters: cp.interps, dir: s.dir, vars: vars,
 		runner: h.Runner || slices.Contains(src.opts.runners, "*")}
-	if h.Shell || slices.Contains(src.opts.shell, "*") || name != "" && slices.Contains(src.opts.shell, name) ||
-		slices.Contains(src.opts.shell, strings.TrimPrefix(path, "hooks.")) {
+	if h.Shell || slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
+		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks.")) {
 		o.shell = cp.shell
 	}
 	if words, err := splitCommand(h.Command, func(string) (string, bool) { return "", true }); err == nil && len(words.argv) > 0 &&
@@ -334,41 +374,29 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 	cl, err := parseCommand(h.Command, o)
 	var missing *missingError
 	switch {
-	case errors.As(err, &missing) && !failClosed:
+	case errors.As(err, &missing) && !s.failClosed:
 		cp.warn("command hooks: a program the hook needs is missing, so the hook is left out; in the agent it would fail on every call, without blocking: "+missing.Error(),
-			"hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
-		return nil, nil
+			"hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
+		return cl, false
 	case err != nil:
-		bad("command", "%v", err)
+		p.bad("command", "%v", err)
 	}
 	if len(cl.missing) > 0 {
 		msg := fmt.Sprintf("runs %s, which the server's PATH does not have", strings.Join(cl.missing, ", "))
-		if failClosed {
-			bad("command", "%s (failClosed)", msg)
+		if s.failClosed {
+			p.bad("command", "%s (failClosed)", msg)
 		} else {
-			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(name, path), "where", src.errorf(path, "").location())
+			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
 		}
 	}
-	if h.Timeout < 0 || h.Cooldown < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 {
-		bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
-	}
-	if (h.RateLimit.Calls > 0) != (h.RateLimit.Per > 0) {
-		bad("rateLimit", "needs both calls (at least 1) and per (seconds), got %d per %v", h.RateLimit.Calls, h.RateLimit.Per)
-	}
-	if h.Protocol != Claude && h.Protocol != OLLM {
-		bad("protocol", "unknown protocol %d", h.Protocol)
-	}
-	for k, v := range h.Env {
-		if err := checkEnv(k, v); err != nil {
-			bad("env", "%v", err)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	// The line's assignments, the plugin's root and the project directory
-	// of the hook's own file join its environment.
-	env := maps.Clone(h.Env)
+	return cl, true
+}
+
+// commandEnv is a command hook's environment beyond the plugin's: its
+// own, the line's assignments, the plugin's root and the project
+// directory of the hook's own file.
+func (cp *compiler) commandEnv(s *site, cl commandLine) map[string]string {
+	env := maps.Clone(s.hook.Env)
 	if env == nil {
 		env = map[string]string{}
 	}
@@ -376,54 +404,22 @@ func (cp *compiler) hook(ev Event, key, matcherText string, m matcher, h Hook, p
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	if src.opts.pluginRoot != "" {
-		env[pluginRootVar] = src.opts.pluginRoot
+	if s.src.opts.pluginRoot != "" {
+		env[pluginRootVar] = s.src.opts.pluginRoot
 	}
-	if dir != cp.cfg.Dir {
+	if s.dir != cp.cfg.Dir {
 		for _, v := range projectVars {
-			env[v] = dir
+			env[v] = s.dir
 		}
 	}
-	h.Env = env
-	c := &compiled{match: m, cl: cl, hook: h, dir: dir}
-	c.Event, c.Key, c.Matcher, c.Command, c.Path = ev, key, matcherText, h.Command, path
-	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, src.file, h.Description, h.Timeout
-	c.Where = src.errorf(path, "").location()
-	if src.file != "" {
-		c.trustArgs = src.opts.trustArgs(src.file)
-	}
-	c.Name = cmp.Or(name, derivedName(cl, h.Command))
-	if cl.form == FormShell {
-		c.Identity = Identity{Form: FormShell, SHA256: lineHash(h.Command), Interpreter: cl.interpreter, Line: h.Command}
-	} else {
-		sum, stamp, err := hashFile(cl.script)
-		if err != nil {
-			bad("command", "reading %s: %v", cl.script, err)
-			return nil, errs
-		}
-		c.stamp = stamp
-		c.Identity = Identity{Form: cl.form, Script: cl.script, SHA256: sum, Interpreter: cl.interpreter}
-		if cl.form != FormScript {
-			c.Identity.Line = h.Command
-			files, stamps, err := argFiles(cl.argv[1:], dir)
-			if err != nil {
-				bad("command", "%v", err)
-				return nil, errs
-			}
-			c.Identity.Files, c.args.stamps = files, stamps
-		}
-	}
-	if cp.store != nil {
-		c.Trust = cp.store.Status(c.Identity)
-	}
-	return c, nil
+	return env
 }
 
 // derivedName names a hook after what it runs: its script's or program's
 // file name, or a shell line's first program.
 func derivedName(cl commandLine, line string) string {
 	base := cl.script
-	if cl.form == FormShell {
+	if cl.form == trust.FormShell {
 		base = "shell"
 		if w, err := splitCommand(line, func(string) (string, bool) { return "", true }); err == nil && len(w.commands) > 0 {
 			base = w.commands[0]
@@ -449,7 +445,7 @@ func derivedName(cl commandLine, line string) string {
 // Config.Logger when it is set.
 func Inspect(cfg Config) ([]HookInfo, error) {
 	cfg = cfg.withDefaults()
-	store, err := LoadTrustStore(cfg.TrustStore)
+	store, err := trust.Load(cfg.TrustStore)
 	if err != nil {
 		return nil, err
 	}

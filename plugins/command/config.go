@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/priority"
 )
 
@@ -24,13 +26,15 @@ const (
 	DefaultMaxConcurrent  = 8
 )
 
-// DefaultInterpreters are the interpreters a command may name without a
-// path when [Config.Interpreters] is nil.
-var DefaultInterpreters = []string{"bash", "sh", "python3", "node"}
-
-// DefaultEnv are the variables of the server's environment that hooks get
-// when [Config.EnvAllow] is nil. Everything else is left out.
-var DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+// The defaults of the lists of a [Config].
+var (
+	// DefaultInterpreters are the interpreters a command may name without
+	// a path when [Config.Interpreters] is nil.
+	DefaultInterpreters = []string{"bash", "sh", "python3", "node"}
+	// DefaultEnv are the variables of the server's environment that hooks
+	// get when [Config.EnvAllow] is nil. Everything else is left out.
+	DefaultEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+)
 
 // Config configures the command-hook plugin. Hooks come from a settings
 // file ([Config.SettingsFile]), a Go value ([Config.Settings]), or both
@@ -59,7 +63,7 @@ type Config struct {
 	Imports []Import `yaml:"imports"`
 	// Settings are hooks given as a Go value, in the same format. Go-only:
 	// a configuration file names a settings file instead.
-	Settings Settings `yaml:"-"`
+	Settings settings.Settings `yaml:"-"`
 	// Dir is the project directory: the hooks' working directory, the
 	// value of $CLAUDE_PROJECT_DIR in commands and environments, and where
 	// relative script paths start. The default is the settings file's
@@ -67,7 +71,7 @@ type Config struct {
 	// (.claude, .codex, .gemini), as the agents have it; without a file,
 	// the server's working directory.
 	Dir string `yaml:"dir" path:"relative"`
-	// TrustStore is the trust store's file (default [DefaultTrustStore]).
+	// TrustStore is the trust store's file (default [trust.DefaultPath]).
 	// A hook runs only if its script is in it.
 	TrustStore string `yaml:"trust_store" path:"relative"`
 	// Untrusted says what Start does with hooks the trust store does not
@@ -108,13 +112,13 @@ type Config struct {
 	AgentToolNames bool `yaml:"agent_tool_names"`
 	// ToolNames maps the server's tools to the names the hooks' scripts
 	// and matchers expect, for every hook. For example, run_command can
-	// be Bash with its argument cmd as command (see [ToolNames]); a
+	// be Bash with its argument cmd as command (see [settings.ToolNames]); a
 	// hook's own toolNames entry for a tool replaces this one. Default
 	// none.
-	ToolNames ToolNames `yaml:"tool_names"`
+	ToolNames settings.ToolNames `yaml:"tool_names"`
 	// FailClosed makes every failure of a hook that sets no rule of its
-	// own block the call ([RuleClosed]). Default false: such hooks follow
-	// the agents' rule ([RuleAgent]), under which only a decision blocks.
+	// own block the call ([settings.RuleClosed]). Default false: such hooks follow
+	// the agents' rule ([settings.RuleAgent]), under which only a decision blocks.
 	FailClosed bool `yaml:"fail_closed"`
 	// Priority is the priority of the plugin's hooks, in [priority.Min,
 	// priority.Max] (default 0: after auth and rate limits, before the
@@ -151,7 +155,7 @@ func (c Config) Validate() error {
 		if (imp.File == "") == (imp.Plugin == "") {
 			bad(f, "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both")
 		}
-		if imp.Agent > AgentGemini {
+		if imp.Agent > settings.AgentGemini {
 			bad(f+".agent", "unknown agent %v", imp.Agent)
 		}
 		for j, n := range imp.Shell {
@@ -185,7 +189,7 @@ func (c Config) Validate() error {
 	if c.AgentToolNames && c.ServerName == "" {
 		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
 	}
-	for _, pr := range c.ToolNames.check() {
+	for _, pr := range checkToolNames(c.ToolNames) {
 		bad("tool_names."+pr.path, "%s", pr.msg)
 	}
 	if err := priority.Check(c.Priority); err != nil {
@@ -231,7 +235,7 @@ func (c Config) withDefaults() Config {
 		c.Name = "command"
 	}
 	if c.TrustStore == "" {
-		c.TrustStore = DefaultTrustStore()
+		c.TrustStore = trust.DefaultPath()
 	}
 	if abs, err := filepath.Abs(c.TrustStore); err == nil {
 		c.TrustStore = abs
@@ -304,7 +308,7 @@ func projectDir(settingsFile string) string {
 type HookInfo struct {
 	// Event is the hook's event; Key is the settings key that named it
 	// (the event's name or an alias), sent to the hook as its event name.
-	Event Event
+	Event settings.Event
 	Key   string
 	// Matcher is the group's matcher as written.
 	Matcher string
@@ -328,12 +332,12 @@ type HookInfo struct {
 	// Path is the hook's path in the settings, e.g. hooks.PreToolUse[0].hooks[1].
 	Path string
 	// Protocol and OnFailure are the hook's.
-	Protocol  Protocol
-	OnFailure FailureRule
+	Protocol  settings.Protocol
+	OnFailure settings.FailureRule
 	// Identity is what the trust store must vouch for; Trust is what it
 	// says.
-	Identity Identity
-	Trust    TrustStatus
+	Identity trust.Identity
+	Trust    trust.Status
 }
 
 // TrustCommand returns the command that trusts the hook in the store at
@@ -348,10 +352,10 @@ func (h HookInfo) TrustCommand(store, settingsFile string) string {
 		}
 		return fmt.Sprintf("hookflow hooks trust -store %s%s", shellQuote(store), args)
 	}
-	if h.Identity.Form != FormScript {
+	if h.Identity.Form != trust.FormScript {
 		// "hooks trust -script" trusts a script; a hook of another form
 		// given in Go has no file the CLI could read it from.
-		return fmt.Sprintf("command.UpdateTrustStore(%q, …) calling TrustStore.Trust with the hook's Identity from command.Inspect", store)
+		return fmt.Sprintf("trust.Update(%q, …) calling Store.Trust with the hook's Identity from command.Inspect", store)
 	}
 	cmd := fmt.Sprintf("hookflow hooks trust -store %s -script %s", shellQuote(store), shellQuote(h.Identity.Script))
 	if h.Identity.Interpreter != "" {

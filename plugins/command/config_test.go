@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Every problem of a settings file is reported at once, each at its
@@ -15,7 +16,7 @@ func TestSettingsErrors(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.script("x.sh", bash+"exit 0\n")
-	settings := f.path("settings.json")
+	settingsFile := f.path("settings.json")
 	const text = `{
   "permissions": {"allow": ["Bash"]},
   "hooks": {
@@ -31,10 +32,10 @@ func TestSettingsErrors(t *testing.T) {
   }
 }
 `
-	if err := os.WriteFile(settings, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(settingsFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: f.store})
+	_, err := command.Inspect(command.Config{SettingsFile: settingsFile, TrustStore: f.store})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -49,7 +50,7 @@ func TestSettingsErrors(t *testing.T) {
 		`:10:75: hooks.PreToolUse[4].hooks[0].onFailure: unknown failure rule "sometimes" (want agent, closed or open)`,
 	}
 	for _, w := range want {
-		if !strings.Contains(err.Error(), settings+w) {
+		if !strings.Contains(err.Error(), settingsFile+w) {
 			t.Errorf("missing %q in\n%v", w, err)
 		}
 	}
@@ -63,7 +64,7 @@ func TestSettingsErrors(t *testing.T) {
 	var last [2]int
 	for _, line := range strings.Split(err.Error(), "\n") {
 		var pos [2]int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(line, settings), ":%d:%d:", &pos[0], &pos[1]); err != nil {
+		if _, err := fmt.Sscanf(strings.TrimPrefix(line, settingsFile), ":%d:%d:", &pos[0], &pos[1]); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
 		if pos[0] < last[0] || pos[0] == last[0] && pos[1] < last[1] {
@@ -77,12 +78,12 @@ func TestSettingsErrors(t *testing.T) {
 func TestSettingsSyntaxError(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	settings := f.path("settings.json")
-	if err := os.WriteFile(settings, []byte("{\"hooks\": {\n  \"PreToolUse\": [}\n"), 0o644); err != nil {
+	settingsFile := f.path("settings.json")
+	if err := os.WriteFile(settingsFile, []byte("{\"hooks\": {\n  \"PreToolUse\": [}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: f.store})
-	if err == nil || !strings.HasPrefix(err.Error(), settings+":2:18: invalid JSON: ") {
+	_, err := command.Inspect(command.Config{SettingsFile: settingsFile, TrustStore: f.store})
+	if err == nil || !strings.HasPrefix(err.Error(), settingsFile+":2:18: invalid JSON: ") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -92,9 +93,9 @@ func TestSettingsSyntaxError(t *testing.T) {
 func TestUnmappedEventSkipped(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(command.Settings{
-		"Stop":       {{Hooks: []command.Hook{{Command: f.script("stop.sh", bash+"exit 0\n")}}}},
-		"PreToolUse": {{Hooks: []command.Hook{{Command: f.script("guard.sh", bash+"exit 0\n")}}}},
+	cfg := f.config(settings.Settings{
+		"Stop":       {{Hooks: []settings.Hook{{Command: f.script("stop.sh", bash+"exit 0\n")}}}},
+		"PreToolUse": {{Hooks: []settings.Hook{{Command: f.script("guard.sh", bash+"exit 0\n")}}}},
 	})
 	s := f.serve(cfg)
 	if hooks := s.plugin.Hooks(); len(hooks) != 1 || hooks[0].Name != "guard" {
@@ -113,9 +114,9 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{command.Config{}, "settings_file: no hooks: name the agent's settings file, or import some (or set Settings in Go)"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Timeout: -1}, "timeout: must not be negative"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, AgentToolNames: true}, "agent_tool_names: needs server_name"},
-		{command.Config{Settings: command.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `env.A=B: "A=B" is not a variable name`},
+		{command.Config{Settings: settings.Settings{"PreToolUse": nil}, Timeout: -1}, "timeout: must not be negative"},
+		{command.Config{Settings: settings.Settings{"PreToolUse": nil}, AgentToolNames: true}, "agent_tool_names: needs server_name"},
+		{command.Config{Settings: settings.Settings{"PreToolUse": nil}, Env: map[string]string{"A=B": "x"}}, `env.A=B: "A=B" is not a variable name`},
 	}
 	for _, tt := range tests {
 		err := startErr(t, tt.cfg)

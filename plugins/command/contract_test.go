@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/framework/plugintest"
-	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // A contract cell: one hook of one event, what its script answers, and
@@ -16,8 +16,8 @@ import (
 type cell struct {
 	name     string
 	event    string
-	protocol command.Protocol
-	policy   command.FailureRule
+	protocol settings.Protocol
+	policy   settings.FailureRule
 	script   string
 	tool     string
 	args     any
@@ -89,13 +89,13 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 			script:  bash + "echo 'echo is not allowed here' >&2\nexit 2\n",
 			wantErr: "echo is not allowed here", decided: true},
 		// Other exit codes, under both policies.
-		{name: "exit 1 fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "echo oops >&2\nexit 1\n",
+		{name: "exit 1 fails closed", event: "PreToolUse", policy: settings.RuleClosed, script: bash + "echo oops >&2\nexit 1\n",
 			wantErr: `command hook "hook" failed (exit): exited with code 1 (only 2 blocks): oops`, decided: true, failure: "exit"},
-		{name: "exit 1 fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "exit 1\n",
+		{name: "exit 1 fails open", event: "PreToolUse", policy: settings.RuleOpen, script: bash + "exit 1\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "exit"},
-		{name: "a crash fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "kill -SEGV $$\n",
+		{name: "a crash fails closed", event: "PreToolUse", policy: settings.RuleClosed, script: bash + "kill -SEGV $$\n",
 			wantErr: "killed by signal segmentation fault", decided: true, failure: "signal"},
-		{name: "a crash fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "kill -SEGV $$\n",
+		{name: "a crash fails open", event: "PreToolUse", policy: settings.RuleOpen, script: bash + "kill -SEGV $$\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "signal"},
 		// The agents' rule, the default: only a decision blocks.
 		{name: "exit 1 under the agents' rule lets the call go on", event: "PreToolUse", script: bash + "echo oops >&2\nexit 1\n",
@@ -112,20 +112,20 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 		{name: "legacy decision ask is invalid output and the call goes on", event: "PreToolUse",
 			script:    bash + `echo '{"decision":"ask","reason":"sure?"}'`,
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "bad_output"},
-		{name: "legacy decision ask blocks under failClosed", event: "PreToolUse", policy: command.RuleClosed,
+		{name: "legacy decision ask blocks under failClosed", event: "PreToolUse", policy: settings.RuleClosed,
 			script:  bash + `echo '{"decision":"ask","reason":"sure?"}'`,
 			wantErr: `"decision": "ask" is not a top-level decision`, decided: true, failure: "bad_output"},
 		// Bad output.
-		{name: "bad JSON fails closed", event: "PreToolUse", policy: command.RuleClosed, script: bash + "echo '{nope'\n",
+		{name: "bad JSON fails closed", event: "PreToolUse", policy: settings.RuleClosed, script: bash + "echo '{nope'\n",
 			wantErr: "failed (bad_output): stdout is not the hook JSON", decided: true, failure: "bad_output"},
-		{name: "bad JSON fails open", event: "PreToolUse", policy: command.RuleOpen, script: bash + "echo '{nope'\n",
+		{name: "bad JSON fails open", event: "PreToolUse", policy: settings.RuleOpen, script: bash + "echo '{nope'\n",
 			wantTexts: []string{plugintest.EchoText("hi")}, failure: "bad_output"},
-		{name: "a field of the wrong type is bad output", event: "PreToolUse", policy: command.RuleClosed, script: bash + `echo '{"continue":"no"}'`,
+		{name: "a field of the wrong type is bad output", event: "PreToolUse", policy: settings.RuleClosed, script: bash + `echo '{"continue":"no"}'`,
 			wantErr: "failed (bad_output)", decided: true, failure: "bad_output"},
-		{name: "an unknown permissionDecision is bad output", event: "PreToolUse", policy: command.RuleClosed,
+		{name: "an unknown permissionDecision is bad output", event: "PreToolUse", policy: settings.RuleClosed,
 			script:  bash + `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}'`,
 			wantErr: `"permissionDecision" is "maybe"`, decided: true, failure: "bad_output"},
-		{name: "updatedInput that is not an object is bad output", event: "PreToolUse", policy: command.RuleClosed,
+		{name: "updatedInput that is not an object is bad output", event: "PreToolUse", policy: settings.RuleClosed,
 			script:  bash + `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":"rm -rf /"}}'`,
 			wantErr: `"updatedInput" must be an object`, decided: true, failure: "bad_output"},
 		// PostToolUse.
@@ -153,19 +153,19 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", 
 		{name: "PostToolUseFailure exit 2 gives stderr to the model", event: "PostToolUseFailure", tool: plugintest.ToolFail,
 			script: bash + "echo 'try another input' >&2\nexit 2\n", wantErr: "fail: hi", wantTexts: []string{"fail: hi", "try another input"}},
 		// OLLM's protocol.
-		{name: "OLLM continue true runs the call", event: "PreToolUse", protocol: command.OLLM,
+		{name: "OLLM continue true runs the call", event: "PreToolUse", protocol: settings.OLLM,
 			script: bash + `echo '{"continue":true}'`, wantTexts: []string{plugintest.EchoText("hi")}},
-		{name: "OLLM continue false stops with systemMessage", event: "PreToolUse", protocol: command.OLLM,
+		{name: "OLLM continue false stops with systemMessage", event: "PreToolUse", protocol: settings.OLLM,
 			script:  python3 + `i = json.load(sys.stdin); assert i["event"] == "before_tool"; print(json.dumps({"continue": False, "systemMessage": "stopped: " + i["data"]["tool_name"]}))`,
 			wantErr: "stopped: echo", decided: true},
-		{name: "OLLM error is a failure", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
+		{name: "OLLM error is a failure", event: "PreToolUse", policy: settings.RuleClosed, protocol: settings.OLLM,
 			script:  bash + `echo '{"continue":true,"error":"policy server down"}'`,
 			wantErr: "failed (hook_error): policy server down", decided: true, failure: "hook_error"},
-		{name: "OLLM error fails open", event: "PreToolUse", protocol: command.OLLM, policy: command.RuleOpen,
+		{name: "OLLM error fails open", event: "PreToolUse", protocol: settings.OLLM, policy: settings.RuleOpen,
 			script: bash + `echo '{"continue":true,"error":"policy server down"}'`, wantTexts: []string{plugintest.EchoText("hi")}, failure: "hook_error"},
-		{name: "OLLM plain text is bad output", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
+		{name: "OLLM plain text is bad output", event: "PreToolUse", policy: settings.RuleClosed, protocol: settings.OLLM,
 			script: bash + "echo ok\n", wantErr: "failed (bad_output)", decided: true, failure: "bad_output"},
-		{name: "OLLM exit 2 is a failure, not a block", event: "PreToolUse", policy: command.RuleClosed, protocol: command.OLLM,
+		{name: "OLLM exit 2 is a failure, not a block", event: "PreToolUse", policy: settings.RuleClosed, protocol: settings.OLLM,
 			script: bash + "exit 2\n", wantErr: "failed (exit): exited with code 2", decided: true, failure: "exit"},
 	}
 	for _, tc := range cells {
@@ -173,7 +173,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", 
 			t.Parallel()
 			f := newFixture(t)
 			script := f.script("hook", tc.script)
-			cfg := f.config(hooksFor(tc.event, "", command.Hook{Command: script, Protocol: tc.protocol, OnFailure: tc.policy}))
+			cfg := f.config(hooksFor(tc.event, "", settings.Hook{Command: script, Protocol: tc.protocol, OnFailure: tc.policy}))
 			s := f.serve(cfg)
 			tool, args := tc.tool, tc.args
 			if tool == "" {
@@ -216,6 +216,6 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", 
 
 // cfgStage is the flow and stage in the hook ID of an event's hooks.
 func cfgStage(event string) string {
-	e, _ := command.ParseEvent(event)
+	e, _ := settings.ParseEvent(event)
 	return e.Flow().String() + "/" + e.Stage().String()
 }

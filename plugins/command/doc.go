@@ -8,27 +8,29 @@
 //
 // The guide is docs/command-hooks.md: the events and where each runs, the
 // input and output contract, failures, the safety model and the trust
-// workflow. This doc says what the Go API adds to it.
+// workflow. This doc says what the Go API adds to it. The settings'
+// values are package [settings]'s (plugins/command/settings), the trust
+// store package [trust]'s (plugins/command/trust).
 //
 // # Configuration
 //
 // [Config] takes a settings file (Config.SettingsFile), more files or
 // Claude Code plugin directories ([Config.Imports], each an [Import] read
-// as its [Agent] reads it, strict or lenient), a Go value of the same
-// shape ([Settings]), or all of them; in a configuration file, the same
-// under the fields' yaml names. Each [Hook] has the agents' fields (Type,
+// as its [settings.Agent] reads it, strict or lenient), a Go value of the same
+// shape ([settings.Settings]), or all of them; in a configuration file, the same
+// under the fields' yaml names. Each [settings.Hook] has the agents' fields (Type,
 // Command, Timeout, Description, If, and an http or prompt hook's
-// [RemoteHook]) and hookflow's (Name, Shell, Runner, [Protocol],
+// [settings.RemoteHook]) and hookflow's (Name, Shell, Runner, [settings.Protocol],
 // OnFailure rule, MaxConcurrent, RateLimit, Cooldown, Env,
-// MaxOutputBytes, [ToolNames]). Errors are [*ConfigError] values at a
+// MaxOutputBytes, [settings.ToolNames]). Errors are [*ConfigError] values at a
 // settings file's line and column,
 // all at once, in the file's order. [Inspect] compiles a configuration as
 // Start would, without starting anything.
 //
 // # Events and order
 //
-// An [Event] runs its hooks at one stage of one flow ([Event.Flow],
-// [Event.Stage]): PreToolUse in tools:call-tool beforeExecute, PostToolUse
+// An [settings.Event] runs its hooks at one stage of one flow ([settings.Event.Flow],
+// [settings.Event.Stage]): PreToolUse in tools:call-tool beforeExecute, PostToolUse
 // in afterExecute, PostToolUseFailure in onError, SessionStart in
 // session:initialize afterExecute, UserPromptSubmit in prompts:get-prompt
 // beforeExecute, PreReadResource and PostReadResource around
@@ -44,30 +46,31 @@
 // code and the end of its stderr, sent to [Config.Audit], recorded with
 // those details in the run, where later hooks read it with [Failures],
 // and counted by [Plugin.FailureCount]. What it does to the call is the
-// hook's [FailureRule]: its own ([Hook.OnFailure]), else its file's
+// hook's [settings.FailureRule]: its own ([settings.Hook.OnFailure]), else its file's
 // ([Import.FailClosed]), else the configuration's ([Config.FailClosed]):
-// under [RuleAgent], the default, only a decision blocks, as in the
+// under [settings.RuleAgent], the default, only a decision blocks, as in the
 // agents, and a failure they have too lets the call go on, recorded in
 // [flows.Context.Failures] (and so by the audit and otel plugins);
-// [RuleClosed] blocks on every failure. A hook's decisions (a block, a
+// [settings.RuleClosed] blocks on every failure. A hook's decisions (a block, a
 // stop, a denied question) abort the run whatever its rule.
 //
 // # Trust
 //
-// A hook runs only if the [TrustStore] at [Config.TrustStore] vouches for
-// its [Identity], by its command's [Form]: a script's SHA-256 and
+// A hook runs only if the [trust.Store] at [Config.TrustStore] vouches for
+// its [trust.Identity], by its command's [trust.Form]: a script's SHA-256 and
 // interpreter, a program's SHA-256 and command line, a shell line's
 // text, an http hook's URL and headers, or a prompt hook's prompt and
 // model; paths are display names. Attach refuses
 // untrusted hooks (or skips them, [SkipUntrusted]) with the command that
 // trusts them; "hookflow hooks trust|list|revoke" manage the store through
-// [UpdateTrustStore], [TrustStore.Trust] and [TrustStore.Revoke].
+// [trust.Update], [trust.Store.Trust] and [trust.Store.Revoke] (package
+// plugins/command/trust, which holds the store and the identities).
 //
 // # Processes
 //
-// No shell runs unless the hook opts in ([Hook.Shell]): the command is
-// split into words once, at Attach, by a shell-words parser that says
-// what needs a shell, and its program resolved to an absolute path. Each run starts the process in
+// No shell runs unless the hook opts in ([settings.Hook.Shell]): the command is
+// parsed once, at Attach, by bash's grammar (mvdan.cc/sh/v3/syntax), which
+// says what needs a shell, and its program resolved to an absolute path. Each run starts the process in
 // its own group with the request's data on stdin, a scrubbed environment
 // and the project directory as working directory; it is killed (SIGTERM,
 // then SIGKILL after [Config.KillGrace]) on timeout, on the request's

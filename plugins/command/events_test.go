@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework/plugintest"
-	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Each event's hooks read the fields the agents send, less those a server
@@ -24,9 +24,9 @@ func TestInputFields(t *testing.T) {
 	dump := f.script("dump.py", python3+`i = json.load(sys.stdin)
 json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 `)
-	s := command.Settings{}
-	for _, e := range command.Events() {
-		s[e.String()] = []command.Group{{Hooks: []command.Hook{{Command: dump}}}}
+	s := settings.Settings{}
+	for _, e := range settings.Events() {
+		s[e.String()] = []settings.Group{{Hooks: []settings.Hook{{Command: dump}}}}
 	}
 	cfg := f.config(s)
 	cfg.ServerName = "files"
@@ -115,7 +115,7 @@ func TestSessionStart(t *testing.T) {
 	json := f.script("json.sh", bash+`echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Deploys are frozen today."}}'`)
 	plain := f.script("plain.sh", bash+"echo 'Ask before deleting anything.'\n")
 	refuse := f.script("refuse.sh", bash+"echo 'not today' >&2\nexit 2\n")
-	s := f.serve(f.config(command.Settings{"SessionStart": {{Hooks: []command.Hook{{Command: json}, {Command: plain}, {Command: refuse}}}}}))
+	s := f.serve(f.config(settings.Settings{"SessionStart": {{Hooks: []settings.Hook{{Command: json}, {Command: plain}, {Command: refuse}}}}}))
 	got := s.Session().Client().InitializeResult().Instructions
 	if got != "Deploys are frozen today.\n\nAsk before deleting anything." {
 		t.Errorf("instructions %q", got)
@@ -132,9 +132,9 @@ func TestUserPromptSubmit(t *testing.T) {
 	f := newFixture(t)
 	ctxHook := f.script("ctx.sh", bash+"echo 'Follow the style guide.'\n")
 	block := f.script("block.sh", bash+"echo 'no reviews on Fridays' >&2\nexit 2\n")
-	s := f.serve(f.config(command.Settings{"UserPromptSubmit": {
-		{Matcher: "review", Hooks: []command.Hook{{Command: ctxHook}}},
-		{Matcher: "audit", Hooks: []command.Hook{{Command: block}}},
+	s := f.serve(f.config(settings.Settings{"UserPromptSubmit": {
+		{Matcher: "review", Hooks: []settings.Hook{{Command: ctxHook}}},
+		{Matcher: "audit", Hooks: []settings.Hook{{Command: block}}},
 	}}))
 	ctx := context.Background()
 	res, err := s.Session().Client().GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: map[string]string{"code": "x"}})
@@ -149,7 +149,7 @@ func TestUserPromptSubmit(t *testing.T) {
 		t.Errorf("messages %q", got)
 	}
 	f2 := newFixture(t)
-	s2 := f2.serve(f2.config(hooksFor("UserPromptSubmit", "rev.*", command.Hook{Command: f2.script("block.sh", bash+"echo 'no reviews on Fridays' >&2\nexit 2\n")})))
+	s2 := f2.serve(f2.config(hooksFor("UserPromptSubmit", "rev.*", settings.Hook{Command: f2.script("block.sh", bash+"echo 'no reviews on Fridays' >&2\nexit 2\n")})))
 	if _, err := s2.Session().Client().GetPrompt(ctx, &mcp.GetPromptParams{Name: "review"}); err == nil || !strings.Contains(err.Error(), "no reviews on Fridays") {
 		t.Errorf("GetPrompt error %v", err)
 	}
@@ -162,7 +162,7 @@ func TestResourceEvents(t *testing.T) {
 		t.Run(event, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			s := f.serve(f.config(hooksFor(event, `^file:///no`, command.Hook{Command: f.script("dlp.sh", bash+"echo 'notes are private' >&2\nexit 2\n")})))
+			s := f.serve(f.config(hooksFor(event, `^file:///no`, settings.Hook{Command: f.script("dlp.sh", bash+"echo 'notes are private' >&2\nexit 2\n")})))
 			_, err := s.Session().Client().ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///notes"})
 			if err == nil || !strings.Contains(err.Error(), "notes are private") {
 				t.Errorf("ReadResource error %v", err)
@@ -176,9 +176,9 @@ func TestResourceEvents(t *testing.T) {
 func TestPostToolUseFailureOnlyForToolFailures(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(command.Settings{
-		"PreToolUse":         {{Matcher: "echo", Hooks: []command.Hook{{Command: f.script("deny.sh", bash+"echo denied >&2\nexit 2\n")}}}},
-		"PostToolUseFailure": {{Hooks: []command.Hook{{Command: f.script("after.sh", bash+"echo 'after failure' >&2\nexit 2\n")}}}},
+	cfg := f.config(settings.Settings{
+		"PreToolUse":         {{Matcher: "echo", Hooks: []settings.Hook{{Command: f.script("deny.sh", bash+"echo denied >&2\nexit 2\n")}}}},
+		"PostToolUseFailure": {{Hooks: []settings.Hook{{Command: f.script("after.sh", bash+"echo 'after failure' >&2\nexit 2\n")}}}},
 	})
 	s := f.serve(cfg)
 	if r := s.Call(plugintest.ToolEcho, echoHi); !slices.Equal(texts(r.Res), []string{"denied"}) {
@@ -215,7 +215,7 @@ func TestMatchers(t *testing.T) {
 		t.Run(tt.matcher, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			cfg := f.config(hooksFor("PreToolUse", tt.matcher, command.Hook{Command: f.script("guard.sh", bash+"echo matched >&2\nexit 2\n")}))
+			cfg := f.config(hooksFor("PreToolUse", tt.matcher, settings.Hook{Command: f.script("guard.sh", bash+"echo matched >&2\nexit 2\n")}))
 			if tt.agent {
 				cfg.ServerName, cfg.AgentToolNames = "files", true
 			}
@@ -253,10 +253,10 @@ json.dump(i, open("seen.json", "w"))
 d = i["data"]
 print(json.dumps({"continue": d["risk"] != "high" or d["tool_input"]["path"].startswith("/sandbox/"), "systemMessage": "risky call outside the sandbox"}))
 `)
-	s := f.serve(f.config(command.Settings{"PreToolUse": {{Hooks: []command.Hook{
-		{Command: first, Protocol: command.OLLM},
+	s := f.serve(f.config(settings.Settings{"PreToolUse": {{Hooks: []settings.Hook{
+		{Command: first, Protocol: settings.OLLM},
 		{Command: second},
-		{Command: third, Protocol: command.OLLM},
+		{Command: third, Protocol: settings.OLLM},
 	}}}}))
 	r := s.Call("delete", DeleteIn{Path: "/etc/passwd"})
 	if r.IsError() || r.Text() != "deleted /sandbox/etc/passwd force=false" {
@@ -348,7 +348,7 @@ func TestAsk(t *testing.T) {
 // version (the latest when ""); runs counts the hook's runs.
 func askServer(t *testing.T, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), version string) (cs *mcp.ClientSession, runs func() int) {
 	f := newFixture(t)
-	s := f.serve(f.config(hooksFor("PreToolUse", "delete", command.Hook{Command: f.script("ask.sh",
+	s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Command: f.script("ask.sh",
 		bash+`echo run >> runs
 echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"Deleting is forever."}}'`)})))
 	client := mcp.NewClient(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: handler})

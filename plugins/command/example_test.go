@@ -11,6 +11,8 @@ import (
 
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 type deleteIn struct {
@@ -38,8 +40,8 @@ fi
 
 	// snippet:start config
 	cfg := command.Config{
-		Settings: command.Settings{
-			"PreToolUse": {{Matcher: "delete", Hooks: []command.Hook{{Command: guard, Timeout: 5 * time.Second}}}},
+		Settings: settings.Settings{
+			"PreToolUse": {{Matcher: "delete", Hooks: []settings.Hook{{Command: guard, Timeout: 5 * time.Second}}}},
 		},
 		TrustStore: filepath.Join(dir, "trusted-hooks.json"),
 	}
@@ -50,7 +52,7 @@ fi
 	if err != nil {
 		panic(err)
 	}
-	err = command.UpdateTrustStore(cfg.TrustStore, func(s *command.TrustStore) (bool, error) {
+	err = trust.Update(cfg.TrustStore, func(s *trust.Store) (bool, error) {
 		return s.Trust(hooks[0].Identity, hooks[0].Command, time.Now()), nil
 	})
 	if err != nil {

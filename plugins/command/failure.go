@@ -9,13 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // FailureKind says how a hook failed.
 type FailureKind uint8
 
 // The kinds of failure. Each is handled by the hook's rule
-// ([Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
+// ([settings.Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
 // [Config.Audit].
 const (
 	// FailStart: the process could not be started.
@@ -60,7 +61,7 @@ var failureNames = [...]string{
 }
 
 // agentKind reports whether the agents have failures of kind k too: for
-// them these are non-blocking errors ([RuleAgent]).
+// them these are non-blocking errors ([settings.RuleAgent]).
 func (k FailureKind) agentKind() bool {
 	switch k {
 	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError, FailHTTPStatus:
@@ -82,7 +83,7 @@ type Failure struct {
 	// Hook is the hook's ID, Name its name, Event its event.
 	Hook  string
 	Name  string
-	Event Event
+	Event settings.Event
 	// Script is the script's path.
 	Script string
 	// Kind says how it failed; Err says what happened, for the log and

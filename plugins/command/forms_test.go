@@ -7,6 +7,8 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // The forms teams write run as written: an inline shell line (with the
@@ -16,12 +18,12 @@ func TestCommandForms(t *testing.T) {
 	f.script("guard.sh", bash+`[ "$HOOK_ASK_CRITICAL" = true ] && { echo "prefix reached the script" >&2; exit 2; }; exit 0`+"\n")
 	tests := []struct {
 		name string
-		hook command.Hook
+		hook settings.Hook
 		want string // the block's reason
 	}{
-		{"shell line", command.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: true}, "piped: blocked"},
-		{"env prefix", command.Hook{Command: "HOOK_ASK_CRITICAL=true bash guard.sh"}, "prefix reached the script"},
-		{"program on PATH", command.Hook{Command: `sh -c 'echo "program: blocked" >&2; exit 2'`}, "program: blocked"},
+		{"shell line", settings.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: true}, "piped: blocked"},
+		{"env prefix", settings.Hook{Command: "HOOK_ASK_CRITICAL=true bash guard.sh"}, "prefix reached the script"},
+		{"program on PATH", settings.Hook{Command: `sh -c 'echo "program: blocked" >&2; exit 2'`}, "program: blocked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,18 +40,18 @@ func TestCommandForms(t *testing.T) {
 func TestShellLineTrust(t *testing.T) {
 	f := newFixture(t)
 	line := `echo '{}' | cat`
-	f.trust(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
-	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: line, Shell: true})))
-	if err != nil || len(infos) != 1 || infos[0].Trust != command.Trusted || infos[0].Identity.Form != command.FormShell {
+	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
+	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
+	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Trusted || infos[0].Identity.Form != trust.FormShell {
 		t.Fatalf("trusted line: %+v, %v", infos, err)
 	}
-	changed := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line + " | cat", Shell: true}))
+	changed := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line + " | cat", Shell: true}))
 	infos, err = command.Inspect(changed)
-	if err != nil || infos[0].Trust != command.Untrusted {
+	if err != nil || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("changed line: %+v, %v", infos, err)
 	}
 	if err := startErr(t, changed); err == nil || !strings.Contains(err.Error(), `runs shell line "echo '{}' | cat | cat"`) ||
-		!strings.Contains(err.Error(), "review the command, then run: command.UpdateTrustStore(") || strings.Contains(err.Error(), "-script") {
+		!strings.Contains(err.Error(), "review the command, then run: trust.Update(") || strings.Contains(err.Error(), "-script") {
 		t.Errorf("Start error %v", err)
 	}
 }
@@ -60,19 +62,19 @@ func TestTrustSurvivesCheckout(t *testing.T) {
 	f := newFixture(t)
 	body := bash + "exit 0\n"
 	f.script("guard.sh", body)
-	f.trust(f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash guard.sh"})))
+	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash guard.sh"})))
 	other := newFixture(t)
 	other.script("guard.sh", body)
-	cfg := other.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash guard.sh"}))
+	cfg := other.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash guard.sh"}))
 	cfg.TrustStore = f.store
 	infos, err := command.Inspect(cfg)
-	if err != nil || infos[0].Trust != command.Trusted || infos[0].Identity.Script != other.path("guard.sh") {
+	if err != nil || infos[0].Trust != trust.Trusted || infos[0].Identity.Script != other.path("guard.sh") {
 		t.Fatalf("moved checkout: %+v, %v", infos, err)
 	}
 	if err := os.WriteFile(other.path("guard.sh"), []byte(body+"# edited\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == command.Trusted {
+	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == trust.Trusted {
 		t.Fatalf("edited copy: %+v, %v", infos, err)
 	}
 }
@@ -82,15 +84,15 @@ func TestTrustSurvivesCheckout(t *testing.T) {
 func TestRunnerOptIn(t *testing.T) {
 	f := newFixture(t)
 	realPath(t, "go") // a runner every machine that runs these tests has
-	refused := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "go run example.com/guard@latest"}))
+	refused := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "go run example.com/guard@latest"}))
 	if _, err := command.Inspect(refused); err == nil || !strings.Contains(err.Error(), `allow it explicitly with "runner": true`) {
 		t.Fatalf("Inspect error %v", err)
 	}
-	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: "go run example.com/guard@latest", Runner: true})))
+	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "go run example.com/guard@latest", Runner: true})))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := infos[0].Identity; id.Form != command.FormRunner || !strings.Contains(id.String(), "fetches code at run time that this trust does not cover") {
+	if id := infos[0].Identity; id.Form != trust.FormRunner || !strings.Contains(id.String(), "fetches code at run time that this trust does not cover") {
 		t.Errorf("identity %v", id)
 	}
 }
@@ -104,7 +106,7 @@ func TestCommandWords(t *testing.T) {
 	f.script("argv.sh", bash+`printf '%s\n' "$@" > "$CLAUDE_PROJECT_DIR/argv.txt"; printf '%s' "$MODE" > "$CLAUDE_PROJECT_DIR/mode.txt"`+"\n")
 	line := `MODE='a b' bash argv.sh 'single $X' "double \"q\" \$HOME" back\ slash ~/notes "$CLAUDE_PROJECT_DIR"/x pre${EXTRA}post con\
 tinued 'a'"b"c`
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: line}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line}))
 	cfg.Env = map[string]string{"EXTRA": "-mid-"}
 	cfg.EnvAllow = []string{"PATH", "HOME"}
 	s := f.serve(cfg)
@@ -130,7 +132,7 @@ func TestCommandBounds(t *testing.T) {
 	f := newFixture(t)
 	f.script("guard.sh", bash+"exit 0\n")
 	long := "bash guard.sh " + strings.Repeat("a", 100<<10)
-	if _, err := command.Inspect(f.config(hooksFor("PreToolUse", "", command.Hook{Command: long}))); err == nil ||
+	if _, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: long}))); err == nil ||
 		!strings.Contains(err.Error(), "more than the 65536 a command may have") {
 		t.Errorf("a 100 KB line: %v", err)
 	}
@@ -152,11 +154,11 @@ func TestCommandBounds(t *testing.T) {
 func TestProgramFilesTrust(t *testing.T) {
 	f := newFixture(t)
 	f.script("guard.sh", "exit 0\n")
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "sh guard.sh"}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "sh guard.sh"}))
 	cfg.Interpreters = []string{"bash"}
 	s := f.serve(cfg)
 	infos, err := command.Inspect(cfg)
-	if err != nil || infos[0].Identity.Form != command.FormProgram || len(infos[0].Identity.Files) != 1 ||
+	if err != nil || infos[0].Identity.Form != trust.FormProgram || len(infos[0].Identity.Files) != 1 ||
 		infos[0].Identity.Files[0].Path != f.path("guard.sh") {
 		t.Fatalf("identity: %+v, %v", infos, err)
 	}
@@ -170,7 +172,7 @@ func TestProgramFilesTrust(t *testing.T) {
 	if len(f.log.find("the file "+f.path("guard.sh")+" its command names changed since it was trusted")) != 1 {
 		t.Errorf("no warning of the edited file: %q", f.log.find("changed"))
 	}
-	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == command.Trusted {
+	if infos, err = command.Inspect(cfg); err != nil || infos[0].Trust == trust.Trusted {
 		t.Errorf("after the edit: %+v, %v", infos, err)
 	}
 }

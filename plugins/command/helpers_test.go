@@ -19,6 +19,8 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -63,7 +65,7 @@ func (f *fixture) path(name string) string { return filepath.Join(f.dir, name) }
 
 // config returns a configuration of the fixture with settings, short
 // timeouts, the fixture's trust store and its audit and log records.
-func (f *fixture) config(s command.Settings) command.Config {
+func (f *fixture) config(s settings.Settings) command.Config {
 	return command.Config{
 		Settings:   s,
 		Dir:        f.dir,
@@ -83,7 +85,7 @@ func (f *fixture) trust(cfg command.Config) {
 	if err != nil {
 		f.t.Fatalf("Inspect: %v", err)
 	}
-	err = command.UpdateTrustStore(cfg.TrustStore, func(s *command.TrustStore) (bool, error) {
+	err = trust.Update(cfg.TrustStore, func(s *trust.Store) (bool, error) {
 		changed := false
 		for _, h := range infos {
 			changed = s.Trust(h.Identity, h.Command, time.Now()) || changed
@@ -227,8 +229,8 @@ next:
 }
 
 // hooksFor returns settings with one group of one hook for event.
-func hooksFor(event, matcher string, h command.Hook) command.Settings {
-	return command.Settings{event: {{Matcher: matcher, Hooks: []command.Hook{h}}}}
+func hooksFor(event, matcher string, h settings.Hook) settings.Settings {
+	return settings.Settings{event: {{Matcher: matcher, Hooks: []settings.Hook{h}}}}
 }
 
 // exists reports whether path exists.

@@ -9,13 +9,13 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // hook is one command hook, ready to run.
@@ -24,7 +24,7 @@ type hook struct {
 	p  *Plugin
 	id string // the hookflow hook ID, set after registration
 	// rule is the hook's failure rule, resolved (never RuleDefault).
-	rule FailureRule
+	rule settings.FailureRule
 	// tools maps the server's tools to the names the script expects.
 	tools toolMap
 
@@ -32,15 +32,14 @@ type hook struct {
 	slots slots
 	limit *limiter
 
-	// mu guards stamp, the script's stat when its hash was last checked.
-	mu    sync.Mutex
-	stamp fileStamp
+	// retrust is the command that trusts the hook, for a changed file.
+	retrust string
 }
 
 func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	cfg := p.cfg
 	env := maps.Clone(base)
-	if c.Event == SessionStart {
+	if c.Event == settings.SessionStart {
 		// SessionStart hooks may write variables for the agent's later
 		// Bash commands there; a server runs none, so they go nowhere.
 		env["CLAUDE_ENV_FILE"] = os.DevNull
@@ -49,13 +48,13 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
-		compiled: c, p: p, rule: c.hook.OnFailure.resolve(cfg.FailClosed),
+		compiled: c, p: p, rule: resolveRule(c.hook.OnFailure, cfg.FailClosed),
 		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
 		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
 			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
-		slots: make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
-		limit: newLimiter(c.hook.RateLimit, c.hook.Cooldown),
-		stamp: c.stamp,
+		slots:   make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
+		limit:   newLimiter(c.hook.RateLimit, c.hook.Cooldown),
+		retrust: c.TrustCommand(cfg.TrustStore, c.File),
 	}
 }
 
@@ -93,43 +92,47 @@ func (h *hook) run(c *flows.Context) error {
 	if err != nil {
 		return h.fail(c, FailStart, "encoding its input: "+err.Error())
 	}
-	var res *exited
-	switch h.hook.Type {
-	case "http":
-		res, err = h.post(c, stdin)
-	case "prompt":
-		dec, err := h.sample(c, stdin)
-		if err != nil || dec.asked {
-			return err
-		}
-		return h.apply(c, d, dec)
-	default:
-		res, err = h.exec(c, stdin)
-	}
-	if err != nil {
+	dec, err := h.kind.run(h, c, stdin)
+	if err != nil || dec.asked {
 		return err
 	}
+	return h.apply(c, d, dec)
+}
+
+// run runs the hook's process and reads its answer by its protocol.
+func (commandKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
+	res, err := h.exec(c, stdin)
+	if err != nil {
+		return decision{}, err
+	}
+	return h.decode(c, res)
+}
+
+// decode reads the answer of a hook that ran (a process, or a POST read
+// as one) by its protocol.
+func (h *hook) decode(c *flows.Context, res *exited) (decision, error) {
 	var dec decision
+	var err error
 	switch h.Protocol {
-	case OLLM:
+	case settings.OLLM:
 		if res.code != 0 {
-			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
 		}
 		var hookErr string
 		dec, hookErr, err = decodeOLLM(res.stdout)
 		if err == nil && hookErr != "" {
-			return h.fail(c, FailHookError, hookErr, res)
+			return dec, h.fail(c, FailHookError, hookErr, res)
 		}
 	default:
 		if res.code != 0 && res.code != 2 {
-			return h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
 		}
 		dec, err = decodeClaude(h.Event, res.code, res.stdout, res.stderr)
 	}
 	if err != nil {
-		return h.fail(c, FailBadOutput, err.Error(), res)
+		return dec, h.fail(c, FailBadOutput, err.Error(), res)
 	}
-	return h.apply(c, d, dec)
+	return dec, nil
 }
 
 // exec runs the process for one call, after the checks that may refuse
@@ -137,7 +140,7 @@ func (h *hook) run(c *flows.Context) error {
 // allow the run, a concurrency slot is free. A non-nil error is the
 // failure the hook returns.
 func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
-	if msg := h.verify(); msg != "" {
+	if msg := h.pin.Verify(h.retrust); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
 	if err := h.admit(c); err != nil {
@@ -225,67 +228,32 @@ func (h *hook) admit(c *flows.Context) error {
 // engine applies the hook's policy (FailClosed fails the run, FailOpen
 // records the failure in the run's Failures and goes on).
 //
-// The hookflow hook of a hook whose rule is not [RuleClosed] is
+// The hookflow hook of a hook whose rule is not [settings.RuleClosed] is
 // registered fail-open: a failure its rule lets through is returned and
 // the engine records it in the run's Failures (which the audit plugin
 // records and the otel plugin counts as hookflow.hook.failed_open); one
 // that blocks aborts the run.
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
-		Policy: h.rule.policy(kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+		Policy: rulePolicy(h.rule, kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	if len(res) > 0 && res[0] != nil {
 		f.ExitCode, f.Took = res[0].code, res[0].took
 		f.Stderr = tail(res[0].stderr, 1024)
 	}
 	h.p.record(c, f)
-	if f.Policy == flows.FailClosed && h.rule != RuleClosed {
+	if f.Policy == flows.FailClosed && h.rule != settings.RuleClosed {
 		return c.Abort(&f)
 	}
 	return &f
 }
 
 // registered is the failure policy of h's hookflow hook: fail-closed for
-// [RuleClosed], else fail-open, and fail reads the rule per failure.
+// [settings.RuleClosed], else fail-open, and fail reads the rule per failure.
 func (h *hook) registered() flows.FailurePolicy {
-	if h.rule == RuleClosed {
+	if h.rule == settings.RuleClosed {
 		return flows.FailClosed
 	}
 	return flows.FailOpen
-}
-
-// verify checks that the script is still the one the trust store vouched
-// for: when its stat changed since the last check, it is hashed again.
-// It returns why not, or "".
-func (h *hook) verify() string {
-	if msg := h.args.verify(h.Identity.Files, h.TrustCommand(h.p.cfg.TrustStore, h.File)); msg != "" {
-		return msg
-	}
-	if h.Identity.Script == "" {
-		return "" // a shell line: its identity is the line, fixed at start
-	}
-	fi, err := os.Stat(h.Identity.Script)
-	if err != nil {
-		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
-	}
-	st := stampOf(fi)
-	h.mu.Lock()
-	same := st == h.stamp
-	h.mu.Unlock()
-	if same {
-		return ""
-	}
-	sum, st, err := hashFile(h.Identity.Script)
-	if err != nil {
-		return fmt.Sprintf("its script %s cannot be read (%v); it did not run", h.Identity.Script, err)
-	}
-	if sum != h.Identity.SHA256 {
-		return fmt.Sprintf("its script %s changed since it was trusted (sha256 was %s, is %s), so it did not run; review it, then run: %s",
-			h.Identity.Script, h.Identity.SHA256, sum, h.TrustCommand(h.p.cfg.TrustStore, h.File))
-	}
-	h.mu.Lock()
-	h.stamp = st
-	h.mu.Unlock()
-	return ""
 }
 
 // apply carries out a hook's answer in the run.
@@ -301,12 +269,12 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 	if dec.block {
 		reason := cmpOr(dec.reason, fmt.Sprintf("blocked by command hook %q", h.Name))
 		switch h.Event {
-		case PostToolUse, PostToolUseFailure:
+		case settings.PostToolUse, settings.PostToolUseFailure:
 			// As in the agents: the tool ran, its result stands, and the
 			// reason is fed to the model. A hook withholds a result with
 			// "continue": false, or replaces it with updatedToolOutput.
 			dec.context = append(dec.context, reason)
-		case SessionStart:
+		case settings.SessionStart:
 			h.p.logger().Warn("command hook: SessionStart hooks cannot block; the session starts", "hook", h.id, "reason", reason)
 			_ = framework.Log(c, "warning", map[string]string{"hook": h.Name, "message": reason})
 		default:
@@ -319,7 +287,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 		old := d.fields["tool_input"]
 		maps.Copy(d.fields, dec.data)
-		if nu, ok := dec.data["tool_input"]; ok && h.Event == PreToolUse && !bytes.Equal(nu, old) {
+		if nu, ok := dec.data["tool_input"]; ok && h.Event == settings.PreToolUse && !bytes.Equal(nu, old) {
 			if !isObject(nu) {
 				return h.fail(c, FailBadOutput, `"data.tool_input" must be an object: the tool's new arguments`)
 			}
@@ -327,7 +295,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.input != nil {
-		if h.Event != PreToolUse {
+		if h.Event != settings.PreToolUse {
 			h.p.logger().Debug("command hook: updatedInput applies to PreToolUse only; ignored", "hook", h.id)
 		} else {
 			dec.input = h.tools.output(d.tool, dec.input)
@@ -338,7 +306,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.ask {
-		if h.Event != PreToolUse {
+		if h.Event != settings.PreToolUse {
 			return h.fail(c, FailBadOutput, `"ask" applies to PreToolUse only`)
 		}
 		asked, err := h.ask(c, dec.askReason)
@@ -352,7 +320,7 @@ func (h *hook) apply(c *flows.Context, d *eventData, dec decision) error {
 		}
 	}
 	if dec.output != nil {
-		if h.Event != PostToolUse {
+		if h.Event != settings.PostToolUse {
 			h.p.logger().Debug("command hook: updatedToolOutput applies to PostToolUse only; ignored", "hook", h.id)
 		} else {
 			res, err := toolResult(dec.output)
@@ -393,16 +361,16 @@ func toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 // addContext puts text where the event's context goes.
 func (h *hook) addContext(c *flows.Context, text string) error {
 	switch h.Event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 		return framework.AddContext(c, text)
-	case SessionStart:
+	case settings.SessionStart:
 		switch res := c.Output().(type) {
 		case *mcp.InitializeResult:
 			res.Instructions = joinText(res.Instructions, text)
 		case *mcp.DiscoverResult:
 			res.Instructions = joinText(res.Instructions, text)
 		}
-	case UserPromptSubmit:
+	case settings.UserPromptSubmit:
 		texts, _ := promptContextKey.Get(c)
 		promptContextKey.Set(c, append(texts, text))
 	default:

@@ -41,6 +41,15 @@ func newHTTPClient() *http.Client {
 
 var errHookTimeout = errors.New("the hook's timeout passed")
 
+// run POSTs the event and reads the answer as a command hook's.
+func (httpKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
+	res, err := h.post(c, stdin)
+	if err != nil {
+		return decision{}, err
+	}
+	return h.decode(c, res)
+}
+
 // post runs an http hook: it POSTs the event's JSON to the hook's URL and
 // returns the answer as a command hook's would be: a 2xx response with an
 // empty body or a JSON object is an exit 0 with that stdout. Anything else

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // An http hook POSTs the event's JSON and reads the response as a command
@@ -59,24 +61,24 @@ func TestHTTPHooks(t *testing.T) {
 	tests := []struct {
 		name    string
 		url     string
-		rule    command.FailureRule
+		rule    settings.FailureRule
 		wantErr string // "" wants the call to go on
 		failure string
 	}{
 		{name: "a deny blocks", url: srv.URL + "/deny", wantErr: "policy says no"},
 		{name: "an empty 2xx lets the call go on", url: srv.URL + "/empty"},
 		{name: "a non-2xx status is a non-blocking failure", url: srv.URL + "/down", failure: "http_status"},
-		{name: "a non-2xx status blocks under failClosed", url: srv.URL + "/down", rule: command.RuleClosed, wantErr: "failed (http_status): answered 502 Bad Gateway", failure: "http_status"},
+		{name: "a non-2xx status blocks under failClosed", url: srv.URL + "/down", rule: settings.RuleClosed, wantErr: "failed (http_status): answered 502 Bad Gateway", failure: "http_status"},
 		{name: "a body that is not JSON is bad output", url: srv.URL + "/text", failure: "bad_output"},
 		{name: "a body over the cap blocks", url: srv.URL + "/big", wantErr: "failed (output_cap)", failure: "output_cap"},
-		{name: "a redirect to another host is not followed", url: srv.URL + "/away", rule: command.RuleClosed, wantErr: "another host than the hook's URL: not followed", failure: "start"},
-		{name: "an unverified certificate is refused", url: tlsSrv.URL + "/", rule: command.RuleClosed, wantErr: "certificate", failure: "start"},
+		{name: "a redirect to another host is not followed", url: srv.URL + "/away", rule: settings.RuleClosed, wantErr: "another host than the hook's URL: not followed", failure: "start"},
+		{name: "an unverified certificate is refused", url: tlsSrv.URL + "/", rule: settings.RuleClosed, wantErr: "certificate", failure: "start"},
 		{name: "a timeout is a non-blocking failure", url: srv.URL + "/slow", failure: "timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			settings := f.path("settings.json")
+			settingsFile := f.path("settings.json")
 			// Only /slow runs into the timeout, whatever the machine's load.
 			timeout := 30.0
 			if strings.HasSuffix(tt.url, "/slow") {
@@ -85,15 +87,15 @@ func TestHTTPHooks(t *testing.T) {
 			hook := map[string]any{"type": "http", "url": tt.url, "timeout": timeout, "maxOutputBytes": 1000, "onFailure": tt.rule.String(),
 				"headers":        map[string]string{"Authorization": "Bearer ${HOOKFLOW_TEST_TOKEN}", "X-Other": "[$HOOKFLOW_TEST_OTHER]"},
 				"allowedEnvVars": []string{"HOOKFLOW_TEST_TOKEN"}}
-			if tt.rule == command.RuleDefault {
+			if tt.rule == settings.RuleDefault {
 				delete(hook, "onFailure")
 			}
 			body, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{hook}}}}})
-			if err := os.WriteFile(settings, body, 0o644); err != nil {
+			if err := os.WriteFile(settingsFile, body, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			cfg := f.config(nil)
-			cfg.SettingsFile = settings
+			cfg.SettingsFile = settingsFile
 			s := f.serve(cfg)
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			if tt.wantErr != "" {
@@ -123,11 +125,11 @@ func TestHTTPHooks(t *testing.T) {
 func TestHTTPHookTrust(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Type: "http", RemoteHook: command.RemoteHook{URL: "https://hooks.example/check"}}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/check"}}))
 	f.trust(cfg)
-	cfg.Settings = hooksFor("PreToolUse", "", command.Hook{Type: "http", RemoteHook: command.RemoteHook{URL: "https://hooks.example/other"}})
+	cfg.Settings = hooksFor("PreToolUse", "", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/other"}})
 	infos, err := command.Inspect(cfg)
-	if err != nil || len(infos) != 1 || infos[0].Trust != command.Untrusted {
+	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("Inspect: %v, %+v", err, infos)
 	}
 }
@@ -139,18 +141,18 @@ func TestUntrustedGoHookMessage(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		hook command.Hook
+		hook settings.Hook
 	}{
-		{"http", command.Hook{Type: "http", RemoteHook: command.RemoteHook{URL: "https://hooks.example/check"}}},
-		{"prompt", command.Hook{Type: "prompt", RemoteHook: command.RemoteHook{Prompt: "Judge: $ARGUMENTS"}}},
-		{"shell line", command.Hook{Name: "line", Command: "cat | cat", Shell: true}},
+		{"http", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/check"}}},
+		{"prompt", settings.Hook{Type: "prompt", RemoteHook: settings.RemoteHook{Prompt: "Judge: $ARGUMENTS"}}},
+		{"shell line", settings.Hook{Name: "line", Command: "cat | cat", Shell: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			err := startErr(t, f.config(hooksFor("PreToolUse", "", tt.hook)))
-			if err == nil || strings.Contains(err.Error(), "-script") || !strings.Contains(err.Error(), "TrustStore.Trust") {
+			if err == nil || strings.Contains(err.Error(), "-script") || !strings.Contains(err.Error(), "Store.Trust") {
 				t.Errorf("Start: %v, want how to trust the hook from Go, and no -script", err)
 			}
 		})

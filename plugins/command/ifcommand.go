@@ -3,6 +3,8 @@ package command
 import (
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // maxIfInput bounds what an "if" rule reads of a call: a command or a
@@ -26,185 +28,87 @@ type cmdWord struct {
 }
 
 // subcommands splits a command line, without running it, into the simple
-// commands Claude Code matches a Bash rule against: split at &&, ||, ;,
-// |, |&, &, newlines and parentheses, outside quotes. ok is false when the
-// line holds what this reading cannot follow (a command substitution, a
-// here-document, an unclosed quote): the rule then runs the hook.
+// commands Claude Code matches a Bash rule against: those of its lists,
+// pipelines, subshells and compound commands, as bash parses them. ok is
+// false when the line holds what this reading cannot follow (a command
+// or process substitution, an arithmetic expansion, a here-document, a
+// line bash would not parse): the rule then runs the hook.
 func subcommands(line string) (cmds []subcommand, ok bool) {
 	if len(line) > maxIfInput {
 		return nil, false
 	}
-	s := &cmdScanner{src: line}
-	if !s.run() {
+	f, err := parseShell(line)
+	if err != nil {
 		return nil, false
 	}
-	return s.cmds, true
-}
-
-type cmdScanner struct {
-	src  string
-	i    int
-	cmds []subcommand
-	cur  subcommand
-
-	word    strings.Builder
-	inWord  bool
-	start   int
-	quoted  bool // a quote came before the word's first '='
-	sawEq   bool
-	redirTo bool // the next word is a redirection's target
-}
-
-func (s *cmdScanner) begin() {
-	if !s.inWord {
-		s.inWord, s.start, s.quoted, s.sawEq = true, s.i, false, false
-	}
-}
-
-func (s *cmdScanner) endWord() {
-	if !s.inWord {
-		return
-	}
-	w := cmdWord{text: s.word.String(), start: s.start, end: s.i}
-	if s.redirTo {
-		w.redir, s.redirTo = true, false
-	}
-	if name, _, ok := strings.Cut(s.src[s.start:s.i], "="); ok && !s.quoted && isIdentifier(name) {
-		w.assign = true
-	}
-	s.cur.words = append(s.cur.words, w)
-	s.cur.end = s.i
-	s.word.Reset()
-	s.inWord = false
-}
-
-func (s *cmdScanner) endCommand() {
-	s.endWord()
-	if len(s.cur.words) > 0 {
-		s.cur.src = s.src
-		s.cmds = append(s.cmds, s.cur)
-	}
-	s.cur, s.redirTo = subcommand{}, false
-}
-
-// redirect records a redirection operator of n bytes at s.i; a word of
-// digits just before it (2>) is its file descriptor.
-func (s *cmdScanner) redirect(n int) {
-	if s.inWord && s.i > s.start && strings.Trim(s.src[s.start:s.i], "0123456789") == "" {
-		s.redirTo = true // the descriptor is part of the redirection
-	}
-	s.endWord()
-	s.cur.words = append(s.cur.words, cmdWord{text: s.src[s.i : s.i+n], start: s.i, end: s.i + n, redir: true})
-	s.i += n
-	s.cur.end = s.i
-	s.redirTo = true
-}
-
-func (s *cmdScanner) run() bool {
-	for s.i < len(s.src) {
-		c, rest := s.src[s.i], s.src[s.i:]
-		switch {
-		case c == ' ' || c == '\t':
-			s.endWord()
-			s.i++
-		case c == '\n' || c == '\r':
-			s.endCommand()
-			s.i++
-		case c == '\\':
-			if s.i+1 >= len(s.src) {
-				return false
+	ok = true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			ok = false
+		case *syntax.Redirect:
+			ok = ok && n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc
+		case *syntax.Stmt:
+			if c := subcommandOf(line, n); len(c.words) > 0 {
+				cmds = append(cmds, c)
 			}
-			if s.src[s.i+1] == '\n' {
-				s.endWord() // a line continuation
-				s.i += 2
-				continue
-			}
-			s.begin()
-			s.quote()
-			s.word.WriteByte(s.src[s.i+1])
-			s.i += 2
-		case c == '\'':
-			s.begin()
-			s.quote()
-			j := strings.IndexByte(rest[1:], '\'')
-			if j < 0 {
-				return false
-			}
-			s.word.WriteString(rest[1 : 1+j])
-			s.i += j + 2
-		case c == '"':
-			s.begin()
-			s.quote()
-			s.i++
-			if !s.double() {
-				return false
-			}
-		case c == '`', strings.HasPrefix(rest, "$("), strings.HasPrefix(rest, "<("), strings.HasPrefix(rest, ">("):
-			return false // a command the line runs inside a word
-		case strings.HasPrefix(rest, "<<<"):
-			s.redirect(3)
-		case strings.HasPrefix(rest, "<<"):
-			return false // a here-document: its lines are not commands
-		case strings.HasPrefix(rest, "&&"), strings.HasPrefix(rest, "||"), strings.HasPrefix(rest, "|&"):
-			s.endCommand()
-			s.i += 2
-		case strings.HasPrefix(rest, "&>>"):
-			s.redirect(3)
-		case strings.HasPrefix(rest, "&>"), strings.HasPrefix(rest, ">>"), strings.HasPrefix(rest, ">&"),
-			strings.HasPrefix(rest, "<&"), strings.HasPrefix(rest, ">|"), strings.HasPrefix(rest, "<>"):
-			s.redirect(2)
-		case c == '>' || c == '<':
-			s.redirect(1)
-		case c == '|' || c == '&' || c == ';' || c == '(' || c == ')':
-			s.endCommand()
-			s.i++
-		case c == '#' && !s.inWord:
-			for s.i < len(s.src) && s.src[s.i] != '\n' {
-				s.i++
-			}
-		case c == '=':
-			s.begin()
-			s.sawEq = true
-			s.word.WriteByte(c)
-			s.i++
-		default:
-			s.begin()
-			s.word.WriteByte(c)
-			s.i++
 		}
-	}
-	s.endCommand()
-	return true
+		return ok
+	})
+	return cmds, ok
 }
 
-func (s *cmdScanner) quote() {
-	if !s.sawEq {
-		s.quoted = true
+// subcommandOf is st's simple command, its words in the line's order: its
+// assignments, arguments and redirections, or a declaration's words.
+func subcommandOf(line string, st *syntax.Stmt) subcommand {
+	c := subcommand{src: line}
+	add := func(n syntax.Node, text string, redir, assign bool) {
+		c.words = append(c.words, cmdWord{text: text, start: int(n.Pos().Offset()), end: int(n.End().Offset()), redir: redir, assign: assign})
 	}
-}
-
-// double reads a double-quoted part after its opening quote; false for
-// an unclosed quote or a command substitution inside it.
-func (s *cmdScanner) double() bool {
-	for s.i < len(s.src) {
-		c := s.src[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return true
-		case c == '\\' && s.i+1 < len(s.src) && strings.IndexByte("$`\"\\\n", s.src[s.i+1]) >= 0:
-			if s.src[s.i+1] != '\n' {
-				s.word.WriteByte(s.src[s.i+1])
-			}
-			s.i += 2
-		case c == '`' || strings.HasPrefix(s.src[s.i:], "$("):
-			return false
-		default:
-			s.word.WriteByte(c)
-			s.i++
+	switch cmd := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range cmd.Assigns {
+			add(a, assignText(line, a), false, true)
 		}
+		for _, wd := range cmd.Args {
+			add(wd, unquote(line, wd, nil, ""), false, isAssignment(wd))
+		}
+	case *syntax.DeclClause:
+		add(cmd.Variant, cmd.Variant.Value, false, false)
+		for _, a := range cmd.Args {
+			add(a, assignText(line, a), false, !a.Naked)
+		}
+	default:
+		return c
 	}
-	return false
+	for _, r := range st.Redirs {
+		add(r, line[r.Pos().Offset():r.End().Offset()], true, false)
+	}
+	slices.SortFunc(c.words, func(a, b cmdWord) int { return a.start - b.start })
+	for _, w := range c.words {
+		c.end = max(c.end, w.end)
+	}
+	return c
+}
+
+// isAssignment reports whether wd is NAME=value with the name written
+// unquoted.
+func isAssignment(wd *syntax.Word) bool {
+	l, ok := wd.Parts[0].(*syntax.Lit)
+	if !ok {
+		return false
+	}
+	name, _, eq := strings.Cut(l.Value, "=")
+	return eq && isIdentifier(name)
+}
+
+// assignText is an assignment's text, its value's quotes removed; a
+// declaration's name alone, or an array, as written.
+func assignText(line string, a *syntax.Assign) string {
+	if a.Naked || a.Append || a.Value == nil || a.Name == nil {
+		return line[a.Pos().Offset():a.End().Offset()]
+	}
+	return a.Name.Value + "=" + unquote(line, a.Value, nil, "")
 }
 
 // cmdKeywords start a command inside a compound one (if git push; then

@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // ifRule is a hook's "if" condition, one rule in Claude Code's
@@ -26,6 +31,10 @@ type ifRule struct {
 	// param, value: the Tool(param:value) reading of spec, when spec has
 	// that form.
 	param, value string
+	// command is spec compiled for a Bash rule; valuePat, value's
+	// pattern (a host's, for WebFetch).
+	command  commandSpec
+	valuePat *regexp.Regexp
 }
 
 type specKind int
@@ -57,9 +66,9 @@ var pathFields = []string{"file_path", "notebook_path", "path"}
 // parseIf reads a hook's "if" condition for event ev. A form the
 // reference does not document for the tool is refused, rather than
 // guessed at.
-func parseIf(s string, ev Event) (*ifRule, error) {
+func parseIf(s string, ev settings.Event) (*ifRule, error) {
 	switch ev {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 	default:
 		return nil, fmt.Errorf("applies to tool events only, not %s", ev)
 	}
@@ -86,17 +95,18 @@ func parseIf(s string, ev Event) (*ifRule, error) {
 	}
 	if p, v, ok := strings.Cut(r.spec, ":"); ok && isIdentifier(p) {
 		r.param, r.value = p, v
+		r.valuePat = starPattern(v)
 	}
 	switch {
 	case r.tool == "Bash":
-		r.kind = specCommand
+		r.kind, r.command = specCommand, newCommandSpec(r.spec)
 	case ruleTools[r.tool] != nil:
 		r.kind = specPath
 		if err := checkPathPattern(r.spec); err != nil {
 			return nil, fmt.Errorf("%q: %v", s, err)
 		}
 	case r.tool == "WebFetch" && r.param == "domain":
-		r.kind = specDomain
+		r.kind, r.valuePat = specDomain, starPattern(strings.ToLower(r.value))
 	case r.param != "":
 		r.kind = specParam
 	default:
@@ -168,7 +178,7 @@ func (r *ifRule) matches(name string, input json.RawMessage) bool {
 	switch r.kind {
 	case specCommand:
 		cmd, ok := stringArg(args, "command")
-		return !ok || commandMatches(r.spec, cmd)
+		return !ok || r.command.matches(cmd)
 	case specPath:
 		if name == "Grep" || name == "Glob" {
 			return true // a search reads what is under its path: cannot tell
@@ -181,7 +191,7 @@ func (r *ifRule) matches(name string, input json.RawMessage) bool {
 		return true
 	case specDomain:
 		u, ok := stringArg(args, "url")
-		return !ok || domainMatches(r.value, u)
+		return !ok || domainMatches(r.value, r.valuePat, u)
 	}
 	return false
 }
@@ -212,23 +222,45 @@ func (r *ifRule) paramMatches(args map[string]json.RawMessage) bool {
 	case '{', '[':
 		return true
 	}
-	return glob(r.value, text)
+	return r.valuePat.MatchString(text)
 }
 
 // commandMatches is a Bash rule: the command matches when one of its
 // subcommands does, when the whole line does, or when it cannot be read.
-func commandMatches(spec, cmd string) bool {
+func commandMatches(spec, cmd string) bool { return newCommandSpec(spec).matches(cmd) }
+
+// commandSpec is a Bash rule's specifier, compiled: * is any run of
+// characters; a trailing " *" also matches the command alone (git for
+// "git *"); the legacy trailing ":*" is a prefix.
+type commandSpec struct {
+	prefix      string // the ":*" form's, else ""
+	legacy      bool
+	whole, bare *regexp.Regexp // spec, and spec without its " *" (nil)
+}
+
+func newCommandSpec(spec string) commandSpec {
+	if p, ok := strings.CutSuffix(spec, ":*"); ok {
+		return commandSpec{prefix: p, legacy: true}
+	}
+	c := commandSpec{whole: starPattern(spec)}
+	if p, ok := strings.CutSuffix(spec, " *"); ok {
+		c.bare = starPattern(p)
+	}
+	return c
+}
+
+func (c commandSpec) matches(cmd string) bool {
 	cmds, ok := subcommands(cmd)
-	if !ok || commandPattern(spec, strings.TrimSpace(cmd)) {
+	if !ok || c.pattern(strings.TrimSpace(cmd)) {
 		return true // unreadable, or matched as a whole
 	}
-	for _, c := range cmds {
-		texts, opaque := c.forms()
+	for _, sc := range cmds {
+		texts, opaque := sc.forms()
 		if opaque {
 			return true
 		}
 		for _, t := range texts {
-			if commandPattern(spec, t) {
+			if c.pattern(t) {
 				return true
 			}
 		}
@@ -236,66 +268,52 @@ func commandMatches(spec, cmd string) bool {
 	return false
 }
 
-// commandPattern matches one subcommand's text: * is any run of
-// characters; a trailing " *" also matches the command alone (git for
-// "git *"); the legacy trailing ":*" is a prefix.
-func commandPattern(spec, text string) bool {
-	if p, ok := strings.CutSuffix(spec, ":*"); ok {
-		return strings.HasPrefix(text, p)
+// pattern matches one subcommand's text.
+func (c commandSpec) pattern(text string) bool {
+	if c.legacy {
+		return strings.HasPrefix(text, c.prefix)
 	}
-	if glob(spec, text) {
-		return true
-	}
-	p, ok := strings.CutSuffix(spec, " *")
-	return ok && glob(p, text)
+	return c.whole.MatchString(text) || c.bare != nil && c.bare.MatchString(text)
 }
 
-// glob matches s against pattern, where * is any run of characters and
-// everything else is itself. It runs in time linear in len(s) times the
-// number of stars.
-func glob(pattern, s string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == s
+// starPattern compiles a rule's pattern, in which * is any run of
+// characters, slashes included, as the agent reads it, and everything
+// else is itself. A match takes time linear in the text's length.
+func starPattern(p string) *regexp.Regexp {
+	parts := strings.Split(p, "*")
+	for i, part := range parts {
+		parts[i] = pattern.QuoteMeta(part, 0)
 	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
+	expr, err := pattern.Regexp(strings.Join(parts, "*"), pattern.EntireString|pattern.NoGlobStar)
+	if err != nil {
+		panic("command: a quoted pattern does not compile: " + err.Error())
 	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(p):]
-	}
-	return len(s) >= len(last) && strings.HasSuffix(s, last)
+	return regexp.MustCompile(expr)
 }
 
 // domainMatches is WebFetch(domain:host): the URL's host is host or one
 // of its subdomains, or matches it with *. A URL that cannot be read
 // matches.
-func domainMatches(host, raw string) bool {
+func domainMatches(host string, pat *regexp.Regexp, raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
 		return true
 	}
 	h, host := strings.ToLower(u.Hostname()), strings.ToLower(host)
-	return h == host || strings.HasSuffix(h, "."+host) || glob(host, h)
+	return h == host || strings.HasSuffix(h, "."+host) || pat.MatchString(h)
 }
 
 // maxPathStars bounds the ** of a path pattern.
 const maxPathStars = 8
 
-// checkPathPattern refuses a path pattern that path.Match cannot read.
+// checkPathPattern refuses a path pattern a path glob cannot read.
 func checkPathPattern(spec string) error {
 	if strings.Count(spec, "**") > maxPathStars {
 		return fmt.Errorf("has more than %d **", maxPathStars)
 	}
 	for _, seg := range strings.Split(spec, "/") {
-		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("%q is not a file name pattern: %v", seg, err)
+		if !doublestar.ValidatePattern(seg) {
+			return fmt.Errorf("%q is not a file name pattern", seg)
 		}
 	}
 	return nil
@@ -312,7 +330,6 @@ func pathMatches(spec, p string) bool {
 	if len(p) > maxIfInput || !strings.HasPrefix(p, "/") {
 		return true
 	}
-	segs := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
 	var pat string
 	anchored := strings.HasPrefix(spec, "//")
 	switch {
@@ -323,34 +340,10 @@ func pathMatches(spec, p string) bool {
 	default:
 		pat = strings.TrimPrefix(spec, "/")
 	}
-	psegs := strings.Split(strings.TrimSuffix(pat, "/"), "/")
+	pat = strings.TrimSuffix(pat, "/") + "/**"
 	if !anchored {
-		psegs = append([]string{"**"}, psegs...)
+		pat = "**/" + pat
 	}
-	return matchSegs(psegs, segs)
-}
-
-// matchSegs reports whether the patterns psegs match the first names of
-// segs (a pattern of a directory matches what is under it), ** matching
-// any number of names. It takes len(psegs)×len(segs) steps.
-func matchSegs(psegs, segs []string) bool {
-	reach := make([]bool, len(segs)+1) // psegs[:pi] matches segs[:si]
-	reach[0] = true
-	for _, ps := range psegs {
-		next := make([]bool, len(segs)+1)
-		seen := false
-		for si := range reach {
-			if ps == "**" {
-				seen = seen || reach[si]
-				next[si] = seen
-				continue
-			}
-			if si > 0 && reach[si-1] {
-				ok, _ := path.Match(ps, segs[si-1])
-				next[si] = ok
-			}
-		}
-		reach = next
-	}
-	return slices.Contains(reach, true)
+	ok, err := doublestar.Match(pat, strings.TrimPrefix(path.Clean(p), "/"))
+	return ok || err != nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // The "if" rules of Claude Code's permission-rule syntax, as its
@@ -125,7 +127,7 @@ func TestIfRules(t *testing.T) {
 			name = name[:80]
 		}
 		t.Run(name, func(t *testing.T) {
-			r, err := parseIf(tt.rule, PreToolUse)
+			r, err := parseIf(tt.rule, settings.PreToolUse)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,13 +155,13 @@ func TestIfRuleRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			_, err := parseIf(tt.rule, PreToolUse)
+			_, err := parseIf(tt.rule, settings.PreToolUse)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want one saying %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := parseIf("Bash(git *)", UserPromptSubmit); err == nil {
+	if _, err := parseIf("Bash(git *)", settings.UserPromptSubmit); err == nil {
 		t.Error("an if on UserPromptSubmit is accepted")
 	}
 }
@@ -168,7 +170,7 @@ func TestIfRuleRefused(t *testing.T) {
 // bound is not read at all.
 func TestIfHostileCommand(t *testing.T) {
 	t.Parallel()
-	r, err := parseIf("Bash(a*b*c*d*e *)", PreToolUse)
+	r, err := parseIf("Bash(a*b*c*d*e *)", settings.PreToolUse)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package command
 import (
 	"path/filepath"
 	"slices"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Import is one file of hooks a configuration loads: an agent's settings
@@ -20,7 +22,7 @@ type Import struct {
 	// Agent is the format the file is written in: claude, codex, gemini,
 	// or auto (the default: told from the file's directory, then its
 	// events, else claude). Gemini CLI's timeouts are milliseconds.
-	Agent Agent `yaml:"agent"`
+	Agent settings.Agent `yaml:"agent"`
 	// Dir is the project directory of the file's hooks (their working
 	// directory and $CLAUDE_PROJECT_DIR). Default: the file's directory,
 	// or its parent for an agent's own directory (.claude, .codex,
@@ -32,7 +34,7 @@ type Import struct {
 	// entry refuses the whole file, and every problem is reported.
 	Lenient bool `yaml:"lenient"`
 	// FailClosed makes every hook of the file that sets no rule of its
-	// own ("onFailure", "failClosed") fail closed ([RuleClosed]): a
+	// own ("onFailure", "failClosed") fail closed ([settings.RuleClosed]): a
 	// failure blocks the call, and a program the hook needs that is
 	// missing at start refuses the file. Default false: such hooks follow
 	// [Config.FailClosed].
@@ -56,8 +58,8 @@ func (imp Import) options() fileOptions {
 		if abs, err := filepath.Abs(root); err == nil {
 			o.pluginRoot = abs
 		}
-		if o.agent == AgentAuto {
-			o.agent = AgentClaude
+		if o.agent == settings.AgentAuto {
+			o.agent = settings.AgentClaude
 		}
 	}
 	return o

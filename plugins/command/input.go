@@ -14,13 +14,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // eventData is what the hooks of one event in one run read: the event's
 // fields, into which each OLLM hook's data and each argument rewrite are
 // merged for the hooks that follow.
 type eventData struct {
-	event  Event
+	event  settings.Event
 	fields map[string]json.RawMessage
 	// tool is the server's name of the tool, for tool events.
 	tool string
@@ -29,7 +30,7 @@ type eventData struct {
 var dataKey = flows.NewKey[*eventData]("command.data")
 
 // data returns the run's fields for event e, built on its first hook.
-func (p *Plugin) data(c *flows.Context, e Event, subject string) *eventData {
+func (p *Plugin) data(c *flows.Context, e settings.Event, subject string) *eventData {
 	if d, ok := dataKey.Get(c); ok && d.event == e {
 		return d
 	}
@@ -46,7 +47,7 @@ func (p *Plugin) data(c *flows.Context, e Event, subject string) *eventData {
 // what a server does not have (see sessionRef, and the guide's "The
 // contract"), plus hookflow's own fields: flow, stage, server, principal,
 // request_id and, for SessionStart, client.
-func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]json.RawMessage {
+func (p *Plugin) fields(c *flows.Context, e settings.Event, subject string) map[string]json.RawMessage {
 	f := map[string]json.RawMessage{}
 	set := func(k string, v any) {
 		if b, err := json.Marshal(v); err == nil {
@@ -74,7 +75,7 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 		set("request_id", r.ID)
 	}
 	switch e {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 		set("tool_name", subject)
 		// One call's hooks, before and after, read the same ID.
 		set("tool_use_id", r.ID)
@@ -84,20 +85,20 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 		}
 		f["tool_input"] = args
 		switch e {
-		case PostToolUse:
+		case settings.PostToolUse:
 			if b, err := toolResponse(c.Output()); err == nil {
 				f["tool_response"] = b
 			}
-		case PostToolUseFailure:
+		case settings.PostToolUseFailure:
 			set("error", flows.Reason(c.Err()))
 			set("is_interrupt", flows.CodeOf(c.Err()) == flows.CodeCanceled)
 		}
-	case SessionStart:
+	case settings.SessionStart:
 		set("source", "startup")
 		if ci := r.ClientInfo; ci != nil {
 			set("client", map[string]string{"name": ci.Name, "version": ci.Version})
 		}
-	case UserPromptSubmit:
+	case settings.UserPromptSubmit:
 		set("prompt_name", subject)
 		var args map[string]string
 		if pg := (flows.PromptGet{Context: c}); pg.Params() != nil && pg.Params().Arguments != nil {
@@ -105,9 +106,9 @@ func (p *Plugin) fields(c *flows.Context, e Event, subject string) map[string]js
 			set("prompt_arguments", args)
 		}
 		set("prompt", p.promptText(subject, args))
-	case PreReadResource, PostReadResource:
+	case settings.PreReadResource, settings.PostReadResource:
 		set("resource_uri", subject)
-		if e == PostReadResource {
+		if e == settings.PostReadResource {
 			if res := (flows.ResourceRead{Context: c}).Result(); res != nil {
 				set("resource_contents", res.Contents)
 			}
@@ -157,7 +158,7 @@ func (h *hook) stdin(d *eventData) ([]byte, error) {
 		size += len(k) + len(v) + 4
 	}
 	b := make([]byte, 0, size)
-	if h.Protocol == OLLM {
+	if h.Protocol == settings.OLLM {
 		ev, _ := json.Marshal(h.Event.OLLMName())
 		b = append(append(append(b, `{"event":`...), ev...), `,"data":`...)
 	}
@@ -173,7 +174,7 @@ func (h *hook) stdin(d *eventData) ([]byte, error) {
 		b = append(append(append(b, q...), ':'), fields[k]...)
 	}
 	b = append(b, '}')
-	if h.Protocol == OLLM {
+	if h.Protocol == settings.OLLM {
 		b = append(b, '}')
 	}
 	return b, nil
@@ -183,30 +184,30 @@ func (h *hook) stdin(d *eventData) ([]byte, error) {
 // when the event does not apply to the run.
 func (h *hook) subject(c *flows.Context) (string, bool) {
 	switch h.Event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 		if c.Entity() == nil {
 			return "", false
 		}
-		if h.Event == PostToolUse {
+		if h.Event == settings.PostToolUse {
 			if res, ok := c.Output().(*mcp.CallToolResult); ok && res != nil && res.InputRequests != nil {
 				return "", false // a question to the user, not the tool's result
 			}
 		}
-		if h.Event == PostToolUseFailure {
+		if h.Event == settings.PostToolUseFailure {
 			var fe *flows.Error
 			if !errors.As(c.Err(), &fe) || fe.Step != "execute" {
 				return "", false // the tool did not run, or did not fail
 			}
 		}
 		return h.p.toolSubject(c.Entity().Name), true
-	case SessionStart:
+	case settings.SessionStart:
 		return "startup", true
-	case UserPromptSubmit:
+	case settings.UserPromptSubmit:
 		if c.Entity() == nil {
 			return "", false
 		}
 		return c.Entity().Name, true
-	case PreReadResource, PostReadResource:
+	case settings.PreReadResource, settings.PostReadResource:
 		return (flows.ResourceRead{Context: c}).URI(), true
 	}
 	return "", false

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // limiter enforces a hook's rate limit and cooldown per session. It is off
@@ -15,7 +16,7 @@ import (
 // one (stdio, in-memory) has its bucket in local, which lets go of it when
 // the session is garbage collected.
 type limiter struct {
-	rate     RateLimit
+	rate     settings.RateLimit
 	cooldown time.Duration
 	local    *flows.SessionState[*bucket]
 
@@ -36,7 +37,7 @@ type bucket struct {
 // forgotten (they would behave the same as new ones).
 const maxTracked = 4096
 
-func newLimiter(rate RateLimit, cooldown time.Duration) *limiter {
+func newLimiter(rate settings.RateLimit, cooldown time.Duration) *limiter {
 	if rate.Calls == 0 && cooldown == 0 {
 		return nil
 	}

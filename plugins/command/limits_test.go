@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Each session has its own budget: sessions told apart by their transport
@@ -33,7 +34,7 @@ func TestLimiterPerSession(t *testing.T) {
 		{"no session again", &flows.Request{}, time.Second, "over its rate limit"},
 		{"a refilled", &flows.Request{Session: a}, time.Hour, ""},
 	}
-	l := newLimiter(RateLimit{Calls: 1, Per: time.Hour}, 0)
+	l := newLimiter(settings.RateLimit{Calls: 1, Per: time.Hour}, 0)
 	for _, s := range steps {
 		err := l.take(s.r, now.Add(s.at))
 		if got := errText(err); s.want == "" && err != nil || s.want != "" && !strings.HasPrefix(got, s.want) {
@@ -55,11 +56,11 @@ func errText(err error) string {
 func TestLimiterForgetsCollectedSessions(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		rate     RateLimit
+		rate     settings.RateLimit
 		cooldown time.Duration
 	}{
-		{"rate limit", RateLimit{Calls: 1, Per: time.Hour}, 0},
-		{"cooldown", RateLimit{}, time.Hour},
+		{"rate limit", settings.RateLimit{Calls: 1, Per: time.Hour}, 0},
+		{"cooldown", settings.RateLimit{}, time.Hour},
 	} {
 		l := newLimiter(c.rate, c.cooldown)
 		now := time.Now()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // badSettings holds one good hook and one bad entry of each kind.
@@ -83,11 +84,11 @@ func TestMissingProgram(t *testing.T) {
 	f := newFixture(t)
 	tests := []struct {
 		name string
-		hook command.Hook
+		hook settings.Hook
 		msg  string
 	}{
-		{"program", command.Hook{Name: "lint", Command: "no-such-linter-hookflow --check"}, `runs "no-such-linter-hookflow", which is not on the server's PATH`},
-		{"shell line", command.Hook{Name: "fmt", Command: "no-such-formatter-hookflow | cat", Shell: true}, "runs no-such-formatter-hookflow, which the server's PATH does not have"},
+		{"program", settings.Hook{Name: "lint", Command: "no-such-linter-hookflow --check"}, `runs "no-such-linter-hookflow", which is not on the server's PATH`},
+		{"shell line", settings.Hook{Name: "fmt", Command: "no-such-formatter-hookflow | cat", Shell: true}, "runs no-such-formatter-hookflow, which the server's PATH does not have"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestMissingProgram(t *testing.T) {
 			if _, err := command.Inspect(quiet); err != nil || len(seen.find(tt.msg)) != 1 {
 				t.Errorf("Inspect logged %q, %v", seen.find(""), err)
 			}
-			tt.hook.OnFailure = command.RuleClosed
+			tt.hook.OnFailure = settings.RuleClosed
 			_, err := command.Inspect(f.config(hooksFor("PreToolUse", "", tt.hook)))
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("failClosed: error %v, want %q", err, tt.msg)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // matcher selects the calls a group's hooks run for, from the tool name,
@@ -38,14 +40,14 @@ func splitNames(s string) []string {
 
 // compileMatcher reads a group's matcher as agent's reference says for
 // event ev.
-func compileMatcher(s string, agent Agent, ev Event) (matcher, error) {
+func compileMatcher(s string, agent settings.Agent, ev settings.Event) (matcher, error) {
 	switch {
 	case s == "" || s == "*":
 		return matcher{all: true}, nil
-	case agent == AgentGemini && ev == SessionStart:
+	case agent == settings.AgentGemini && ev == settings.SessionStart:
 		// Gemini CLI matches lifecycle events by exact string.
 		return matcher{names: []string{s}}, nil
-	case agent != AgentGemini && isNameList(s):
+	case agent != settings.AgentGemini && isNameList(s):
 		return matcher{names: splitNames(s)}, nil
 	}
 	re, err := regexp.Compile(s)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Matchers match as each agent's reference says: in Claude Code and Codex
@@ -41,11 +42,11 @@ func TestMatchersAsAgents(t *testing.T) {
 			if tt.agent == "gemini" {
 				event = "BeforeTool"
 			}
-			settings := `{"hooks": {"` + event + `": [{"matcher": "` + tt.matcher + `", "hooks": [{"type": "command", "command": "bash block.sh"}]}]}}`
-			if err := os.WriteFile(file, []byte(settings), 0o644); err != nil {
+			settingsFile := `{"hooks": {"` + event + `": [{"matcher": "` + tt.matcher + `", "hooks": [{"type": "command", "command": "bash block.sh"}]}]}}`
+			if err := os.WriteFile(file, []byte(settingsFile), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var agent command.Agent
+			var agent settings.Agent
 			if err := agent.UnmarshalText([]byte(tt.agent)); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +73,7 @@ func TestUnmatchedMatcherWarning(t *testing.T) {
 	}
 	cfg := f.config(nil)
 	cfg.Imports = []command.Import{{File: root + "/.claude/settings.json",
-		Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}, {File: gemini, Agent: command.AgentGemini, Dir: f.dir}}
+		Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}, {File: gemini, Agent: settings.AgentGemini, Dir: f.dir}}
 	s := f.serve(cfg)
 	s.Session().ToolNames()
 	s.Session().ToolNames()
@@ -92,10 +93,10 @@ func TestUnmatchedMatcherWarning(t *testing.T) {
 func TestUnmatchedMatcherWithToolNames(t *testing.T) {
 	f := newFixture(t)
 	f.script("guard.sh", bash+"exit 0\n")
-	mapped := command.Hook{Name: "mapped", Command: "bash guard.sh",
-		ToolNames: command.ToolNames{plugintest.ToolEcho: {Name: "Bash", Arguments: map[string]string{"text": "command"}}}}
-	bare := command.Hook{Name: "bare", Command: "bash guard.sh"}
-	cfg := f.config(command.Settings{"PreToolUse": {{Matcher: "Bash", Hooks: []command.Hook{mapped, bare}}}})
+	mapped := settings.Hook{Name: "mapped", Command: "bash guard.sh",
+		ToolNames: settings.ToolNames{plugintest.ToolEcho: {Name: "Bash", Arguments: map[string]string{"text": "command"}}}}
+	bare := settings.Hook{Name: "bare", Command: "bash guard.sh"}
+	cfg := f.config(settings.Settings{"PreToolUse": {{Matcher: "Bash", Hooks: []settings.Hook{mapped, bare}}}})
 	s := f.serve(cfg)
 	s.Session().ToolNames()
 	got := f.log.find("its matcher selects none of the server's tools")

@@ -13,6 +13,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/otel"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestNonBlockingFailureMetric(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Name: "guard", Command: f.script("guard.sh", bash+"echo 'jq: command not found' >&2\nexit 127\n")}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Name: "guard", Command: f.script("guard.sh", bash+"echo 'jq: command not found' >&2\nexit 127\n")}))
 	f.trust(cfg)
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // decision is what a hook's answer asks for, whatever its protocol.
@@ -64,7 +66,7 @@ type claudeOutput struct {
 // exit code and output: 0 reads stdout (JSON, or plain text that the
 // context events take as context), 2 blocks with stderr as the reason;
 // other codes are failures, decided by the caller.
-func decodeClaude(e Event, code int, stdout, stderr []byte) (decision, error) {
+func decodeClaude(e settings.Event, code int, stdout, stderr []byte) (decision, error) {
 	var d decision
 	if code == 2 {
 		d.block = true
@@ -76,7 +78,7 @@ func decodeClaude(e Event, code int, stdout, stderr []byte) (decision, error) {
 		return d, nil
 	}
 	if out[0] != '{' {
-		if e == SessionStart || e == UserPromptSubmit {
+		if e == settings.SessionStart || e == settings.UserPromptSubmit {
 			d.context = []string{string(out)}
 		}
 		return d, nil
@@ -104,7 +106,7 @@ func decodeClaude(e Event, code int, stdout, stderr []byte) (decision, error) {
 	}
 	if hs := o.HookSpecificOutput; hs != nil {
 		if hs.HookEventName != "" && hs.HookEventName != e.String() {
-			if ev, _ := ParseEvent(hs.HookEventName); ev != e {
+			if ev, _ := settings.ParseEvent(hs.HookEventName); ev != e {
 				return d, &badOutput{fmt.Sprintf(`"hookSpecificOutput.hookEventName" is %q, but the hook ran for %s`, hs.HookEventName, e)}
 			}
 		}

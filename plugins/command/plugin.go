@@ -15,6 +15,8 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,7 +94,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		logger = pc.Server.Logger()
 	}
 	p.log.Store(logger)
-	store, err := LoadTrustStore(cfg.TrustStore)
+	store, err := trust.Load(cfg.TrustStore)
 	if err != nil {
 		return err
 	}
@@ -109,9 +111,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
-	promptContext := false
 	for _, c := range compiled {
-		if c.Trust != Trusted {
+		if c.Trust != trust.Trusted {
 			msg := untrustedMessage(c.HookInfo, cfg.TrustStore, c.File)
 			if cfg.Untrusted == SkipUntrusted {
 				logger.Warn("command hook skipped: "+msg, "hook", c.Name, "where", c.Where)
@@ -124,11 +125,28 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		p.hooks = append(p.hooks, h)
 		regs = append(regs, flows.Hook{Flow: c.Event.Flow(), Stage: c.Event.Stage(), Priority: cfg.Priority, Name: c.Name, Fn: h.run,
 			OnFailure: h.registered()})
-		promptContext = promptContext || c.Event == UserPromptSubmit
 	}
 	if len(untrusted) > 0 {
 		return errors.Join(untrusted...)
 	}
+	regs = append(regs, p.checkHooks(logger)...)
+	if err := pc.Hook(regs...); err != nil {
+		return err
+	}
+	owner := pc.Scope.Path()
+	for _, h := range p.hooks {
+		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
+	}
+	return nil
+}
+
+// checkHooks are the plugin's hooks beside the command hooks: the
+// warnings of tool matchers that select no tool and of clients without
+// sampling for prompt hooks, and the context UserPromptSubmit hooks add
+// to a prompt.
+func (p *Plugin) checkHooks(logger *slog.Logger) []flows.Hook {
+	cfg := p.cfg
+	var regs []flows.Hook
 	if tools := toolMatchers(p.hooks); len(tools) > 0 {
 		var once sync.Once
 		regs = append(regs, flows.Hook{Flow: flows.ToolsListTools, Stage: stages.AfterExecute, Priority: cfg.Priority,
@@ -143,7 +161,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	}
 	var prompted []string
 	for _, h := range p.hooks {
-		if h.hook.Type == "prompt" {
+		if _, ok := h.kind.(promptKind); ok {
 			prompted = append(prompted, h.Name)
 		}
 	}
@@ -153,18 +171,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
 	}
-	if promptContext {
+	if slices.ContainsFunc(p.hooks, func(h *hook) bool { return h.Event == settings.UserPromptSubmit }) {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,
 			Name: "prompt-context", Fn: appendPromptContext})
 	}
-	if err := pc.Hook(regs...); err != nil {
-		return err
-	}
-	owner := pc.Scope.Path()
-	for _, h := range p.hooks {
-		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
-	}
-	return nil
+	return regs
 }
 
 // toolMatchers returns the hooks of tool events whose matcher selects
@@ -173,7 +184,7 @@ func toolMatchers(hooks []*hook) []*hook {
 	var out []*hook
 	for _, h := range hooks {
 		switch h.Event {
-		case PreToolUse, PostToolUse, PostToolUseFailure:
+		case settings.PreToolUse, settings.PostToolUse, settings.PostToolUseFailure:
 			if !h.match.all || h.match.cond != nil {
 				out = append(out, h)
 			}
@@ -208,17 +219,17 @@ func (p *Plugin) warnUnmatched(hooks []*hook, tools []*mcp.Tool) {
 // untrustedMessage says why a hook does not run and how to trust it.
 func untrustedMessage(h HookInfo, store, settingsFile string) string {
 	what := fmt.Sprintf("command hook %q runs %s", h.Name, h.Identity)
-	if h.Identity.Form == FormHTTP || h.Identity.Form == FormPrompt {
+	if h.Identity.Form == trust.FormHTTP || h.Identity.Form == trust.FormPrompt {
 		what = fmt.Sprintf("the %s, named %q,", h.Identity, h.Name)
 	}
 	state := "which is not in the trust store " + store
-	if h.Trust == Changed {
+	if h.Trust == trust.Changed {
 		state = "which changed since it was trusted in " + store
 	}
 	review := "review the script"
 	switch h.Identity.Form {
-	case FormScript:
-	case FormHTTP, FormPrompt:
+	case trust.FormScript:
+	case trust.FormHTTP, trust.FormPrompt:
 		review = "review the hook"
 	default:
 		review = "review the command"

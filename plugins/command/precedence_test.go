@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // A hook's failure rule is its own ("onFailure", "failClosed"), else its
@@ -19,16 +20,16 @@ func TestFailureRulePrecedence(t *testing.T) {
 		config     bool   // Config.FailClosed
 		file       bool   // Import.FailClosed
 		key        string // the hook's own failure key
-		want       command.FailureRule
+		want       settings.FailureRule
 		missingErr bool // a missing program refuses the file
 	}{
-		{"nothing set", false, false, ``, command.RuleAgent, false},
-		{"the configuration", true, false, ``, command.RuleClosed, true},
-		{"the file", false, true, ``, command.RuleClosed, true},
-		{"the hook over the file", false, true, `, "onFailure": "agent"`, command.RuleAgent, false},
-		{"the hook's failClosed false over the file", false, true, `, "failClosed": false`, command.RuleAgent, false},
-		{"the hook over the configuration", true, false, `, "onFailure": "open"`, command.RuleOpen, false},
-		{"the hook closed", false, false, `, "failClosed": true`, command.RuleClosed, true},
+		{"nothing set", false, false, ``, settings.RuleAgent, false},
+		{"the configuration", true, false, ``, settings.RuleClosed, true},
+		{"the file", false, true, ``, settings.RuleClosed, true},
+		{"the hook over the file", false, true, `, "onFailure": "agent"`, settings.RuleAgent, false},
+		{"the hook's failClosed false over the file", false, true, `, "failClosed": false`, settings.RuleAgent, false},
+		{"the hook over the configuration", true, false, `, "onFailure": "open"`, settings.RuleOpen, false},
+		{"the hook closed", false, false, `, "failClosed": true`, settings.RuleClosed, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,102 +65,102 @@ type exited struct {
 // hookflow stops it, the group gets SIGTERM, then SIGKILL after the grace.
 func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 	t0 := time.Now()
-	var res exited
-	inR, inW, err := os.Pipe()
-	if err != nil {
+	var p pipes
+	if err := p.open(); err != nil {
 		return exited{startErr: err}
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return exited{startErr: err}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return exited{startErr: err}
-	}
-	newCmd := func(group *runGroup) *exec.Cmd {
-		cmd := &exec.Cmd{
-			Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
-			Stdin: inR, Stdout: outW, Stderr: errW,
-			// Setpgid: the hook and its children form a group of their
-			// own, killed as one. Pdeathsig: the leader dies with the
-			// server.
-			SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
-		}
-		if group != nil {
-			// What leaves the group is found by the run's cgroup or
-			// marker.
-			cmd.Env = group.setup(cmd.SysProcAttr, cmd.Env)
-		}
-		return cmd
 	}
 	var group *runGroup
 	if s.reap != nil {
 		group = s.reap.group()
 		defer func() { group.close() }()
 	}
-	cmd := newCmd(group)
-	err = cmd.Start()
-	if err != nil && group != nil && group.mode == reapCgroup {
-		// The kernel refused the cgroup: this run goes by its marker.
-		group.close()
-		group = (&reaper{mode: reapMarker}).group()
-		cmd = newCmd(group)
-		err = cmd.Start()
-	}
-	if group != nil {
-		group.started()
-	}
+	cmd, err := s.start(&p, &group)
 	// The child has its copies; the parent keeps only its ends.
-	closeAll(inR, outW, errW)
+	closeAll(p.inR, p.outW, p.errW)
 	if err != nil {
-		closeAll(inW, outR, errR)
+		closeAll(p.inW, p.outR, p.errR)
 		return exited{startErr: err}
 	}
-	pid := cmd.Process.Pid
+	res := s.wait(ctx, shutdown, cmd, &p, group)
+	res.took = time.Since(t0)
+	return res
+}
 
+// pipes are a run's stdin, stdout and stderr: the child's ends (inR,
+// outW, errW) and the parent's.
+type pipes struct{ inR, inW, outR, outW, errR, errW *os.File }
+
+// open makes the three pipes, or none.
+func (p *pipes) open() error {
+	var err error
+	if p.inR, p.inW, err = os.Pipe(); err != nil {
+		return err
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		closeAll(p.inR, p.inW)
+		return err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		closeAll(p.inR, p.inW, p.outR, p.outW)
+		return err
+	}
+	return nil
+}
+
+// start starts the process in its own group and, when *group is set, in
+// the run's cgroup or with its marker; a cgroup the kernel refuses makes
+// the run go by its marker (*group replaced).
+func (s *spawn) start(p *pipes, group **runGroup) (*exec.Cmd, error) {
+	newCmd := func(g *runGroup) *exec.Cmd {
+		cmd := &exec.Cmd{
+			Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+			Stdin: p.inR, Stdout: p.outW, Stderr: p.errW,
+			// Setpgid: the hook and its children form a group of their
+			// own, killed as one. Pdeathsig: the leader dies with the
+			// server.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		}
+		if g != nil {
+			// What leaves the group is found by the run's cgroup or
+			// marker.
+			cmd.Env = g.setup(cmd.SysProcAttr, cmd.Env)
+		}
+		return cmd
+	}
+	cmd := newCmd(*group)
+	err := cmd.Start()
+	if err != nil && *group != nil && (*group).mode == reapCgroup {
+		// The kernel refused the cgroup: this run goes by its marker.
+		(*group).close()
+		*group = (&reaper{mode: reapMarker}).group()
+		cmd = newCmd(*group)
+		err = cmd.Start()
+	}
+	if *group != nil {
+		(*group).started()
+	}
+	return cmd, err
+}
+
+// wait feeds the started process its stdin, reads its output and waits
+// for it to exit or to be stopped; then it kills what is left of its
+// group (and what left it), reaps it and drains the pipes.
+func (s *spawn) wait(ctx context.Context, shutdown <-chan struct{}, cmd *exec.Cmd, p *pipes, group *runGroup) exited {
+	var res exited
+	pid := cmd.Process.Pid
 	overflow := make(chan string, 2)
 	outDone := make(chan []byte, 1)
 	errDone := make(chan []byte, 1)
-	go readCapped(outR, s.maxOutput, "stdout", overflow, outDone)
-	go readCapped(errR, s.maxOutput, "stderr", overflow, errDone)
+	go readCapped(p.outR, s.maxOutput, "stdout", overflow, outDone)
+	go readCapped(p.errR, s.maxOutput, "stderr", overflow, errDone)
 	go func() {
 		// A hook that does not read its stdin gets EPIPE here, which is
 		// not its failure; closing inW below ends a write it blocks.
-		_, _ = inW.Write(s.stdin)
-		_ = inW.Close()
+		_, _ = p.inW.Write(s.stdin)
+		_ = p.inW.Close()
 	}()
-
-	// waitExit reports the leader's exit without reaping it: until it is
-	// reaped its PID, which is the group's ID, cannot be reused, so the
-	// group can be killed safely afterwards.
-	exitCh := make(chan struct{})
-	go func() {
-		var info unix.Siginfo
-		for {
-			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-			if err != unix.EINTR {
-				break
-			}
-		}
-		close(exitCh)
-	}()
-
-	timer := time.NewTimer(s.timeout)
-	defer timer.Stop()
-	select {
-	case <-exitCh:
-	case <-timer.C:
-		res.stopped = stopTimeout
-	case <-ctx.Done():
-		res.stopped = stopCanceled
-	case <-shutdown:
-		res.stopped = stopShutdown
-	case res.overflow = <-overflow:
-		res.stopped = stopOverflow
-	}
+	exitCh := waitExit(pid)
+	res.stopped, res.overflow = s.watch(ctx, shutdown, exitCh, overflow)
 	if res.stopped != stopNone {
 		terminate(pid, s.grace, exitCh)
 	}
@@ -187,10 +187,10 @@ func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 	// gone; a process that escaped the sweep could still hold them: the
 	// drain is bounded.
 	deadline := time.Now().Add(s.grace)
-	_ = outR.SetReadDeadline(deadline)
-	_ = errR.SetReadDeadline(deadline)
+	_ = p.outR.SetReadDeadline(deadline)
+	_ = p.errR.SetReadDeadline(deadline)
 	res.stdout, res.stderr = <-outDone, <-errDone
-	closeAll(inW, outR, errR)
+	closeAll(p.inW, p.outR, p.errR)
 	if res.stopped == stopNone {
 		select {
 		case res.overflow = <-overflow:
@@ -198,8 +198,44 @@ func (s *spawn) run(ctx context.Context, shutdown <-chan struct{}) exited {
 		default:
 		}
 	}
-	res.took = time.Since(t0)
 	return res
+}
+
+// waitExit reports the leader's exit without reaping it: until it is
+// reaped its PID, which is the group's ID, cannot be reused, so the
+// group can be killed safely afterwards.
+func waitExit(pid int) <-chan struct{} {
+	exitCh := make(chan struct{})
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		close(exitCh)
+	}()
+	return exitCh
+}
+
+// watch waits for the leader's exit, or for what stops it first: the
+// timeout, ctx, shutdown or an output over the cap (and which).
+func (s *spawn) watch(ctx context.Context, shutdown, exitCh <-chan struct{}, overflow <-chan string) (stopReason, string) {
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	select {
+	case <-exitCh:
+		return stopNone, ""
+	case <-timer.C:
+		return stopTimeout, ""
+	case <-ctx.Done():
+		return stopCanceled, ""
+	case <-shutdown:
+		return stopShutdown, ""
+	case name := <-overflow:
+		return stopOverflow, name
+	}
 }
 
 // terminate sends SIGTERM to the group of pid, waits up to grace for the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // promptSystem is the system prompt of every prompt hook's question: the
@@ -24,6 +25,11 @@ const promptMaxTokens = 512
 type promptAnswer struct {
 	OK     *bool   `json:"ok"`
 	Reason *string `json:"reason"`
+}
+
+// run asks the client's model about the event.
+func (promptKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
+	return h.sample(c, stdin)
 }
 
 // parsePromptAnswer reads a model's answer strictly: one JSON object with
@@ -128,7 +134,7 @@ func (h *hook) answer(c *flows.Context, res *mcp.CreateMessageResult) (decision,
 func (h *hook) sampleLater(c *flows.Context, params *mcp.CreateMessageParams) (decision, error) {
 	var none decision
 	req, _ := c.Request().SDK.(*mcp.CallToolRequest)
-	if h.Event != PreToolUse || req == nil || req.Params == nil {
+	if h.Event != settings.PreToolUse || req == nil || req.Params == nil {
 		return none, h.fail(c, FailNoSampling, "the client's protocol ("+c.Request().ProtocolVersion+") asks questions only before a tool runs: a "+h.Event.String()+" prompt hook cannot ask its model")
 	}
 	now := time.Now()

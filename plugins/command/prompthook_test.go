@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // A prompt hook asks the client's own model through MCP sampling, with
@@ -31,16 +33,16 @@ func TestPromptHooks(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
-		rule    command.FailureRule
+		rule    settings.FailureRule
 		wantErr string
 		failure string
 	}{
 		{name: "ok false blocks", handler: answer(`{"ok": false, "reason": "deleting /data is too risky"}`), wantErr: `deleting /data is too risky (prompt hook "judge")`},
 		{name: "ok true lets the call go on", handler: answer(`{"ok": true}`)},
 		{name: "a malformed answer is a non-blocking failure", handler: answer("```json\n{\"ok\": false}\n```"), failure: "bad_output"},
-		{name: "a malformed answer blocks under failClosed", handler: answer(`{"ok": false}`), rule: command.RuleClosed,
+		{name: "a malformed answer blocks under failClosed", handler: answer(`{"ok": false}`), rule: settings.RuleClosed,
 			wantErr: `the model's answer blocks without a "reason"`, failure: "bad_output"},
-		{name: "an unknown field is malformed", handler: answer(`{"ok": true, "confidence": 0.2}`), rule: command.RuleClosed,
+		{name: "an unknown field is malformed", handler: answer(`{"ok": true, "confidence": 0.2}`), rule: settings.RuleClosed,
 			wantErr: `unknown field "confidence"`, failure: "bad_output"},
 		{name: "a client without sampling is blocked", wantErr: "the client does not offer sampling", failure: "no_sampling"},
 	}
@@ -49,8 +51,8 @@ func TestPromptHooks(t *testing.T) {
 			t.Run(tt.name+" ("+cmpOr(version, "latest")+")", func(t *testing.T) {
 				t.Parallel()
 				f := newFixture(t)
-				s := f.serve(f.config(hooksFor("PreToolUse", "delete", command.Hook{Type: "prompt", Name: "judge", OnFailure: tt.rule,
-					RemoteHook: command.RemoteHook{Prompt: "Judge this delete: $ARGUMENTS", Model: "small"}})))
+				s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "prompt", Name: "judge", OnFailure: tt.rule,
+					RemoteHook: settings.RemoteHook{Prompt: "Judge this delete: $ARGUMENTS", Model: "small"}})))
 				client := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, &mcp.ClientOptions{CreateMessageHandler: tt.handler})
 				ct, st := mcp.NewInMemoryTransports()
 				if _, err := s.Server().Connect(context.Background(), st, nil); err != nil {
@@ -96,13 +98,13 @@ func cmpOr(a, b string) string {
 func TestPromptHookForgedAnswer(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	settings := f.path("settings.json")
+	settingsFile := f.path("settings.json")
 	body := `{"hooks": {"PreToolUse": [{"matcher": "delete", "hooks": [{"type": "prompt", "name": "judge", "prompt": "Judge: $ARGUMENTS", "model": "small", "timeout": 30}]}]}}`
-	if err := os.WriteFile(settings, []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(settingsFile, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := f.config(nil)
-	cfg.SettingsFile = settings
+	cfg.SettingsFile = settingsFile
 	s := f.serve(cfg)
 	if hooks := s.plugin.Hooks(); len(hooks) != 1 || hooks[0].Name != "judge" || hooks[0].Command != "prompt: Judge: $ARGUMENTS" {
 		t.Fatalf("hooks %+v", hooks)
@@ -136,13 +138,13 @@ func TestPromptHookForgedAnswer(t *testing.T) {
 func TestPromptHookAtSessionStart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	settings := f.path("settings.json")
+	settingsFile := f.path("settings.json")
 	body := `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "Greet"}]}]}}`
-	if err := os.WriteFile(settings, []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(settingsFile, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := f.config(nil)
-	cfg.SettingsFile = settings
+	cfg.SettingsFile = settingsFile
 	_, err := command.Inspect(cfg)
 	if err == nil || !strings.Contains(err.Error(), `:1:49: hooks.SessionStart[0].hooks[0].type: a prompt hook cannot run at SessionStart`) {
 		t.Errorf("got %v", err)
@@ -157,8 +159,8 @@ func TestPromptHookRateLimit(t *testing.T) {
 		t.Run(cmpOr(version, "latest"), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			s := f.serve(f.config(hooksFor("PreToolUse", "delete", command.Hook{Type: "prompt", Name: "judge",
-				RateLimit: command.RateLimit{Calls: 1, Per: time.Hour}, RemoteHook: command.RemoteHook{Prompt: "Judge: $ARGUMENTS"}})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "prompt", Name: "judge",
+				RateLimit: settings.RateLimit{Calls: 1, Per: time.Hour}, RemoteHook: settings.RemoteHook{Prompt: "Judge: $ARGUMENTS"}})))
 			client := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, &mcp.ClientOptions{
 				CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 					return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: `{"ok": true}`}}, nil
@@ -208,7 +210,7 @@ func TestPromptHookTrustKeys(t *testing.T) {
 	}
 	keys := map[string]bool{}
 	for _, h := range infos {
-		if h.Trust != command.Trusted {
+		if h.Trust != trust.Trusted {
 			t.Errorf("%s (%s) is %s after trusting every hook", h.Name, h.Identity.Script, h.Trust)
 		}
 		keys[h.Identity.Script] = true

@@ -9,33 +9,13 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
-// RemoteHook holds the fields of the hooks that run no process: an
-// "http" hook POSTs the event's JSON to URL and reads the answer from the
-// response's body, as a command hook's stdout; a "prompt" hook asks the
-// client's model, through MCP sampling, to judge the event by Prompt.
-type RemoteHook struct {
-	// URL is where an http hook POSTs: an absolute http or https URL.
-	// Redirects to another host are refused; https certificates are
-	// verified.
-	URL string
-	// Headers are the http hook's request headers. A value may name
-	// variables of the server's environment, $NAME or ${NAME}, and only
-	// those in AllowedEnvVars are filled in; any other is left empty.
-	Headers map[string]string
-	// AllowedEnvVars are the variables Headers may name.
-	AllowedEnvVars []string
-	// Prompt is a prompt hook's instruction to the model. $ARGUMENTS in
-	// it is replaced by the event's JSON; without it, the JSON follows
-	// the prompt.
-	Prompt string
-	// Model is a prompt hook's model, passed to the client as a hint.
-	Model string
-}
-
 // remote reads the keys of http and prompt hooks.
-func (d *decoder) remote(path, key string, v *node, r *RemoteHook) {
+func (d *decoder) remote(path, key string, v *node, r *settings.RemoteHook) {
 	switch key {
 	case "url":
 		r.URL = d.str(path, v)
@@ -52,104 +32,104 @@ func (d *decoder) remote(path, key string, v *node, r *RemoteHook) {
 	}
 }
 
+// httpKind is a hook that POSTs the event to a URL: "type": "http".
+type httpKind struct{}
+
+// promptKind is a hook that asks the client's model: "type": "prompt".
+type promptKind struct{}
+
+// compile checks an http hook's URL, headers and allowed variables: its
+// definition, which its trust vouches for.
+func (httpKind) compile(cp *compiler, s *site, p *problems) *compiled {
+	h := s.hook
+	remoteChecks(h, p)
+	if h.Prompt != "" || h.Model != "" {
+		p.bad("prompt", "an http hook has no prompt or model")
+	}
+	u, err := url.Parse(h.URL)
+	switch {
+	case h.URL == "":
+		p.bad("url", "is missing: an http hook POSTs to a URL")
+	case err != nil:
+		p.bad("url", "is not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		p.bad("url", "%q is not an absolute http or https URL", h.URL)
+	case u.User != nil:
+		p.bad("url", "holds a user or password: put credentials in a header with allowedEnvVars")
+	}
+	def := []string{"http", h.URL, strings.Join(h.AllowedEnvVars, ",")}
+	for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
+		if !validHeaderName(k) || strings.ContainsAny(h.Headers[k], "\r\n\x00") {
+			p.bad("headers."+k, "is not a valid header")
+		}
+		def = append(def, k+": "+h.Headers[k])
+	}
+	for i, v := range h.AllowedEnvVars {
+		if !isEnvName(v) {
+			p.bad(fmt.Sprintf("allowedEnvVars[%d]", i), "%q is not a variable name", v)
+		}
+	}
+	return cp.remote(s, p, def, trust.FormHTTP, h.URL)
+}
+
+// compile checks a prompt hook's prompt: with its model, its definition,
+// which its trust vouches for.
+func (promptKind) compile(cp *compiler, s *site, p *problems) *compiled {
+	h := s.hook
+	remoteChecks(h, p)
+	if h.URL != "" || len(h.Headers) > 0 || len(h.AllowedEnvVars) > 0 {
+		p.bad("url", "a prompt hook has no url, headers or allowedEnvVars")
+	}
+	if strings.TrimSpace(h.Prompt) == "" {
+		p.bad("prompt", "is missing: a prompt hook asks the model with a prompt")
+	}
+	if s.ev == settings.SessionStart {
+		p.bad("type", "a prompt hook cannot run at SessionStart: a client cannot be asked anything before its session is initialized")
+	}
+	return cp.remote(s, p, []string{"prompt", h.Prompt, h.Model}, trust.FormPrompt, "prompt: "+excerptText(h.Prompt, 60))
+}
+
+// remoteChecks checks what an http or a prompt hook may not have: what
+// only a process has.
+func remoteChecks(h settings.Hook, p *problems) {
+	if h.Command != "" {
+		p.bad("command", "an %s hook has no command", h.Type)
+	}
+	if h.Protocol != settings.Claude {
+		p.bad("protocol", "an %s hook answers as the agents' hooks do: protocol must be claude", h.Type)
+	}
+	checkLimits(h, p)
+	if len(h.Env) > 0 {
+		p.bad("env", "an %s hook starts no process: it has no environment", h.Type)
+	}
+}
+
 // remote compiles an http or prompt hook, whose failure rule, name, "if"
 // and toolNames cp.hook has checked. Its identity for the trust store is
-// its definition ([FormHTTP], [FormPrompt]): an http hook's URL, headers
-// and allowed variables, a prompt hook's prompt and model; a changed
-// definition is "changed" until trusted again.
-func (cp *compiler) remote(ev Event, key, matcherText string, m matcher, h Hook, path string, src *source) (*compiled, []*ConfigError) {
-	var errs []*ConfigError
-	bad := func(field, format string, args ...any) {
-		p := path
-		if field != "" {
-			p += "." + field
-		}
-		errs = append(errs, src.errorf(p, format, args...))
+// its definition def, by form: an http hook's URL, headers and allowed
+// variables, a prompt hook's prompt and model; a changed definition is
+// "changed" until trusted again. command is what HookInfo shows as its
+// command.
+func (cp *compiler) remote(s *site, p *problems, def []string, form trust.Form, command string) *compiled {
+	if len(p.errs) > 0 {
+		return nil
 	}
-	if h.Command != "" {
-		bad("command", "an %s hook has no command", h.Type)
-	}
-	if h.Protocol != Claude {
-		bad("protocol", "an %s hook answers as the agents' hooks do: protocol must be claude", h.Type)
-	}
-	if h.Timeout < 0 || h.MaxConcurrent < 0 || h.MaxOutputBytes < 0 || h.Cooldown < 0 {
-		bad("", "timeout, cooldown, maxConcurrent and maxOutputBytes must not be negative")
-	}
-	if (h.RateLimit.Calls > 0) != (h.RateLimit.Per > 0) {
-		bad("rateLimit", "needs both calls (at least 1) and per (seconds), got %d per %v", h.RateLimit.Calls, h.RateLimit.Per)
-	}
-	if len(h.Env) > 0 {
-		bad("env", "an %s hook starts no process: it has no environment", h.Type)
-	}
-	var def []string // the definition the trust store vouches for
-	switch h.Type {
-	case "http":
-		if h.Prompt != "" || h.Model != "" {
-			bad("prompt", "an http hook has no prompt or model")
-		}
-		u, err := url.Parse(h.URL)
-		switch {
-		case h.URL == "":
-			bad("url", "is missing: an http hook POSTs to a URL")
-		case err != nil:
-			bad("url", "is not a URL: %v", err)
-		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-			bad("url", "%q is not an absolute http or https URL", h.URL)
-		case u.User != nil:
-			bad("url", "holds a user or password: put credentials in a header with allowedEnvVars")
-		}
-		for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
-			if !validHeaderName(k) || strings.ContainsAny(h.Headers[k], "\r\n\x00") {
-				bad("headers."+k, "is not a valid header")
-			}
-			def = append(def, k+": "+h.Headers[k])
-		}
-		for i, v := range h.AllowedEnvVars {
-			if !isEnvName(v) {
-				bad(fmt.Sprintf("allowedEnvVars[%d]", i), "%q is not a variable name", v)
-			}
-		}
-		def = append([]string{"http", h.URL, strings.Join(h.AllowedEnvVars, ",")}, def...)
-	case "prompt":
-		if h.URL != "" || len(h.Headers) > 0 || len(h.AllowedEnvVars) > 0 {
-			bad("url", "a prompt hook has no url, headers or allowedEnvVars")
-		}
-		if strings.TrimSpace(h.Prompt) == "" {
-			bad("prompt", "is missing: a prompt hook asks the model with a prompt")
-		}
-		if ev == SessionStart {
-			bad("type", "a prompt hook cannot run at SessionStart: a client cannot be asked anything before its session is initialized")
-		}
-		def = []string{"prompt", h.Prompt, h.Model}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	c := &compiled{match: m, hook: h}
-	c.Event, c.Key, c.Matcher, c.Path = ev, key, matcherText, path
-	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = Claude, h.OnFailure, src.file, h.Description, h.Timeout
-	c.Where = src.errorf(path, "").location()
-	if src.file != "" {
-		c.trustArgs = src.opts.trustArgs(src.file)
-	}
-	c.Name = cmpOr(h.Name, h.Type)
-	c.Command = h.URL
-	if h.Type == "prompt" {
-		c.Command = "prompt: " + excerptText(h.Prompt, 60)
-	}
+	h := s.hook
+	c := s.compiled()
+	c.Protocol, c.Name, c.Command = settings.Claude, cmpOr(h.Name, h.Type), command
 	b, _ := json.Marshal(def)
 	sum := sha256.Sum256(b)
 	// The store keys an entry by its "script": an http hook's URL; a
 	// prompt hook's event and name, once its name is final
 	// (compiler.promptIdentity).
-	c.Identity = Identity{Form: FormPrompt, Script: "prompt:" + key + "/" + c.Name, SHA256: hex.EncodeToString(sum[:])}
-	if h.Type == "http" {
-		c.Identity.Form, c.Identity.Script = FormHTTP, "http:"+h.URL
+	c.Identity = trust.Identity{Form: form, Script: "http:" + h.URL, SHA256: hex.EncodeToString(sum[:])}
+	if form == trust.FormPrompt {
+		c.Identity.Script = "prompt:" + s.key + "/" + c.Name
 	}
 	if cp.store != nil {
 		c.Trust = cp.store.Status(c.Identity)
 	}
-	return c, nil
+	return c
 }
 
 // validHeaderName reports whether k is an HTTP header name (a token).

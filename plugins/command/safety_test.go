@@ -18,6 +18,8 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 // A command is a program and its arguments: no shell, no shell syntax,
@@ -49,7 +51,7 @@ func TestCommandLine(t *testing.T) {
 		command string
 		script  string // the script it resolves to, when it is accepted
 		interp  bool   // it runs through an interpreter
-		form    command.Form
+		form    trust.Form
 		err     string
 	}{
 		{command: guard, script: guard},
@@ -60,7 +62,7 @@ func TestCommandLine(t *testing.T) {
 		{command: "python3 guard.py", script: f.path("guard.py"), interp: true},
 		{command: "./guard.sh", script: guard},
 		{command: "HOOK_ASK_CRITICAL=true A='b c' bash guard.sh", script: guard, interp: true},
-		{command: "cat guard.sh", script: realPath(t, "cat"), form: command.FormProgram},
+		{command: "cat guard.sh", script: realPath(t, "cat"), form: trust.FormProgram},
 		{command: "bash guard.sh; rm -rf /", err: `needs a shell: it holds a list of commands (";")`},
 		{command: "bash guard.sh | tee log", err: `needs a shell: it holds a pipeline ("|")`},
 		{command: "bash guard.sh > out", err: `needs a shell: it holds a redirection (">")`},
@@ -84,13 +86,13 @@ func TestCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
-			cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: tt.command}))
+			cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: tt.command}))
 			infos, err := command.Inspect(cfg)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("Inspect error %v, want %q", err, tt.err)
 				}
-				var ce *command.ConfigError
+				var ce *settings.ConfigError
 				if !errors.As(err, &ce) || ce.Path != "hooks.PreToolUse[0].hooks[0].command" {
 					t.Errorf("error %#v does not name the command's setting", err)
 				}
@@ -117,7 +119,7 @@ cat > "$CLAUDE_PROJECT_DIR/stdin.json"
 echo recorded >&2
 exit 2
 `)
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script + " fixed-arg"})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script + " fixed-arg"})))
 	hostile := []string{
 		`"; touch PWNED; echo "`,
 		"$(touch PWNED)",
@@ -163,7 +165,7 @@ func TestEnvironment(t *testing.T) {
 	script := f.script("env.sh", bash+`env > "$CLAUDE_PROJECT_DIR/env.txt"
 pwd > "$CLAUDE_PROJECT_DIR/pwd.txt"
 `)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Env: map[string]string{"HOOK_VAR": "2"}}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, Env: map[string]string{"HOOK_VAR": "2"}}))
 	cfg.Env = map[string]string{"EXTRA": "1"}
 	s := f.serve(cfg)
 	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
@@ -275,7 +277,7 @@ func TestProcessGroupKilled(t *testing.T) {
 echo $! > "$CLAUDE_PROJECT_DIR/bg.pid"
 echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"
 `)
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script})))
 	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
 		t.Fatal(r.Text())
 	}
@@ -297,7 +299,7 @@ func TestSetsidChildKilled(t *testing.T) {
 	script := f.script("daemon.sh", bash+`setsid bash -c 'echo $$ > "$CLAUDE_PROJECT_DIR/d.tmp"; mv "$CLAUDE_PROJECT_DIR/d.tmp" "$CLAUDE_PROJECT_DIR/daemon.pid"; exec sleep 300' &
 while [ ! -s "$CLAUDE_PROJECT_DIR/daemon.pid" ]; do sleep 0.01; done
 `)
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script})))
 	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
 		t.Fatal(r.Text())
 	}
@@ -313,7 +315,7 @@ while [ ! -s "$CLAUDE_PROJECT_DIR/daemon.pid" ]; do sleep 0.01; done
 // failClosed, and the call goes on under the agents' rule.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	for _, rule := range []command.FailureRule{command.RuleClosed, command.RuleAgent} {
+	for _, rule := range []settings.FailureRule{settings.RuleClosed, settings.RuleAgent} {
 		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
@@ -321,10 +323,10 @@ func TestTimeout(t *testing.T) {
 trap 'echo term > "$CLAUDE_PROJECT_DIR/term.txt"' TERM
 while true; do sleep 0.05; done
 `)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: rule})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, Timeout: 300 * time.Millisecond, OnFailure: rule})))
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			policy := "open" // under the agents' rule a timeout does not block
-			if rule == command.RuleClosed {
+			if rule == settings.RuleClosed {
 				policy = "closed"
 				r.WantToolError(`command hook "stuck" failed (timeout): ran past its timeout of 300ms and was killed`)
 			} else if r.IsError() {
@@ -352,7 +354,7 @@ func TestCancellation(t *testing.T) {
 touch "$CLAUDE_PROJECT_DIR/started"
 sleep 30
 `)
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script})))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *plugintest.Result)
 	go func() { done <- s.Session().CallContext(ctx, plugintest.ToolEcho, echoHi) }()
@@ -382,7 +384,7 @@ func TestOutputCap(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			script := f.script("loud.sh", tt.script)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxOutputBytes: 1000})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, MaxOutputBytes: 1000})))
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			r.WantToolError(`command hook "loud" failed (output_cap): wrote more than 1000 bytes on`)
 			if len(f.audit.find("command hook failure", `kind="output_cap"`)) != 1 {
@@ -400,7 +402,7 @@ func TestShutdown(t *testing.T) {
 touch "$CLAUDE_PROJECT_DIR/started"
 sleep 30
 `)
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script})))
 	done := make(chan *plugintest.Result)
 	go func() { done <- s.Call(plugintest.ToolEcho, echoHi) }()
 	waitFor(t, "the hook to start", func() bool { return exists(f.path("started")) })
@@ -419,7 +421,7 @@ sleep 30
 func TestNoZombies(t *testing.T) {
 	f := newFixture(t)
 	script := f.script("quick.sh", bash+"sleep 0.01 &\nexit 3\n")
-	s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: command.RuleOpen})))
+	s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, OnFailure: settings.RuleOpen})))
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() { s.Call(plugintest.ToolEcho, echoHi) })
@@ -443,7 +445,7 @@ else
   echo overlap >> "$CLAUDE_PROJECT_DIR/overlap"
 fi
 `)
-		s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1})))
+		s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, MaxConcurrent: 1})))
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
@@ -466,7 +468,7 @@ fi
 touch "$CLAUDE_PROJECT_DIR/started"
 while [ ! -e "$CLAUDE_PROJECT_DIR/release" ]; do sleep 0.02; done
 `)
-		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond, OnFailure: command.RuleClosed}))
+		cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, MaxConcurrent: 1, Timeout: 300 * time.Millisecond, OnFailure: settings.RuleClosed}))
 		cfg.KillGrace = 10 * time.Second
 		s := f.serve(cfg)
 		first := make(chan *plugintest.Result)
@@ -485,12 +487,12 @@ func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		hook command.Hook
+		hook settings.Hook
 		ok   int // calls allowed in a session
 		want string
 	}{
-		{"rate limit", command.Hook{RateLimit: command.RateLimit{Calls: 2, Per: time.Hour}}, 2, "failed (rate_limit): over its rate limit of 2 runs per 1h0m0s in this session"},
-		{"cooldown", command.Hook{Cooldown: time.Hour}, 1, "failed (rate_limit): in its cooldown"},
+		{"rate limit", settings.Hook{RateLimit: settings.RateLimit{Calls: 2, Per: time.Hour}}, 2, "failed (rate_limit): over its rate limit of 2 runs per 1h0m0s in this session"},
+		{"cooldown", settings.Hook{Cooldown: time.Hour}, 1, "failed (rate_limit): in its cooldown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -523,11 +525,11 @@ func TestProjectDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := f.script(".claude/hooks/guard.sh", bash+"exit 0\n")
-	settings := f.path(".claude/settings.json")
-	if err := os.WriteFile(settings, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}]}}`), 0o644); err != nil {
+	settingsFile := f.path(".claude/settings.json")
+	if err := os.WriteFile(settingsFile, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	infos, err := command.Inspect(command.Config{SettingsFile: settings, TrustStore: f.store})
+	infos, err := command.Inspect(command.Config{SettingsFile: settingsFile, TrustStore: f.store})
 	if err != nil {
 		t.Fatal(err)
 	}

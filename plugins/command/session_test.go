@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework/plugintest"
-	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // Over streamable HTTP, session_id is the SHA-256 of the Mcp-Session-Id,
@@ -24,9 +24,9 @@ func TestSessionIDOverHTTP(t *testing.T) {
 	dump := f.script("dump.py", python3+`i = json.load(sys.stdin)
 json.dump(i, open(i["hook_event_name"] + ".json", "w"))
 `)
-	s := f.serve(f.config(command.Settings{
-		"SessionStart": {{Hooks: []command.Hook{{Command: dump}}}},
-		"PreToolUse":   {{Hooks: []command.Hook{{Command: dump}}}},
+	s := f.serve(f.config(settings.Settings{
+		"SessionStart": {{Hooks: []settings.Hook{{Command: dump}}}},
+		"PreToolUse":   {{Hooks: []settings.Hook{{Command: dump}}}},
 	}))
 	h, err := s.Server().HTTPHandler(nil)
 	if err != nil {

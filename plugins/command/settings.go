@@ -12,128 +12,8 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/internal/suggest"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
-
-// Settings is the "hooks" object of an agent's settings file, as Claude
-// Code, Codex and Gemini CLI write it: for each event key (an [Event]'s
-// name or alias), its matcher groups, each with its command hooks.
-//
-//	{"hooks": {"PreToolUse": [{"matcher": "delete_.*", "hooks": [{"type": "command", "command": "/srv/hooks/guard.sh", "timeout": 5}]}]}}
-type Settings map[string][]Group
-
-// Group is one matcher group: a matcher and the hooks it selects.
-type Group struct {
-	// Matcher selects what the event's hooks run for (see the package
-	// doc, "Matchers"); "" and "*" select everything.
-	Matcher string
-	// Hooks run in order.
-	Hooks []Hook
-}
-
-// Hook is one hook: the agents' handler fields (Type, Command, Timeout,
-// Description, If, and an http or prompt hook's [RemoteHook]) and
-// hookflow's own. In a settings file its keys are type, command, timeout
-// (seconds; milliseconds in Gemini CLI's files), name, description, if,
-// shell, runner, protocol ("claude" or "ollm"), onFailure ("agent",
-// "closed" or "open"), failClosed, maxConcurrent, rateLimit ({"calls": n,
-// "per": seconds}), cooldown (seconds), env (an object of strings),
-// maxOutputBytes, toolNames, and url, headers, allowedEnvVars, prompt and
-// model; the agents' statusMessage is accepted and ignored.
-type Hook struct {
-	// Type is "command" ("" means "command" in Go), "http" or "prompt";
-	// "agent" hooks are refused.
-	Type string
-	// Command is the command line (see the package doc, "Commands"): a
-	// script, an interpreter of [Config.Interpreters] and its script, or a
-	// program on PATH, with its arguments, after NAME=value assignments;
-	// without a shell unless Shell is set.
-	Command string
-	// Description says what the hook is for (Gemini CLI's and Claude Code
-	// plugins' field); hookflow logs it with the hook's failures.
-	Description string
-	// If is Claude Code's per-hook condition, one rule in its
-	// permission-rule syntax: Tool, or Tool(specifier) with a Bash
-	// command pattern (Bash(git *)), a path pattern of Read, Edit or
-	// Write (Edit(*.ts)), WebFetch(domain:host) or Tool(param:value). The
-	// hook runs only for calls the rule matches, read from the arguments
-	// as the hook's script knows them (ToolNames); what the rule cannot
-	// read runs the hook. See docs/command-hooks.md, "The if condition".
-	If string
-	// Shell lets the command hold shell syntax (pipelines, lists,
-	// substitutions…): it runs through the shell, and its trust covers
-	// the exact command line.
-	Shell bool
-	// Runner lets the command be a runner that fetches the code it runs
-	// (npx, uvx, uv run…), which no hash can cover.
-	Runner bool
-	// Timeout bounds the process; 0 uses [Config.Timeout].
-	Timeout time.Duration
-	// Name names the hook in hook IDs, logs and audit records; "" derives
-	// it from the script's file name. Letters, digits, '.', '_' and '-'.
-	Name string
-	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
-	Protocol Protocol
-	// OnFailure is what the hook's failures do ([FailureRule]): the
-	// default is the configuration's ([Config.FailClosed]), which is the
-	// agents' rule unless set. In a settings file, "onFailure": "agent",
-	// "closed" or "open", or "failClosed": true (closed) or false
-	// (agent). A failure that does not block is in the run's
-	// [flows.Context.Failures], and so in the audit plugin's record.
-	OnFailure FailureRule
-	// MaxConcurrent caps how many processes of this hook run at once; 0
-	// uses [Config.MaxConcurrent]. A run waits for a free slot until the
-	// hook's timeout, then fails.
-	MaxConcurrent int
-	// RateLimit caps how often the hook runs per session.
-	RateLimit RateLimit
-	// Cooldown is the least time between two runs of the hook in one
-	// session; a run inside it fails.
-	Cooldown time.Duration
-	// Env adds variables to the hook's environment.
-	Env map[string]string
-	// MaxOutputBytes caps stdout and stderr, each; 0 uses
-	// [Config.MaxOutputBytes].
-	MaxOutputBytes int
-	// ToolNames maps the server's tools to the names this hook's script
-	// and matcher expect, over [Config.ToolNames].
-	ToolNames ToolNames
-
-	// URL, Headers and AllowedEnvVars define an "http" hook (see
-	// [RemoteHook]); Prompt and Model a "prompt" hook.
-	RemoteHook
-}
-
-// RateLimit allows Calls runs per Per, per hook and session; the zero
-// value is no limit. A run over the limit fails.
-type RateLimit struct {
-	Calls int
-	Per   time.Duration
-}
-
-// ConfigError is one problem of the hook settings: where it is (a file
-// position, or a path in [Config.Settings]) and what is wrong.
-type ConfigError struct {
-	// File, Line and Col locate the problem in a settings file; File is ""
-	// for settings given as a Go value.
-	File      string
-	Line, Col int
-	// Path names the setting, e.g. hooks.PreToolUse[0].hooks[1].command.
-	Path string
-	Msg  string
-}
-
-// Error renders the problem as "file:line:col: path: message", or as
-// "Config.Settings: path: message" for Go settings.
-func (e *ConfigError) Error() string {
-	where := "Config.Settings"
-	if e.File != "" {
-		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
-	}
-	if e.Path == "" {
-		return where + ": " + e.Msg
-	}
-	return where + ": " + e.Path + ": " + e.Msg
-}
 
 // source is where settings came from: a file (with its bytes and each
 // path's offset) or a Go value.
@@ -149,7 +29,7 @@ type source struct {
 
 // fileOptions are how one settings file is loaded: an [Import]'s options.
 type fileOptions struct {
-	agent      Agent
+	agent      settings.Agent
 	lenient    bool
 	failClosed bool
 	// shell are the hooks (names or paths, "*" for all) that may run
@@ -160,14 +40,14 @@ type fileOptions struct {
 	// settings file.
 	pluginRoot string
 	// declared is the agent the import names, before detection.
-	declared Agent
+	declared settings.Agent
 }
 
 // trustArgs returns the flags of "hookflow hooks trust" that read the file
 // as these options do, and the file or directory it names.
 func (o fileOptions) trustArgs(file string) string {
 	var b strings.Builder
-	if o.declared != AgentAuto {
+	if o.declared != settings.AgentAuto {
 		b.WriteString(" -agent " + o.declared.String())
 	}
 	if len(o.shell) > 0 {
@@ -185,8 +65,8 @@ func (o fileOptions) trustArgs(file string) string {
 	return b.String() + " " + shellQuote(file)
 }
 
-func (s *source) errorf(path, format string, args ...any) *ConfigError {
-	e := &ConfigError{Path: path, Msg: fmt.Sprintf(format, args...)}
+func (s *source) errorf(path, format string, args ...any) *settings.ConfigError {
+	e := &settings.ConfigError{Path: path, Msg: fmt.Sprintf(format, args...)}
 	if s != nil && s.file != "" {
 		e.File = s.file
 		off, ok := s.offs[path]
@@ -212,7 +92,7 @@ func parentPath(p string) string {
 const maxSettingsBytes = 4 << 20
 
 // readSettingsFile reads the "hooks" object of an agent's settings file.
-func readSettingsFile(file string, opts fileOptions) (Settings, *source, error) {
+func readSettingsFile(file string, opts fileOptions) (settings.Settings, *source, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
@@ -234,11 +114,11 @@ func readSettingsFile(file string, opts fileOptions) (Settings, *source, error) 
 		var pe *posError
 		if errors.As(err, &pe) {
 			line, col := lineCol(data, pe.off)
-			return nil, nil, &ConfigError{File: file, Line: line, Col: col, Msg: pe.msg}
+			return nil, nil, &settings.ConfigError{File: file, Line: line, Col: col, Msg: pe.msg}
 		}
 		return nil, nil, err
 	}
-	if src.opts.agent == AgentAuto {
+	if src.opts.agent == settings.AgentAuto {
 		src.opts.agent = detectAgent(file, root)
 	}
 	d := &decoder{src: src}
@@ -261,7 +141,7 @@ func (d *decoder) fail(path string, off int, format string, args ...any) {
 
 func (d *decoder) mark(path string, n *node) { d.src.offs[path] = n.off }
 
-func (d *decoder) settings(root *node) Settings {
+func (d *decoder) settings(root *node) settings.Settings {
 	if root.kind != '{' {
 		d.fail("", root.off, "the settings must be a JSON object, not %s", root.kindName())
 		return nil
@@ -276,7 +156,7 @@ func (d *decoder) settings(root *node) Settings {
 		d.fail("hooks", hooks.off, "must be an object of events, not %s", hooks.kindName())
 		return nil
 	}
-	s := Settings{}
+	s := settings.Settings{}
 	for i, key := range hooks.keys {
 		path := "hooks." + key
 		d.src.offs[path] = hooks.koff[i]
@@ -287,9 +167,9 @@ func (d *decoder) settings(root *node) Settings {
 	return s
 }
 
-func (d *decoder) group(path string, n *node) Group {
+func (d *decoder) group(path string, n *node) settings.Group {
 	d.mark(path, n)
-	var g Group
+	var g settings.Group
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"matcher": ..., "hooks": [...]}, not %s`, n.kindName())
 		return g
@@ -318,9 +198,9 @@ var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFai
 	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
 	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model"}
 
-func (d *decoder) hook(path string, n *node) Hook {
+func (d *decoder) hook(path string, n *node) settings.Hook {
 	d.mark(path, n)
-	var h Hook
+	var h settings.Hook
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"type": "command", "command": ...}, not %s`, n.kindName())
 		return h
@@ -328,7 +208,7 @@ func (d *decoder) hook(path string, n *node) Hook {
 	if n.get("type") == nil {
 		d.fail(path, n.off, `no "type": a command hook has "type": "command"`)
 	}
-	ms := d.src.opts.agent == AgentGemini
+	ms := d.src.opts.agent == settings.AgentGemini
 	for i, key := range n.keys {
 		v, kp := n.vals[i], path+"."+key
 		d.src.offs[kp] = v.off
@@ -349,8 +229,8 @@ func (d *decoder) hook(path string, n *node) Hook {
 		case "name":
 			h.Name = d.str(kp, v)
 		case "protocol":
-			p, err := ParseProtocol(d.str(kp, v))
-			if err != nil && v.kind == '"' {
+			var p settings.Protocol
+			if err := p.UnmarshalText([]byte(d.str(kp, v))); err != nil && v.kind == '"' {
 				d.fail(kp, v.off, "%v", err)
 			}
 			h.Protocol = p
@@ -451,7 +331,7 @@ func (d *decoder) seconds(path string, n *node) time.Duration {
 	}
 	f, err := n.num.Float64()
 	unit, most := "seconds", 24*3600.0
-	if d.src.opts.agent == AgentGemini && strings.HasSuffix(path, ".timeout") {
+	if d.src.opts.agent == settings.AgentGemini && strings.HasSuffix(path, ".timeout") {
 		unit, most = "milliseconds (Gemini CLI's unit)", most*1000
 	}
 	if err != nil || f <= 0 || f > most {
@@ -461,8 +341,8 @@ func (d *decoder) seconds(path string, n *node) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-func (d *decoder) rateLimit(path string, n *node) RateLimit {
-	var r RateLimit
+func (d *decoder) rateLimit(path string, n *node) settings.RateLimit {
+	var r settings.RateLimit
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"calls": n, "per": seconds}, not %s`, n.kindName())
 		return r
@@ -497,17 +377,17 @@ func (d *decoder) env(path string, n *node) map[string]string {
 }
 
 // sortedKeys returns the event keys of s in the order their hooks are
-// compiled: by event (the order of [Events]), then by key.
-func (s Settings) sortedKeys() []string {
+// compiled: by event (the order of [settings.Events]), then by key.
+func sortedKeys(s settings.Settings) []string {
 	keys := make([]string, 0, len(s))
 	for k := range s {
 		keys = append(keys, k)
 	}
 	rank := func(k string) int {
-		if e, _ := ParseEvent(k); e.Valid() {
+		if e, _ := settings.ParseEvent(k); e.Valid() {
 			return int(e)
 		}
-		return eventCount + 1
+		return len(settings.Events()) + 1
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		if ra, rb := rank(a), rank(b); ra != rb {

@@ -1,25 +1,27 @@
 package command
 
+import "github.com/hookflow/hookflow/plugins/command/settings"
+
 // The settings keys of the hook runtime: failure rules, and (in the
 // files of each hook type) what else a hook definition holds.
 
 // failureRule reads "onFailure" (a rule's name) or "failClosed" (true is
 // RuleClosed, false RuleAgent) into h; the two must agree when both are
 // given.
-func (d *decoder) failureRule(path, key string, v *node, h *Hook) {
-	var r FailureRule
+func (d *decoder) failureRule(path, key string, v *node, h *settings.Hook) {
+	var r settings.FailureRule
 	switch key {
 	case "failClosed":
-		r = RuleAgent
+		r = settings.RuleAgent
 		if d.boolean(path, v) {
-			r = RuleClosed
+			r = settings.RuleClosed
 		}
 		if v.kind != 'b' {
 			return
 		}
 	default:
-		p, err := ParseFailureRule(d.str(path, v))
-		if err != nil {
+		var p settings.FailureRule
+		if err := p.UnmarshalText([]byte(d.str(path, v))); err != nil {
 			if v.kind == '"' {
 				d.fail(path, v.off, "%v", err)
 			}
@@ -27,7 +29,7 @@ func (d *decoder) failureRule(path, key string, v *node, h *Hook) {
 		}
 		r = p
 	}
-	if h.OnFailure != RuleDefault && h.OnFailure != r {
+	if h.OnFailure != settings.RuleDefault && h.OnFailure != r {
 		d.fail(path, v.off, "says %s, and the hook's other failure key says %s: keep one", r, h.OnFailure)
 		return
 	}
@@ -36,12 +38,12 @@ func (d *decoder) failureRule(path, key string, v *node, h *Hook) {
 
 // toolNames reads a hook's "toolNames": {"tool": {"name": "Bash",
 // "arguments": {"cmd": "command"}}}.
-func (d *decoder) toolNames(path string, n *node) ToolNames {
+func (d *decoder) toolNames(path string, n *node) settings.ToolNames {
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"<server tool>": {"name": "<script's name>", "arguments": {...}}}, not %s`, n.kindName())
 		return nil
 	}
-	m := ToolNames{}
+	m := settings.ToolNames{}
 	for i, tool := range n.keys {
 		tp, v := path+"."+tool, n.vals[i]
 		d.src.offs[tp] = n.koff[i]
@@ -49,7 +51,7 @@ func (d *decoder) toolNames(path string, n *node) ToolNames {
 			d.fail(tp, v.off, `must be an object {"name": ..., "arguments": {...}}, not %s`, v.kindName())
 			continue
 		}
-		var tn ToolName
+		var tn settings.ToolName
 		for j, key := range v.keys {
 			kp, kv := tp+"."+key, v.vals[j]
 			d.src.offs[kp] = kv.off
@@ -64,7 +66,7 @@ func (d *decoder) toolNames(path string, n *node) ToolNames {
 		}
 		m[tool] = tn
 	}
-	for _, pr := range m.check() {
+	for _, pr := range checkToolNames(m) {
 		d.fail(path+"."+pr.path, n.off, "%s", pr.msg)
 	}
 	return m

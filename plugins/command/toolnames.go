@@ -5,33 +5,15 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
-
-// ToolName is how a hook's script knows one of the server's tools: a
-// script written for an agent's built-in tools reads tool_name "Bash" and
-// tool_input.command where the server has run_command and its cmd.
-type ToolName struct {
-	// Name is the tool's name for the script and for matchers, e.g.
-	// "Bash".
-	Name string `yaml:"name"`
-	// Arguments renames the tool's top-level arguments for the script:
-	// the server's name to the script's, e.g. {"cmd": "command"}.
-	// Arguments not named keep their names. An updatedInput is renamed
-	// back before the tool's schema checks it.
-	Arguments map[string]string `yaml:"arguments"`
-}
-
-// ToolNames maps the server's tool names to what scripts expect. In a
-// settings file, a hook's "toolNames": {"run_command": {"name": "Bash",
-// "arguments": {"cmd": "command"}}}; [Config.ToolNames] is the same for
-// every hook, and a hook's entry for a tool replaces it.
-type ToolNames map[string]ToolName
 
 // problem is one thing wrong in a ToolNames, at its path in it.
 type problem struct{ path, msg string }
 
 // check returns what is wrong with m, in the order of its keys.
-func (m ToolNames) check() []problem {
+func checkToolNames(m settings.ToolNames) []problem {
 	var bad []problem
 	for _, tool := range slices.Sorted(maps.Keys(m)) {
 		tn := m[tool]
@@ -54,15 +36,15 @@ func (m ToolNames) check() []problem {
 
 // toolMap is a hook's view of the server's tools: its own ToolNames over
 // the configuration's.
-type toolMap ToolNames
+type toolMap settings.ToolNames
 
-func newToolMap(cfg, own ToolNames) toolMap {
+func newToolMap(cfg, own settings.ToolNames) toolMap {
 	if len(cfg) == 0 && len(own) == 0 {
 		return nil
 	}
 	m := maps.Clone(cfg)
 	if m == nil {
-		m = ToolNames{}
+		m = settings.ToolNames{}
 	}
 	maps.Copy(m, own)
 	return toolMap(m)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 // A script written for an agent's Bash tool guards a server tool of
@@ -37,15 +38,15 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 			if tt.perHook {
 				key = `, "toolNames": ` + mapping
 			}
-			settings := f.path("settings.json")
+			settingsFile := f.path("settings.json")
 			body := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 guard.py"` + key + `}]}]}}`
-			if err := os.WriteFile(settings, []byte(body), 0o644); err != nil {
+			if err := os.WriteFile(settingsFile, []byte(body), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			cfg := f.config(nil)
-			cfg.SettingsFile = settings
+			cfg.SettingsFile = settingsFile
 			if !tt.perHook {
-				cfg.ToolNames = command.ToolNames{"delete": {Name: "Bash", Arguments: map[string]string{"path": "command"}}}
+				cfg.ToolNames = settings.ToolNames{"delete": {Name: "Bash", Arguments: map[string]string{"path": "command"}}}
 			}
 			s := f.serve(cfg)
 			s.Call("delete", DeleteIn{Path: "/etc/passwd"}).WantToolError("no /etc")
@@ -58,8 +59,8 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updated
 // an error at its place.
 func TestToolNamesErrors(t *testing.T) {
 	t.Parallel()
-	cfg := command.Config{Settings: hooksFor("PreToolUse", "", command.Hook{Command: "/bin/true"}),
-		ToolNames: command.ToolNames{"run": {Name: "Bash", Arguments: map[string]string{"a": "command", "b": "command"}}, "x": {}}}
+	cfg := command.Config{Settings: hooksFor("PreToolUse", "", settings.Hook{Command: "/bin/true"}),
+		ToolNames: settings.ToolNames{"run": {Name: "Bash", Arguments: map[string]string{"a": "command", "b": "command"}}, "x": {}}}
 	err := cfg.Validate()
 	want := `tool_names.run.arguments.b: renames "b" to "command", as "a" is: each script name once`
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "tool_names.x: maps a tool to a name") {

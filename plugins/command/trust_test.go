@@ -11,6 +11,8 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
 const blockAll = bash + "echo 'blocked by the guard' >&2\nexit 2\n"
@@ -30,16 +32,16 @@ func TestUntrustedRefused(t *testing.T) {
 	f := newFixture(t)
 	script := f.script("guard.sh", blockAll)
 	t.Run("settings file", func(t *testing.T) {
-		settings := f.path("settings.json")
-		if err := os.WriteFile(settings, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "`+script+`"}]}]}}`), 0o644); err != nil {
+		settingsFile := f.path("settings.json")
+		if err := os.WriteFile(settingsFile, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "`+script+`"}]}]}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := startErr(t, command.Config{SettingsFile: settings, TrustStore: f.store})
+		err := startErr(t, command.Config{SettingsFile: settingsFile, TrustStore: f.store})
 		for _, want := range []string{
-			settings + ":1:38: ", // the hook object
+			settingsFile + ":1:38: ", // the hook object
 			`command hook "guard" runs ` + script + " (sha256 ",
 			"which is not in the trust store " + f.store,
-			"review the script, then run: hookflow hooks trust -store " + f.store + " " + settings,
+			"review the script, then run: hookflow hooks trust -store " + f.store + " " + settingsFile,
 		} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Start error %v\nwant it to contain %q", err, want)
@@ -47,7 +49,7 @@ func TestUntrustedRefused(t *testing.T) {
 		}
 	})
 	t.Run("Go settings", func(t *testing.T) {
-		cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash " + script}))
+		cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash " + script}))
 		err := startErr(t, cfg)
 		want := "Config.Settings: hooks.PreToolUse[0].hooks[0]: command hook \"guard\" runs " + script
 		if err == nil || !strings.Contains(err.Error(), want) ||
@@ -56,11 +58,11 @@ func TestUntrustedRefused(t *testing.T) {
 		}
 		// Trusting what the message names (as the command does) is enough.
 		_, interp, _ := strings.Cut(err.Error(), " -interpreter ")
-		id, ierr := command.IdentityOf(script, strings.TrimSpace(interp))
+		id, ierr := trust.IdentityOf(script, strings.TrimSpace(interp))
 		if ierr != nil {
 			t.Fatal(ierr)
 		}
-		if err := command.UpdateTrustStore(f.store, func(s *command.TrustStore) (bool, error) { return s.Trust(id, "", time.Now()), nil }); err != nil {
+		if err := trust.Update(f.store, func(s *trust.Store) (bool, error) { return s.Trust(id, "", time.Now()), nil }); err != nil {
 			t.Fatal(err)
 		}
 		if err := startErr(t, cfg); err != nil {
@@ -73,7 +75,7 @@ func TestUntrustedRefused(t *testing.T) {
 func TestUntrustedSkipped(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: f.script("guard.sh", blockAll)}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: f.script("guard.sh", blockAll)}))
 	cfg.Untrusted = command.SkipUntrusted
 	s := f.serveUntrusted(cfg)
 	if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
@@ -93,12 +95,12 @@ func TestTrustIdentity(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	script := f.script("guard.sh", blockAll)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "bash " + script}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "bash " + script}))
 	f.trust(cfg)
 	if err := startErr(t, cfg); err != nil {
 		t.Fatalf("trusted hook refused: %v", err)
 	}
-	other := f.config(hooksFor("PreToolUse", "", command.Hook{Command: "sh " + script}))
+	other := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: "sh " + script}))
 	if err := startErr(t, other); err == nil || !strings.Contains(err.Error(), "which is not in the trust store") {
 		t.Errorf("the script run by sh was trusted: %v", err)
 	}
@@ -118,13 +120,13 @@ func TestEditedWhileRunning(t *testing.T) {
 	t.Parallel()
 	// The agents' rule keeps a changed script closed: a caller cannot get
 	// past a guard by what it provokes.
-	for _, rule := range []command.FailureRule{command.RuleAgent, command.RuleClosed, command.RuleOpen} {
+	for _, rule := range []settings.FailureRule{settings.RuleAgent, settings.RuleClosed, settings.RuleOpen} {
 		t.Run(rule.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			body := bash + `echo ran >> "$CLAUDE_PROJECT_DIR/runs"` + "\n"
 			script := f.script("guard.sh", body)
-			s := f.serve(f.config(hooksFor("PreToolUse", "", command.Hook{Command: script, OnFailure: rule})))
+			s := f.serve(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: script, OnFailure: rule})))
 			if r := s.Call(plugintest.ToolEcho, echoHi); r.IsError() {
 				t.Fatal(r.Text())
 			}
@@ -133,7 +135,7 @@ func TestEditedWhileRunning(t *testing.T) {
 			}
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			trusted, edited := sha256Hex(body), sha256Hex(body+"# edited\n")
-			if rule != command.RuleOpen {
+			if rule != settings.RuleOpen {
 				r.WantToolError("a command hook is not trusted: the operator must review it")
 				for _, secret := range []string{script, f.dir, trusted, edited, trusted[:16], edited[:16], f.store} {
 					if strings.Contains(r.Text(), secret) {
@@ -168,7 +170,7 @@ func TestEditedWhileRunning(t *testing.T) {
 func TestTrustStoreShared(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", command.Hook{Command: f.script("guard.sh", blockAll)}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: f.script("guard.sh", blockAll)}))
 	f.trust(cfg)
 	if err := os.Chmod(f.store, 0o666); err != nil {
 		t.Fatal(err)
@@ -181,11 +183,11 @@ func TestTrustStoreShared(t *testing.T) {
 func TestTrustStore(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	id := command.Identity{Script: "/srv/hooks/guard.sh", SHA256: strings.Repeat("ab", 32), Interpreter: "/usr/bin/bash"}
+	id := trust.Identity{Script: "/srv/hooks/guard.sh", SHA256: strings.Repeat("ab", 32), Interpreter: "/usr/bin/bash"}
 	edited := id
 	edited.SHA256 = strings.Repeat("cd", 32)
-	err := command.UpdateTrustStore(f.store, func(s *command.TrustStore) (bool, error) {
-		if s.Status(id) != command.Untrusted {
+	err := trust.Update(f.store, func(s *trust.Store) (bool, error) {
+		if s.Status(id) != trust.Untrusted {
 			t.Errorf("empty store: %v", s.Status(id))
 		}
 		return s.Trust(id, "bash /srv/hooks/guard.sh", time.Unix(0, 0)), nil
@@ -197,19 +199,19 @@ func TestTrustStore(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("store file: %v, mode %v", err, fi.Mode())
 	}
-	s, err := command.LoadTrustStore(f.store)
+	s, err := trust.Load(f.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		id   command.Identity
-		want command.TrustStatus
-	}{{id, command.Trusted}, {edited, command.Changed}, {command.Identity{Script: id.Script, SHA256: id.SHA256}, command.Untrusted}} {
+		id   trust.Identity
+		want trust.Status
+	}{{id, trust.Trusted}, {edited, trust.Changed}, {trust.Identity{Script: id.Script, SHA256: id.SHA256}, trust.Untrusted}} {
 		if got := s.Status(tt.id); got != tt.want {
 			t.Errorf("Status(%+v) = %v, want %v", tt.id, got, tt.want)
 		}
 	}
-	if !s.Trust(edited, "", time.Now()) || len(s.Entries) != 1 || s.Status(id) != command.Changed {
+	if !s.Trust(edited, "", time.Now()) || len(s.Entries) != 1 || s.Status(id) != trust.Changed {
 		t.Errorf("trusting the edited script did not replace the old entry: %+v", s.Entries)
 	}
 	if got := s.Revoke("cdcdcdcd"); len(got) != 1 || len(s.Entries) != 0 {

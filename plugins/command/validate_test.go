@@ -8,6 +8,7 @@ import (
 
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -24,13 +25,13 @@ func TestConfigValidate(t *testing.T) {
 		want []plugintest.FieldErr
 	}{
 		{"a settings file", file, nil},
-		{"Go settings", command.Config{Settings: command.Settings{"PreToolUse": nil}}, nil},
+		{"Go settings", command.Config{Settings: settings.Settings{"PreToolUse": nil}}, nil},
 		{"every setting", command.Config{Name: "claude", SettingsFile: "s.json", Dir: "/srv", TrustStore: "trust.json",
 			Untrusted: command.SkipUntrusted, Interpreters: []string{"bash", "python3"}, EnvAllow: []string{"PATH", "API_KEY"},
 			Env: map[string]string{"MODE": "ci"}, Timeout: 5 * time.Second, KillGrace: time.Second, MaxOutputBytes: 4096,
 			MaxConcurrent: 2, ServerName: "notes", AgentToolNames: true, Priority: 10}, nil},
 		{"imports only", command.Config{Imports: []command.Import{{File: ".claude/settings.json", Shell: []string{"*"}},
-			{Plugin: "plugins/guards", Agent: command.AgentClaude, Runners: []string{"npx", "uv"}, Lenient: true, FailClosed: true}}}, nil},
+			{Plugin: "plugins/guards", Agent: settings.AgentClaude, Runners: []string{"npx", "uv"}, Lenient: true, FailClosed: true}}}, nil},
 		{"bad imports", command.Config{Imports: []command.Import{{}, {File: "a.json", Plugin: "p"},
 			{File: "b.json", Shell: []string{""}, Runners: []string{"npm"}, Agent: 9}}},
 			[]plugintest.FieldErr{
@@ -111,14 +112,14 @@ func TestUntrustedPolicyText(t *testing.T) {
 
 // An agent's name reads back as itself; an unknown one is refused.
 func TestAgentText(t *testing.T) {
-	for _, a := range []command.Agent{command.AgentAuto, command.AgentClaude, command.AgentCodex, command.AgentGemini} {
+	for _, a := range []settings.Agent{settings.AgentAuto, settings.AgentClaude, settings.AgentCodex, settings.AgentGemini} {
 		b, _ := a.MarshalText()
-		var got command.Agent
+		var got settings.Agent
 		if err := got.UnmarshalText(b); err != nil || got != a {
 			t.Errorf("%v round-trips to %v, %v", a, got, err)
 		}
 	}
-	var a command.Agent
+	var a settings.Agent
 	if err := a.UnmarshalText([]byte("cursor")); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor": want claude, codex, gemini or auto`) {
 		t.Errorf("error %v", err)
 	}

@@ -1,9 +1,10 @@
 package command
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // cmdWords is a command line split as a POSIX shell would split a simple
@@ -40,306 +41,277 @@ var shellBuiltins = map[string]bool{
 	"readonly": true, "let": true, "wait": true, "command": true, "builtin": true,
 }
 
+// parseShell parses line as bash does, comments kept.
+func parseShell(line string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).
+		Parse(strings.NewReader(line), "")
+}
+
 // splitCommand splits line. lookup returns the value of a variable of the
 // hook's environment; a variable it does not know needs a shell (which
 // would expand it to "" or to whatever the environment holds at run time).
-// The error is for a line no shell would accept either: an unclosed quote.
+// The error is for a line no shell would accept either, such as one with
+// an unclosed quote.
 func splitCommand(line string, lookup func(string) (string, bool)) (cmdWords, error) {
 	var w cmdWords
 	if len(line) > maxCommandLen {
 		return w, fmt.Errorf("is %d bytes long, more than the %d a command may have", len(line), maxCommandLen)
 	}
-	s := &splitter{src: line, lookup: lookup, cmdStart: true}
-	if err := s.run(); err != nil {
-		return w, err
+	f, err := parseShell(line)
+	if err != nil {
+		return w, fmt.Errorf("cannot be split into words: %v", err)
 	}
-	w.shell, w.commands = s.shell, s.commands
-	words := s.words
-	i := 0
-	for ; i < len(words); i++ {
-		name, _, ok := strings.Cut(words[i].raw, "=")
-		if !ok || !words[i].assignable || !isIdentifier(name) {
-			break
+	sn := &sniffer{src: line, lookup: lookup, at: -1}
+	syntax.Walk(f, sn.visit)
+	sn.lists(f.Stmts)
+	home, hasHome := lookup("HOME")
+	expand := func(pe *syntax.ParamExp) string {
+		if pe.Param == nil {
+			return ""
 		}
-		w.env = append(w.env, words[i].text)
+		v, _ := lookup(pe.Param.Value)
+		return v
 	}
-	for _, wd := range words[i:] {
-		w.argv = append(w.argv, wd.text)
+	word := func(wd *syntax.Word) string { return unquote(line, wd, expand, home) }
+	w.shell = sn.shell
+	for _, c := range sn.calls {
+		if len(c.Args) > 0 {
+			w.commands = append(w.commands, word(c.Args[0]))
+		}
 	}
-	if w.shell == "" && len(w.argv) > 0 && shellBuiltins[w.argv[0]] && !words[i].quoted {
+	if w.shell != "" || len(sn.calls) == 0 {
+		return w, nil
+	}
+	w.commands = nil
+	call := sn.calls[0]
+	for _, a := range call.Assigns {
+		w.env = append(w.env, a.Name.Value+"="+word(a.Value))
+	}
+	for _, a := range call.Args {
+		w.argv = append(w.argv, word(a))
+	}
+	switch {
+	case len(w.argv) > 0 && shellBuiltins[w.argv[0]] && isPlain(call.Args[0]):
 		w.shell = fmt.Sprintf("the shell builtin %q", w.argv[0])
-		w.commands = nil
-	}
-	if w.shell == "" && len(w.argv) == 0 && len(w.env) > 0 {
+	case len(w.argv) == 0:
 		w.shell = "only variable assignments"
+	case !hasHome && startsWithTilde(call):
+		w.shell = "a home directory (~) the hook's environment does not set"
 	}
 	return w, nil
 }
 
-// isIdentifier reports whether s is a shell variable name.
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r != '_' && !(r >= 'a' && r <= 'z') && !(r >= 'A' && r <= 'Z') && !(i > 0 && r >= '0' && r <= '9') {
-			return false
+// isPlain reports whether wd is written without quotes or escapes.
+func isPlain(wd *syntax.Word) bool {
+	l, ok := wd.Parts[0].(*syntax.Lit)
+	return ok && len(wd.Parts) == 1 && !strings.Contains(l.Value, `\`)
+}
+
+// startsWithTilde reports whether a word of call starts with ~, which
+// expands to $HOME.
+func startsWithTilde(call *syntax.CallExpr) bool {
+	for _, wd := range call.Args {
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
+			return true
 		}
+	}
+	return false
+}
+
+// isIdentifier reports whether s is a shell variable name.
+func isIdentifier(s string) bool { return syntax.ValidName(s) }
+
+// sniffer walks a parsed line for what needs a shell, keeping the first
+// such construct in the line's order, and collects its simple commands.
+type sniffer struct {
+	src    string
+	lookup func(string) (string, bool)
+	calls  []*syntax.CallExpr
+	shell  string
+	at     int // offset of shell's construct, -1 for none
+}
+
+// needs records a construct that needs a shell at pos.
+func (s *sniffer) needs(pos syntax.Pos, format string, args ...any) {
+	if off := int(pos.Offset()); s.at < 0 || off < s.at {
+		s.at, s.shell = off, fmt.Sprintf(format, args...)
+	}
+}
+
+// lists records the lists of stmts: more than one command, or one run
+// in the background.
+func (s *sniffer) lists(stmts []*syntax.Stmt) {
+	for i, st := range stmts {
+		switch {
+		case st.Background:
+			s.needs(st.Semicolon, "a background command (%q)", "&")
+		case st.Semicolon.IsValid():
+			s.needs(st.Semicolon, "a list of commands (%q)", ";")
+		case i+1 < len(stmts):
+			s.needs(st.End(), "a list of commands (a newline)")
+		}
+	}
+}
+
+func (s *sniffer) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		if n.Negated {
+			s.needs(n.Pos(), "%q, which a shell expands or treats as syntax", "!")
+		}
+	case *syntax.Comment:
+		s.needs(n.Pos(), "a comment (#)")
+	case *syntax.CallExpr:
+		s.calls = append(s.calls, n)
+		for _, a := range n.Assigns {
+			if a.Append || a.Naked || a.Index != nil || a.Array != nil {
+				s.needs(a.Pos(), "an assignment only a shell reads (%q)", excerpt(s.text(a)))
+			}
+		}
+	case *syntax.BinaryCmd:
+		name := "a list of commands"
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			name = "a pipeline"
+		}
+		s.needs(n.OpPos, "%s (%q)", name, n.Op.String())
+	case *syntax.Redirect:
+		s.needs(n.Pos(), "a redirection (%q)", n.Op.String())
+	case *syntax.Subshell:
+		s.needs(n.Pos(), "a subshell (%q)", "(")
+	case *syntax.Block:
+		s.needs(n.Pos(), "%q, which a shell expands or treats as syntax", "{")
+	case *syntax.CmdSubst:
+		if n.Backquotes {
+			s.needs(n.Pos(), "a command substitution (`…`)")
+		} else {
+			s.needs(n.Pos(), "a command substitution ($(…))")
+		}
+	case *syntax.ParamExp:
+		s.param(n)
+	case *syntax.Word:
+		s.word(n)
+	case *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
+		s.needs(n.Pos(), "an expansion (%q)", excerpt(s.text(n)))
+	case *syntax.SglQuoted:
+		if n.Dollar {
+			s.needs(n.Pos(), "a quote with escapes (%q)", excerpt(s.text(n)))
+		}
+	case *syntax.DblQuoted:
+		if n.Dollar {
+			s.needs(n.Pos(), "a translated quote (%q)", excerpt(s.text(n)))
+		}
+	case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl,
+		*syntax.ArithmCmd, *syntax.TestClause, *syntax.DeclClause, *syntax.LetClause, *syntax.TimeClause,
+		*syntax.CoprocClause, *syntax.TestDecl:
+		keyword, _, _ := strings.Cut(s.text(n), " ")
+		s.needs(n.Pos(), "the shell builtin %q", excerpt(keyword))
 	}
 	return true
 }
 
-type word struct {
-	text string // quotes removed, variables expanded
-	raw  string // as written, for assignments
-	// assignable: the part before the first '=' was written unquoted.
-	assignable bool
-	quoted     bool // some of it was quoted
-}
-
-type splitter struct {
-	src    string
-	i      int
-	lookup func(string) (string, bool)
-
-	words    []word
-	cur      strings.Builder
-	start    int
-	inWord   bool
-	quoted   bool
-	eqQuoted bool // a quote came before the first '='
-	sawEq    bool
-
-	shell    string
-	commands []string
-	// cmdStart: the next word starts a simple command (after an operator).
-	cmdStart bool
-}
-
-// needs records the first construct that needs a shell.
-func (s *splitter) needs(format string, args ...any) {
-	if s.shell == "" {
-		s.shell = fmt.Sprintf(format, args...)
-	}
-}
-
-func (s *splitter) begin() {
-	if !s.inWord {
-		s.inWord, s.start, s.quoted, s.eqQuoted, s.sawEq = true, s.i, false, false, false
-	}
-}
-
-func (s *splitter) end() {
-	if !s.inWord {
-		return
-	}
-	w := word{text: s.cur.String(), raw: s.src[s.start:s.i], assignable: s.sawEq && !s.eqQuoted, quoted: s.quoted}
-	if s.cmdStart {
-		if !(w.assignable && isIdentifier(strings.SplitN(w.raw, "=", 2)[0])) {
-			s.commands = append(s.commands, w.text)
-			s.cmdStart = false
-		}
-	}
-	s.words = append(s.words, w)
-	s.cur.Reset()
-	s.inWord = false
-}
-
-func (s *splitter) quote() {
-	s.begin()
-	s.quoted = true
-	if !s.sawEq {
-		s.eqQuoted = true
-	}
-}
-
-func (s *splitter) run() error {
-	for s.i < len(s.src) {
-		c := s.src[s.i]
-		switch {
-		case c == ' ' || c == '\t':
-			s.end()
-			s.i++
-		case c == '\n' || c == '\r':
-			s.end()
-			s.needs("a list of commands (a newline)")
-			s.cmdStart = true
-			s.i++
-		case c == '\\':
-			if s.i+1 >= len(s.src) {
-				return errors.New("cannot be split into words: it ends with a backslash")
-			}
-			if s.src[s.i+1] == '\n' {
-				s.i += 2 // a line continuation
-				continue
-			}
-			s.quote()
-			s.cur.WriteByte(s.src[s.i+1])
-			s.i += 2
-		case c == '\'':
-			s.quote()
-			j := strings.IndexByte(s.src[s.i+1:], '\'')
-			if j < 0 {
-				return errors.New("cannot be split into words: a single quote is not closed")
-			}
-			s.cur.WriteString(s.src[s.i+1 : s.i+1+j])
-			s.i += j + 2
-		case c == '"':
-			s.quote()
-			s.i++
-			if err := s.double(); err != nil {
-				return err
-			}
-		case c == '$':
-			s.begin()
-			s.dollar(false)
-		case c == '`':
-			s.begin()
-			s.needs("a command substitution (`…`)")
-			s.cur.WriteByte(c)
-			s.i++
-		case strings.IndexByte("|&;<>()", c) >= 0:
-			s.end()
-			op := s.operator()
-			s.needs("%s (%q)", opName(op), op)
-			s.cmdStart = op != ">" && op != "<" && op != ">>" && op != "<<" && op != ">&" && op != "<&" && op != "&>"
-		case c == '*' || c == '?' || c == '[':
-			s.begin()
-			s.needs("a file name pattern (%q)", string(c))
-			s.cur.WriteByte(c)
-			s.i++
-		case c == '#' && !s.inWord:
-			s.needs("a comment (#)")
-			s.i = len(s.src)
-		case c == '~' && !s.inWord:
-			s.begin()
-			s.i++
-			if s.i < len(s.src) && s.src[s.i] != '/' && s.src[s.i] != ' ' && s.src[s.i] != '\t' {
-				s.needs("a home directory (~user)")
-				s.cur.WriteByte('~')
-				continue
-			}
-			home, ok := s.lookup("HOME")
-			if !ok {
-				s.needs("a home directory (~) the hook's environment does not set")
-			}
-			s.cur.WriteString(home)
-		case c == '{' || c == '}' || c == '!':
-			s.begin()
-			s.needs("%q, which a shell expands or treats as syntax", string(c))
-			s.cur.WriteByte(c)
-			s.i++
-		case c == '=':
-			s.begin()
-			s.sawEq = true
-			s.cur.WriteByte(c)
-			s.i++
-		default:
-			s.begin()
-			s.cur.WriteByte(c)
-			s.i++
-		}
-	}
-	s.end()
-	return nil
-}
-
-// operator reads a control or redirection operator.
-func (s *splitter) operator() string {
-	for _, op := range []string{"&&", "||", ";;", ">>", "<<", ">&", "<&", "&>", "|&"} {
-		if strings.HasPrefix(s.src[s.i:], op) {
-			s.i += len(op)
-			return op
-		}
-	}
-	op := s.src[s.i : s.i+1]
-	s.i++
-	return op
-}
-
-func opName(op string) string {
-	switch op {
-	case "|", "|&":
-		return "a pipeline"
-	case "&&", "||", ";", ";;":
-		return "a list of commands"
-	case "&":
-		return "a background command"
-	case "(", ")":
-		return "a subshell"
-	}
-	return "a redirection"
-}
-
-// double reads a double-quoted part, after its opening quote.
-func (s *splitter) double() error {
-	for s.i < len(s.src) {
-		c := s.src[s.i]
-		switch c {
-		case '"':
-			s.i++
-			return nil
-		case '\\':
-			if s.i+1 < len(s.src) && strings.IndexByte("$`\"\\\n", s.src[s.i+1]) >= 0 {
-				if s.src[s.i+1] != '\n' {
-					s.cur.WriteByte(s.src[s.i+1])
-				}
-				s.i += 2
-				continue
-			}
-			s.cur.WriteByte(c)
-			s.i++
-		case '$':
-			s.dollar(true)
-		case '`':
-			s.needs("a command substitution (`…`)")
-			s.cur.WriteByte(c)
-			s.i++
-		default:
-			s.cur.WriteByte(c)
-			s.i++
-		}
-	}
-	return errors.New("cannot be split into words: a double quote is not closed")
-}
-
-// dollar reads a $ expansion: $NAME and ${NAME} of a variable the hook's
-// environment sets are expanded; anything else needs a shell.
-func (s *splitter) dollar(quoted bool) {
-	rest := s.src[s.i+1:]
-	name, n := "", 0
+// param records a parameter expansion that needs a shell: one that is
+// not $NAME or ${NAME} of a variable the hook's environment sets.
+func (s *sniffer) param(pe *syntax.ParamExp) {
 	switch {
-	case strings.HasPrefix(rest, "("):
-		s.needs("a command substitution ($(…))")
-	case strings.HasPrefix(rest, "{"):
-		end := strings.IndexByte(rest, '}')
-		if end > 0 && isIdentifier(rest[1:end]) {
-			name, n = rest[1:end], end+1
-		} else {
-			s.needs("a parameter expansion (%q)", excerpt("$"+rest))
-		}
+	case pe.Exp != nil || pe.Repl != nil || pe.Index != nil || pe.Slice != nil || pe.Length || pe.Excl ||
+		pe.Width || pe.Names != 0 || pe.IsSet || pe.NestedParam != nil:
+		s.needs(pe.Pos(), "a parameter expansion (%q)", excerpt(s.src[pe.Pos().Offset():]))
+	case pe.Param == nil || !syntax.ValidName(pe.Param.Value):
+		s.needs(pe.Pos(), "a special parameter (%q)", excerpt(s.src[pe.Pos().Offset():]))
 	default:
-		for n < len(rest) && (rest[n] == '_' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] >= 'A' && rest[n] <= 'Z' || n > 0 && rest[n] >= '0' && rest[n] <= '9') {
-			n++
+		if _, ok := s.lookup(pe.Param.Value); !ok {
+			s.needs(pe.Pos(), "the variable $%s, which the hook's environment does not set", pe.Param.Value)
 		}
-		name = rest[:n]
-		if n == 0 {
-			if rest == "" || rest[0] == ' ' || rest[0] == '\t' || (quoted && rest[0] == '"') {
-				s.cur.WriteByte('$') // a lone $ is itself
-				s.i++
-				return
+	}
+}
+
+// word records the unquoted characters of a word that a shell expands:
+// patterns, braces and history, and ~user.
+func (s *sniffer) word(wd *syntax.Word) {
+	for i, part := range wd.Parts {
+		l, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		if i == 0 && strings.HasPrefix(l.Value, "~") && len(l.Value) > 1 && l.Value[1] != '/' {
+			s.needs(l.Pos(), "a home directory (~user)")
+		}
+		if at, c := unescapedAny(l.Value, "*?["); at >= 0 {
+			s.needs(syntax.NewPos(l.Pos().Offset()+uint(at), 0, 0), "a file name pattern (%q)", string(c))
+		}
+		if at, c := unescapedAny(l.Value, "{}!"); at >= 0 {
+			s.needs(syntax.NewPos(l.Pos().Offset()+uint(at), 0, 0), "%q, which a shell expands or treats as syntax", string(c))
+		}
+	}
+}
+
+// text is n's source.
+func (s *sniffer) text(n syntax.Node) string { return s.src[n.Pos().Offset():n.End().Offset()] }
+
+// unescapedAny returns the offset in a literal and the byte of the first
+// of chars that no backslash escapes, or -1.
+func unescapedAny(lit, chars string) (int, byte) {
+	for i := 0; i < len(lit); i++ {
+		switch {
+		case lit[i] == '\\':
+			i++
+		case strings.IndexByte(chars, lit[i]) >= 0:
+			return i, lit[i]
+		}
+	}
+	return -1, 0
+}
+
+// unquote returns a parsed word's text with its quotes and escapes
+// removed: param gives a $NAME or ${NAME}'s text, and a leading ~ is
+// home; any other expansion stays as written.
+func unquote(src string, wd *syntax.Word, param func(*syntax.ParamExp) string, home string) string {
+	var b strings.Builder
+	for i, part := range wd.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if i == 0 && home != "" && (v == "~" || strings.HasPrefix(v, "~/")) {
+				b.WriteString(home)
+				v = v[1:]
 			}
-			s.needs("a special parameter (%q)", excerpt("$"+rest))
+			unescape(&b, v, "")
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(src[p.Pos().Offset():p.End().Offset()])
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, in := range p.Parts {
+				if l, ok := in.(*syntax.Lit); ok {
+					unescape(&b, l.Value, "$`\"\\\n")
+				} else if pe, ok := in.(*syntax.ParamExp); ok && param != nil {
+					b.WriteString(param(pe))
+				} else {
+					b.WriteString(src[in.Pos().Offset():in.End().Offset()])
+				}
+			}
+		case *syntax.ParamExp:
+			if param != nil {
+				b.WriteString(param(p))
+				continue
+			}
+			b.WriteString(src[p.Pos().Offset():p.End().Offset()])
+		default:
+			b.WriteString(src[part.Pos().Offset():part.End().Offset()])
 		}
 	}
-	if name != "" {
-		if v, ok := s.lookup(name); ok {
-			s.cur.WriteString(v)
-			s.i += 1 + n
-			return
+	return b.String()
+}
+
+// unescape writes lit without the backslashes that escape a byte of
+// only ("" for any byte, as outside quotes).
+func unescape(b *strings.Builder, lit, only string) {
+	for i := 0; i < len(lit); i++ {
+		if lit[i] == '\\' && i+1 < len(lit) && (only == "" || strings.IndexByte(only, lit[i+1]) >= 0) {
+			i++
 		}
-		s.needs("the variable $%s, which the hook's environment does not set", name)
+		b.WriteByte(lit[i])
 	}
-	s.cur.WriteByte('$')
-	s.i++
 }

@@ -1,14 +1,15 @@
-package command
+package settings
 
 import (
 	"strconv"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/internal/suggest"
 	"github.com/hookflow/hookflow/stages"
 )
 
 // Event is a hook event, named as the agents' settings name it. Each event
-// runs its hooks at one stage of one flow (see the package doc's table).
+// runs its hooks at one stage of one flow (see the command package's doc).
 type Event uint8
 
 // The events. Their names are the agents' (PreToolUse…); Gemini CLI's and
@@ -166,4 +167,10 @@ func eventKeys() []string {
 		keys = append(keys, eventTable[ev].aliases...)
 	}
 	return append(keys, unmapped...)
+}
+
+// Suggest returns the event key nearest to key, a key no event has, when
+// one is near enough to be a likely typo.
+func Suggest(key string) (string, bool) {
+	return suggest.Closest(key, eventKeys())
 }
