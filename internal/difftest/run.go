@@ -209,9 +209,11 @@ func (l *leg) read(o *Outcome, req *http.Request, listen bool, ready chan struct
 // server sends a request of its own (its answer is a later step).
 //
 // The stream of a subscriptions/listen request (listen) stays open for
-// as long as its client likes, and what it carries after its first
-// message depends on timing: it is ready with that message, and the rest
-// is not compared.
+// as long as its client likes, and what it carries besides its
+// acknowledgement depends on timing (a list_changed of an earlier step
+// may come first): it is ready with the acknowledgement, or with its
+// first message that is not a notification, and the rest is not
+// compared.
 func readSSE(o *Outcome, r io.Reader, norm func(map[string]any), listen bool, ready func()) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []byte
@@ -219,6 +221,8 @@ func readSSE(o *Outcome, r io.Reader, norm func(map[string]any), listen bool, re
 		line, err := br.ReadBytes('\n')
 		line = bytes.TrimRight(line, "\r\n")
 		switch {
+		case len(line) == 0 && len(data) > 0 && listen && timed(data):
+			data = nil
 		case len(line) == 0 && len(data) > 0:
 			if o.add(data, norm) {
 				ready()
@@ -245,6 +249,18 @@ func readSSE(o *Outcome, r io.Reader, norm func(map[string]any), listen bool, re
 			return
 		}
 	}
+}
+
+// timed reports whether data, a message of a listen stream, is a
+// notification other than the stream's acknowledgement: when it comes
+// depends on timing.
+func timed(data []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.ID == nil && m.Method != "" &&
+		m.Method != "notifications/subscriptions/acknowledged"
 }
 
 // head fills o from the status and headers of resp.
