@@ -23,6 +23,11 @@ const DefaultMaxSessions = 10_000
 // about 140 KB/s.
 const DefaultBodyReadTimeout = 30 * time.Second
 
+// DefaultMaxUnsentBytes is the bound on the bytes waiting to be written to
+// one response stream whose client does not read, when
+// [Options.MaxUnsentBytes] is 0.
+const DefaultMaxUnsentBytes = 4 << 20
+
 // DefaultSessionTimeout is how long a stateful HTTP session may stay idle
 // (no HTTP request from its client) before [Server.HTTPHandler] closes it,
 // when the options give no SessionTimeout. An abandoned session otherwise
@@ -76,6 +81,10 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.C
 	case bodyTimeout < 0:
 		bodyTimeout = 0
 	}
+	maxUnsent := s.opts.MaxUnsentBytes
+	if maxUnsent == 0 {
+		maxUnsent = DefaultMaxUnsentBytes
+	}
 	maxSessions := s.opts.MaxSessions
 	if maxSessions == 0 {
 		maxSessions = DefaultMaxSessions
@@ -99,6 +108,7 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.C
 		NewSessionID:               newID,
 		ReadBody:                   br.read,
 		WriteTimeout:               streamWriteTimeout,
+		MaxUnsentBytes:             max(maxUnsent, 0),
 		ParamHeaders:               s.paramHeaders,
 		DisableLocalhostProtection: o.DisableLocalhostProtection,
 		CrossOriginProtection:      o.CrossOriginProtection,

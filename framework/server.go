@@ -132,6 +132,16 @@ type Options struct {
 	// hold that room. 0 means [DefaultBodyReadTimeout]; a negative value
 	// removes the bound.
 	BodyReadTimeout time.Duration
+	// MaxUnsentBytes bounds the bytes of messages waiting to be written to
+	// one response stream of streamable HTTP (a POST's SSE stream or the
+	// GET stream) while its client does not read them: a batch's answers,
+	// or notifications, pile up behind a write the client does not take.
+	// A message that would pass it cuts the stream off (its write fails,
+	// the stream ends, what waited is dropped; a resumable stream keeps
+	// its events for the client to resume). One message of any size
+	// always passes. 0 means [DefaultMaxUnsentBytes]; a negative value
+	// removes the bound, leaving only the 30 s write timeout.
+	MaxUnsentBytes int64
 	// AllowedOrigins are the origins (scheme://host[:port]) whose browser
 	// pages may call the server over streamable HTTP besides its own:
 	// hookflow's transport refuses (403) a request of any method whose

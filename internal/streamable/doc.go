@@ -122,6 +122,9 @@
 // calls get 202. Each write to a client has a deadline (WriteTimeout;
 // framework sets 30 s), so a client that stops reading its stream fails
 // that stream alone, after it; the stream's end clears the deadline.
+// Messages are written one at a time; MaxUnsentBytes bounds the bytes of
+// those waiting behind a write the client does not take, and cuts off
+// the stream whose next message would pass it (see stream.deliver).
 //
 // # Bounds
 //

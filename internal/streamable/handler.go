@@ -53,6 +53,10 @@ type Options struct {
 	// WriteTimeout bounds each write to a client (an SSE event, a JSON
 	// body); 0: none.
 	WriteTimeout time.Duration
+	// MaxUnsentBytes bounds the bytes of messages waiting to be written
+	// to one stream while its client does not read: a message past it
+	// (when others wait already) cuts the stream off. 0: no bound.
+	MaxUnsentBytes int64
 	// Versions are the protocol versions the server negotiates; nil: the
 	// SDK's.
 	Versions []string
@@ -296,7 +300,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request, version strin
 	// An open GET stream does not keep its session from idling out: only
 	// POSTs count, as on the SDK's handler.
 	s := newStream(w, modeSSE, version, 0)
-	s.standalone, s.writeTimeout = true, h.opts.WriteTimeout
+	s.standalone = true
+	h.bound(s)
 	c := sess.conn
 	c.mu.Lock()
 	if c.standalone != nil {

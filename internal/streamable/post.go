@@ -175,7 +175,8 @@ func (h *Handler) serveCalls(w http.ResponseWriter, r *http.Request, c *conn, p 
 		sv = p.initVersion
 	}
 	s := newStream(w, m, sv, len(p.calls))
-	s.batch, s.listen, s.header, s.writeTimeout = p.batch, p.listen, sessionHeader, h.opts.WriteTimeout
+	s.batch, s.listen, s.header = p.batch, p.listen, sessionHeader
+	h.bound(s)
 	if !p.batch {
 		_, s.known = methodKind(p.calls[0].Method)
 	}

@@ -138,6 +138,7 @@ func (s *stream) release(w http.ResponseWriter) {
 	defer s.mu.Unlock()
 	if s.w == w {
 		s.w, s.ctl = nil, control{}
+		s.setCutDeadliner(nil)
 	}
 }
 
@@ -215,7 +216,7 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, s
 		// Over, or never this session's: the store alone knows.
 		s = newStream(w, modeSSE, defaultVersion, 0)
 		s.rec = &record{store: c.store, session: c.id, id: sid, last: after}
-		s.writeTimeout = h.opts.WriteTimeout
+		h.bound(s)
 		s.mu.Lock()
 		s.replayLocked(r.Context(), after)
 		s.mu.Unlock()
@@ -229,7 +230,9 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, s
 		return
 	}
 	s.w, s.ctl, s.started, s.ended, s.done = w, control{}, false, false, make(chan struct{})
-	s.writeTimeout = h.opts.WriteTimeout
+	s.setCutDeadliner(nil)
+	s.cut.Store(false)
+	h.bound(s)
 	ok := s.replayLocked(r.Context(), after)
 	over := !s.standalone && s.pending <= 0
 	s.mu.Unlock()

@@ -2,9 +2,11 @@ package streamable
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -46,6 +48,20 @@ type stream struct {
 	// writeTimeout bounds each write to the client (0: none): a client
 	// that stops reading fails its stream, not the server's goroutines.
 	writeTimeout time.Duration
+	// maxUnsent bounds owed (0: no bound): see deliver.
+	maxUnsent int64
+	// owed is the bytes of the messages handed to deliver and not yet
+	// written to the client: waiting for mu while a write holds it.
+	owed atomic.Int64
+	// cut: the stream was cut off; every write from now on fails at once.
+	cut atomic.Bool
+	// cutMu guards cutDL, the write deadline of the response that
+	// carries the stream now (nil: none found yet), which cutOff sets to
+	// the past without mu, held by the write it interrupts.
+	cutMu sync.Mutex
+	cutDL interface{ SetWriteDeadline(time.Time) error }
+	// logger tells of a stream cut off.
+	logger *slog.Logger
 	// rec is the stream's record in the event store, nil when it is not
 	// resumable (see resume.go); then w is the response of the HTTP
 	// request that carries the stream now, nil while none does.
@@ -62,13 +78,68 @@ func newStream(w http.ResponseWriter, m mode, version string, pending int) *stre
 	return &stream{w: w, mode: m, version: version, pending: pending, done: make(chan struct{})}
 }
 
-var errEnded = errors.New("the stream has ended")
+// bound gives s the handler's bounds on writing to its client: the write
+// timeout and the bytes it may owe.
+func (h *Handler) bound(s *stream) {
+	s.writeTimeout, s.maxUnsent, s.logger = h.opts.WriteTimeout, h.opts.MaxUnsentBytes, h.opts.Logger
+}
+
+var (
+	errEnded  = errors.New("the stream has ended")
+	errUnsent = errors.New("the client is not reading its stream: too many bytes owed to it")
+)
 
 // deliver writes data, a message of the stream; resp is non-nil when the
 // message answers one of the stream's calls.
+//
+// Messages are written one at a time, in the order they take s.mu: while
+// a client does not read, its write blocks (up to the write timeout) and
+// the messages behind it wait, each holding its bytes. With maxUnsent
+// set, a message that would bring the bytes waiting past it, when others
+// are waiting already, is refused (errUnsent) and the stream is cut off:
+// the blocked write fails at once, the stream ends, and what waited is
+// dropped. One message of any size is always let through.
 func (s *stream) deliver(data []byte, resp *jsonrpc.Response) error {
+	if s.maxUnsent <= 0 {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.deliverLocked(data, resp)
+	}
+	n := int64(len(data))
+	if owed := s.owed.Add(n); owed > n && owed > s.maxUnsent {
+		s.owed.Add(-n)
+		s.cutOff()
+		return errUnsent
+	}
+	defer s.owed.Add(-n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.deliverLocked(data, resp)
+}
+
+// cutOff fails the write that holds s.mu now, if any, by moving its
+// deadline to the past, which ends the stream.
+func (s *stream) cutOff() {
+	if !s.cut.Swap(true) && s.logger != nil {
+		s.logger.Warn("hookflow: a client is not reading its stream; cutting it off",
+			"owed_bytes", s.owed.Load(), "max_unsent_bytes", s.maxUnsent)
+	}
+	s.cutMu.Lock()
+	defer s.cutMu.Unlock()
+	if s.cutDL != nil {
+		_ = s.cutDL.SetWriteDeadline(time.Now())
+	}
+}
+
+// setCutDeadliner records d as the write deadline cutOff moves.
+func (s *stream) setCutDeadliner(d interface{ SetWriteDeadline(time.Time) error }) {
+	s.cutMu.Lock()
+	s.cutDL = d
+	s.cutMu.Unlock()
+}
+
+// deliverLocked is deliver with s.mu held.
+func (s *stream) deliverLocked(data []byte, resp *jsonrpc.Response) error {
 	if s.keeping() {
 		return s.keepLocked(data, resp)
 	}
@@ -179,7 +250,11 @@ func (s *stream) event(name string, data []byte, retry, id string) error {
 func (s *stream) deadline() {
 	if s.writeTimeout > 0 {
 		if wd := s.controls().deadliner; wd != nil {
-			_ = wd.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+			at := time.Now()
+			if !s.cut.Load() {
+				at = at.Add(s.writeTimeout)
+			}
+			_ = wd.SetWriteDeadline(at)
 		}
 	}
 }
@@ -216,6 +291,9 @@ func (s *stream) controls() *control {
 	}
 	c.found = true
 	c.deadliner, _ = WriterAs[interface{ SetWriteDeadline(time.Time) error }](s.w)
+	if s.maxUnsent > 0 && c.deadliner != nil {
+		s.setCutDeadliner(c.deadliner)
+	}
 	// A writer that flushes with an error is preferred to one that
 	// flushes without, level by level, as http.ResponseController does.
 	for w := s.w; w != nil && c.flushError == nil && c.flusher == nil; w = unwrap(w) {
