@@ -51,7 +51,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		sess.begin()
 		defer sess.end(h.opts.SessionTimeout)
 	}
-	data, hold, ok := h.opts.ReadBody(w, r)
+	data, hold, ok := h.opts.Host.ReadBody(w, r)
 	if !ok {
 		return
 	}
