@@ -8,20 +8,19 @@ import (
 
 // Host is the server above a [Handler]: what the transport asks of it
 // beyond the SDK's mcp.Server, which runs the sessions. The transport
-// owns this contract; the server implements it (framework's HTTP
-// handler does).
+// owns this contract; the server implements it.
 //
-// Order: for each POST the handler calls ReadBody once, after the
-// Content-Type, Accept and session checks and before anything is
-// decoded; it gives back the hold once the body is decoded. Then, for a
-// POST of one tools/call request with an ID (no batch), CheckCall, after
-// the protocol version is checked and before the Mcp-* headers are; then
-// ParamHeaders, for a 2026-07-28 tools/call whose Mcp-Method and Mcp-Name
-// headers match; then the session gets the messages. GET and DELETE
-// call none of them.
+// Order: for each POST the handler calls ReadBody once, after the checks
+// of its headers (Host, Origin, Content-Type, Accept, Last-Event-ID) and
+// of its session, and before anything is decoded; it gives back the hold
+// once the body is decoded. Then, for a POST of one tools/call request
+// with an ID (no batch), CheckCall, after the protocol version is
+// checked and before the Mcp-* headers are; then ParamHeaders, for a
+// 2026-07-28 tools/call whose Mcp-Method and Mcp-Name headers match;
+// then the session gets the messages. GET and DELETE call none of them.
 //
 // Concurrency: every method runs on the goroutine of the POST it is
-// about, for many POSTs at once (of one session too), and may not block
+// about, for many POSTs at once (of one session too), and must not block
 // on a session: the session is not running that POST's messages yet.
 type Host interface {
 	// ReadBody reads r's body within the server's bounds, and returns
@@ -32,9 +31,10 @@ type Host interface {
 	ReadBody(w http.ResponseWriter, r *http.Request) (data []byte, hold Releaser, ok bool)
 	// CheckCall looks at call, the one tools/call request of r, before
 	// it runs, and returns the handler that answers r in its place (an
-	// HTTP 403 scope challenge, say), or nil to let it run. call and its
-	// params are slices of the body: not to be kept. A batch's calls are
-	// not checked; they are the server's to refuse.
+	// HTTP 403 scope challenge, say), or nil to let it run. call goes to
+	// the session next, and its params are a slice of the body: neither
+	// is to be kept or changed. A batch's calls are not checked; they are
+	// the server's to refuse.
 	CheckCall(r *http.Request, call *jsonrpc.Request) http.Handler
 	// ParamHeaders returns the Mcp-Param-* header checks of the tool
 	// named tool (see CompileParamHeaders), nil for none. It is called
