@@ -59,8 +59,8 @@ type Options struct {
 	// crypto/rand.Text. One that returns "" makes every POST's session
 	// its own, closed when the POST ends.
 	NewSessionID func() string
-	// Host reads each POST's body and checks its call (see [Host]); it
-	// must not be nil.
+	// Host is the server above (see [Host]): it reads each POST's body,
+	// checks its call and gives its tool's header checks. Not nil.
 	Host Host
 	// DisableLocalhostProtection turns off the DNS-rebinding check: a
 	// request that reached a loopback address must name a loopback Host.
