@@ -97,8 +97,8 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.C
 	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
 		versions = sdk.SupportedProtocolVersions
 	}
-	br := &bodyReader{max: maxBody, bodies: s.bodies, timeout: bodyTimeout}
-	sh := streamable.New(streamable.Options{
+	hh := &httpHandler{srv: s, body: bodyReader{max: maxBody, bodies: s.bodies, timeout: bodyTimeout}}
+	hh.transport = streamable.New(streamable.Options{
 		Server:                     s.sdk,
 		Stateless:                  o.Stateless,
 		JSONResponse:               o.JSONResponse,
@@ -106,31 +106,20 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.C
 		MaxSessions:                max(maxSessions, 0),
 		Versions:                   versions,
 		NewSessionID:               newID,
-		ReadBody:                   br.read,
+		Host:                       hh,
 		WriteTimeout:               streamWriteTimeout,
 		MaxUnsentBytes:             max(maxUnsent, 0),
-		ParamHeaders:               s.paramHeaders,
 		DisableLocalhostProtection: o.DisableLocalhostProtection,
 		CrossOriginProtection:      o.CrossOriginProtection,
 		EventStore:                 o.EventStore,
 		Logger:                     s.logger,
 	})
-	s.served.addHandler(sh)
-	var h http.Handler = sh
+	s.served.addHandler(hh.transport)
+	var h http.Handler = hh
 	if a := s.opts.Admin; a != nil && a.ExplainPath != "" {
 		h = &adminHandler{srv: s, opts: *a, next: h}
 	}
 	return h
-}
-
-// paramHeaders returns the Mcp-Param-* header checks of the tool named
-// name, compiled from its input schema on first use.
-func (s *Server) paramHeaders(name string) *streamable.ParamHeaders {
-	e, ok := s.index.Load().tools[name]
-	if !ok || e.headers == nil {
-		return nil
-	}
-	return e.headers()
 }
 
 // CallCheck looks at a POST that is one tools/call before the server runs
@@ -152,8 +141,8 @@ func CheckCalls(h http.Handler, check CallCheck) bool {
 	switch h := h.(type) {
 	case *adminHandler:
 		return CheckCalls(h.next, check)
-	case *streamable.Handler:
-		h.SetCallCheck(streamable.CallCheck(check))
+	case *httpHandler:
+		h.setCheck(check)
 		return true
 	}
 	return false

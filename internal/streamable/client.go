@@ -240,18 +240,9 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := c.failedWith(); err != nil {
 		return err
 	}
-	var call *jsonrpc.Request
-	var method, summary string
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		method, summary = m.Method, fmt.Sprintf("sending %q", m.Method)
-		if m.IsCall() {
-			call = m
-		}
-	case *jsonrpc.Response:
-		summary = fmt.Sprintf("sending the response to %v", m.ID.Raw())
-	default:
-		return fmt.Errorf("%w: a message of type %T", errRejected, msg)
+	call, method, summary, err := describe(msg)
+	if err != nil {
+		return err
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -292,17 +283,8 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return err
 	}
-	if sid := resp.Header.Get(sessionIDHeader); sid != "" {
-		c.mu.Lock()
-		had := c.sessionID
-		if had == "" {
-			c.sessionID = sid
-		}
-		c.mu.Unlock()
-		if had != "" && had != sid {
-			resp.Body.Close()
-			return fmt.Errorf("%s: the server changed its session ID from %q to %q", summary, had, sid)
-		}
+	if err := c.adoptSession(summary, resp); err != nil {
+		return err
 	}
 	if call == nil {
 		// A notification or a response: 202 and no body.
@@ -325,6 +307,42 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	default:
 		resp.Body.Close()
 		return fmt.Errorf("%s: unsupported content type %q", summary, ct)
+	}
+	return nil
+}
+
+// describe returns what Write needs to know of msg: the request when it
+// is a call, its method (a request's) and the summary its errors start
+// with; an error for a message that is neither a request nor a response.
+func describe(msg jsonrpc.Message) (call *jsonrpc.Request, method, summary string, err error) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			call = m
+		}
+		return call, m.Method, fmt.Sprintf("sending %q", m.Method), nil
+	case *jsonrpc.Response:
+		return nil, "", fmt.Sprintf("sending the response to %v", m.ID.Raw()), nil
+	}
+	return nil, "", "", fmt.Errorf("%w: a message of type %T", errRejected, msg)
+}
+
+// adoptSession keeps the session ID resp carries, the first the server
+// gave; one that changes it is an error (resp's body is then closed).
+func (c *clientConn) adoptSession(summary string, resp *http.Response) error {
+	sid := resp.Header.Get(sessionIDHeader)
+	if sid == "" {
+		return nil
+	}
+	c.mu.Lock()
+	had := c.sessionID
+	if had == "" {
+		c.sessionID = sid
+	}
+	c.mu.Unlock()
+	if had != "" && had != sid {
+		resp.Body.Close()
+		return fmt.Errorf("%s: the server changed its session ID from %q to %q", summary, had, sid)
 	}
 	return nil
 }

@@ -126,16 +126,11 @@ type serverKind struct {
 }
 
 func hookflowHandler(s *mcp.Server, stateless, json bool) http.Handler {
-	return streamable.New(streamable.Options{Server: s, Stateless: stateless, JSONResponse: json, ReadBody: readAll})
+	return streamable.New(streamable.Options{Server: s, Stateless: stateless, JSONResponse: json, Host: &testHost{}})
 }
 
 func sdkHandler(s *mcp.Server, stateless, json bool) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: json})
-}
-
-func readAll(_ http.ResponseWriter, r *http.Request) ([]byte, streamable.Releaser, bool) {
-	data, err := io.ReadAll(r.Body)
-	return data, nil, err == nil
 }
 
 var serverKinds = []serverKind{
@@ -518,13 +513,13 @@ func TestClientParamHeaders(t *testing.T) {
 	handlers := map[string]func() http.Handler{
 		"hookflow": func() http.Handler {
 			headers := streamable.CompileParamHeaders(schema)
-			return streamable.New(streamable.Options{Server: newServer(), Stateless: true, ReadBody: readAll,
-				ParamHeaders: func(name string) *streamable.ParamHeaders {
+			return streamable.New(streamable.Options{Server: newServer(), Stateless: true, Host: &testHost{
+				params: func(name string) *streamable.ParamHeaders {
 					if name != "where" {
 						return nil
 					}
 					return headers
-				}})
+				}}})
 		},
 		"sdk": func() http.Handler { return sdkHandler(newServer(), true, false) },
 	}

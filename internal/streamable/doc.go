@@ -5,10 +5,19 @@
 // SSE streams and the JSON responses are this package's. framework's
 // Server.HTTPHandler serves it.
 //
+// # The server above
+//
+// What the transport needs of the server beyond the SDK's mcp.Server
+// (reading a POST's body within the server's bounds, a check of a call
+// before it runs, a tool's header checks) it asks through one interface
+// of its own, [Host], given in [Options]; its documentation holds the
+// order and the concurrency of the calls. framework's HTTP handler
+// implements it.
+//
 // # One read, one decode
 //
-// A POST body is read once, within the server's bounds (the framework's
-// ReadBody: MaxRequestBodyBytes, MaxBodyBytesInFlight, BodyReadTimeout),
+// A POST body is read once, within the server's bounds ([Host] ReadBody;
+// framework's: MaxRequestBodyBytes, MaxBodyBytesInFlight, BodyReadTimeout),
 // and decoded once by [DecodeBody] into the jsonrpc.Message values the
 // SDK reads: params and results are slices of the body, not copies, and
 // no stream decoder (the SDK's allocates 32 KiB per message) is made.
@@ -47,7 +56,7 @@
 //   - The per-tool header checks (Mcp-Param-*, from x-mcp-header in a
 //     tool's input schema): re-implemented; framework compiles each
 //     tool's checks from its schema once, on its first 2026-07-28 call
-//     (Options.ParamHeaders, CompileParamHeaders).
+//     (Host.ParamHeaders, CompileParamHeaders).
 //   - Re-implemented: JSON-RPC error to HTTP status on 2026-07-28 (-32601
 //     404; -32602, -32021, -32022 400); binding a session to the user who
 //     opened it (403 for another); the 2026-07-28 _meta and

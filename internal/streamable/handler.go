@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -64,16 +63,9 @@ type Options struct {
 	// crypto/rand.Text. One that returns "" makes every POST's session
 	// its own, closed when the POST ends.
 	NewSessionID func() string
-	// ReadBody reads a POST's body within the server's bounds, and
-	// returns what gives back the room it holds among the bodies in
-	// flight once the body is decoded (nil: nothing to give back). On a
-	// refusal it writes the response (413, 408, 503…) and returns false.
-	ReadBody func(w http.ResponseWriter, r *http.Request) (data []byte, hold Releaser, ok bool)
-	// ParamHeaders returns the Mcp-Param-* header checks of a tool's
-	// input schema (see CompileParamHeaders), for 2026-07-28 calls; nil
-	// (the func or its result): no such checks. It is called on every
-	// such call, so it returns what was compiled once per tool.
-	ParamHeaders func(tool string) *ParamHeaders
+	// Host is the server above (see [Host]): it reads each POST's body,
+	// checks its call and gives its tool's header checks. Not nil.
+	Host Host
 	// DisableLocalhostProtection turns off the DNS-rebinding check: a
 	// request that reached a loopback address must name a loopback Host.
 	DisableLocalhostProtection bool
@@ -95,10 +87,6 @@ type Options struct {
 	Logger     *slog.Logger
 }
 
-// Releaser gives back what a body read holds; Release may be called more
-// than once.
-type Releaser interface{ Release() }
-
 // Handler serves MCP's streamable HTTP transport for one mcp.Server, with
 // sessions, SSE and JSON responses of its own and the SDK's server
 // running each session.
@@ -111,9 +99,6 @@ type Handler struct {
 	// bySession finds the connection of every session open, stateless
 	// ones too (see Call).
 	bySession map[*mcp.ServerSession]*conn
-
-	// check is the CallCheck of SetCallCheck, nil when none.
-	check atomic.Pointer[CallCheck]
 }
 
 func (h *Handler) track(ss *mcp.ServerSession, c *conn) {
@@ -162,8 +147,12 @@ type session struct {
 	timer  *time.Timer
 }
 
-// New returns a handler with opts.
+// New returns a handler with opts; it panics when opts.Host is nil, a
+// mistake no request could recover from.
 func New(opts Options) *Handler {
+	if opts.Host == nil {
+		panic("streamable: Options.Host is nil")
+	}
 	if opts.Versions == nil {
 		opts.Versions = mcp.SupportedProtocolVersions()
 	}

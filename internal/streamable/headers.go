@@ -109,10 +109,10 @@ func (h *Handler) checkHeaders(header http.Header, msg jsonrpc.Message) error {
 	if name != body {
 		return fmt.Errorf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", name, body)
 	}
-	if req.Method != "tools/call" || h.opts.ParamHeaders == nil {
+	if req.Method != "tools/call" {
 		return nil
 	}
-	return h.opts.ParamHeaders(body).check(header, params.Arguments)
+	return h.opts.Host.ParamHeaders(body).check(header, params.Arguments)
 }
 
 // schemaProp is what the Mcp-Param-* checks need of a JSON Schema.

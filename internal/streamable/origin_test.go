@@ -41,7 +41,7 @@ func TestOriginChecked(t *testing.T) {
 		{name: "null origin", local: "127.0.0.1:3000", host: "localhost:3000", header: map[string]string{"Origin": "null"}, refuse: true},
 		{name: "cross-site without origin", local: "10.0.0.1:443", host: "mcp.example", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, refuse: true},
 	} {
-		h := streamable.New(streamable.Options{Server: testServer(), ReadBody: readAll, CrossOriginProtection: tc.cop})
+		h := streamable.New(streamable.Options{Server: testServer(), Host: &testHost{}, CrossOriginProtection: tc.cop})
 		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
 			body := ""
 			if method == http.MethodPost {

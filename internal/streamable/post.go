@@ -51,33 +51,11 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		sess.begin()
 		defer sess.end(h.opts.SessionTimeout)
 	}
-	data, hold, ok := h.opts.ReadBody(w, r)
-	if !ok {
-		return
-	}
-	release := func() {
-		if hold != nil {
-			hold.Release()
-		}
-	}
-	// The messages point into data, which stays in memory as long as they
-	// do; the bound on bodies in flight is on reading them.
-	defer release()
-	if len(data) == 0 {
-		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: POST requires a non-empty body", nil)
-		return
-	}
 	var p post
-	msgs, batch, err := DecodeBody(data, p.one[:0])
-	release()
-	if err != nil {
-		if !json.Valid(data) {
-			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the body is not valid JSON", nil)
-		} else {
-			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error(), nil)
-		}
+	if !h.readPOST(w, r, &p) {
 		return
 	}
+	msgs, batch := p.msgs, p.batch
 	if !h.speaks(version) {
 		var id jsonrpc.ID
 		if req, ok := msgs[0].(*jsonrpc.Request); ok && !batch {
@@ -98,7 +76,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 	if !batch && h.checkCall(w, r, msgs) {
 		return
 	}
-	p.msgs, p.batch, p.calls = msgs, batch, p.oneCall[:0]
+	p.calls = p.oneCall[:0]
 	if !h.classify(w, r, &p, version) {
 		return
 	}
@@ -114,6 +92,40 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request, version stri
 		defer after()
 	}
 	h.serveCalls(w, r, c, &p, v, sessionHeader)
+}
+
+// readPOST reads r's body through the host and decodes its messages
+// into p (msgs and batch); it writes the refusal and returns false when
+// the host refuses the body, or the body is empty or no JSON-RPC.
+func (h *Handler) readPOST(w http.ResponseWriter, r *http.Request, p *post) bool {
+	data, hold, ok := h.opts.Host.ReadBody(w, r)
+	if !ok {
+		return false
+	}
+	release := func() {
+		if hold != nil {
+			hold.Release()
+		}
+	}
+	// The messages point into data, which stays in memory as long as they
+	// do; the bound on bodies in flight is on reading them.
+	defer release()
+	if len(data) == 0 {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: POST requires a non-empty body", nil)
+		return false
+	}
+	msgs, batch, err := DecodeBody(data, p.one[:0])
+	release()
+	if err != nil {
+		if !json.Valid(data) {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the body is not valid JSON", nil)
+		} else {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error(), nil)
+		}
+		return false
+	}
+	p.msgs, p.batch = msgs, batch
+	return true
 }
 
 // headersMatch checks the Mcp-Method, Mcp-Name and Mcp-Param-* headers
