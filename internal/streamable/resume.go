@@ -232,7 +232,8 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, s
 	s.w, s.ctl, s.started, s.ended, s.done = w, control{}, false, false, make(chan struct{})
 	s.setCutDeadliner(nil)
 	s.cut.Store(false)
-	h.bound(s)
+	// Its bounds are the handler's since it was made: deliver reads
+	// maxUnsent without s.mu.
 	ok := s.replayLocked(r.Context(), after)
 	over := !s.standalone && s.pending <= 0
 	s.mu.Unlock()
