@@ -151,7 +151,7 @@ func TestCachedTokenAllocs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{name: "middleware", want: 14, f: func() { h.ServeHTTP(w, req) }},
+		{name: "middleware", want: 13, f: func() { h.ServeHTTP(w, req) }},
 	}
 	for _, tt := range tests {
 		if got := testing.AllocsPerRun(100, tt.f); got != tt.want {
