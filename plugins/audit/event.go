@@ -102,48 +102,46 @@ type HookFailure struct {
 }
 
 // record turns ev into a slog record with message "audit" at level Info.
+// The attributes are gathered first and added at once, so that the
+// record grows its storage once.
 func (ev *Event) record() slog.Record {
-	r := slog.NewRecord(ev.Time, slog.LevelInfo, "audit", 0)
-	r.AddAttrs(slog.String("flow", string(ev.Flow)))
-	if ev.Entity != "" {
-		r.AddAttrs(slog.String("entity", ev.Entity))
-	}
-	if ev.SessionID != "" {
-		r.AddAttrs(slog.String("session_id", ev.SessionID))
-	}
-	r.AddAttrs(slog.String("request_id", ev.RequestID))
-	if ev.Principal != "" {
-		r.AddAttrs(slog.String("principal", ev.Principal))
-	}
-	if ev.ClientID != "" {
-		r.AddAttrs(slog.String("client_id", ev.ClientID))
-	}
-	r.AddAttrs(slog.String("outcome", string(ev.Outcome)))
-	if ev.DecidedBy != "" {
-		r.AddAttrs(slog.String("decided_by", ev.DecidedBy))
-	}
-	if ev.Error != "" {
-		r.AddAttrs(slog.String("error", ev.Error))
-	}
-	r.AddAttrs(slog.Duration("duration", ev.Duration))
-	if ev.URI != "" {
-		r.AddAttrs(slog.String("uri", ev.URI))
-	}
+	var buf [16]slog.Attr
+	a := append(buf[:0], slog.String("flow", string(ev.Flow)))
+	a = appendAttr(a, "entity", ev.Entity)
+	a = appendAttr(a, "session_id", ev.SessionID)
+	a = append(a, slog.String("request_id", ev.RequestID))
+	a = appendAttr(a, "principal", ev.Principal)
+	a = appendAttr(a, "client_id", ev.ClientID)
+	a = append(a, slog.String("outcome", string(ev.Outcome)))
+	a = appendAttr(a, "decided_by", ev.DecidedBy)
+	a = appendAttr(a, "error", ev.Error)
+	a = append(a, slog.Duration("duration", ev.Duration))
+	a = appendAttr(a, "uri", ev.URI)
 	if len(ev.Args) > 0 {
 		// JSON handlers embed a json.RawMessage as JSON; text handlers
 		// quote it as a string.
-		r.AddAttrs(slog.Any("args", ev.Args))
+		a = append(a, slog.Any("args", ev.Args))
 	}
 	if len(ev.FailedOpen) > 0 {
-		r.AddAttrs(slog.Any("failed_open", ev.FailedOpen))
+		a = append(a, slog.Any("failed_open", ev.FailedOpen))
 	}
 	if len(ev.Decisions) > 0 {
-		r.AddAttrs(slog.Any("decisions", ev.Decisions))
+		a = append(a, slog.Any("decisions", ev.Decisions))
 	}
 	if len(ev.Truncated) > 0 {
-		r.AddAttrs(slog.Any("truncated", ev.Truncated))
+		a = append(a, slog.Any("truncated", ev.Truncated))
 	}
+	r := slog.NewRecord(ev.Time, slog.LevelInfo, "audit", 0)
+	r.AddAttrs(a...)
 	return r
+}
+
+// appendAttr appends the attribute key=v to a unless v is empty.
+func appendAttr(a []slog.Attr, key, v string) []slog.Attr {
+	if v == "" {
+		return a
+	}
+	return append(a, slog.String(key, v))
 }
 
 // sink receives events on the plugin's goroutine, one at a time.

@@ -65,6 +65,11 @@ func (p *Plugin) Handler(srv *framework.Server, opts *mcp.StreamableHTTPOptions)
 		challenge = false
 	}
 	mw := p.middleware(challenge)
+	if !challenge {
+		// The middleware reads no body: the server's handler bounds its
+		// own reads.
+		return mw(h), nil
+	}
 	// The scope challenge reads bodies before the server's handler does:
 	// the guard makes those reads count against the server's bound on
 	// bodies in flight.
@@ -229,11 +234,23 @@ func (p *Plugin) serveVerified(w http.ResponseWriter, r *http.Request, next http
 	if r.Header.Get("Authorization") != "" {
 		r2 := new(http.Request)
 		*r2 = *r
-		r2.Header = r.Header.Clone()
-		r2.Header.Del("Authorization")
+		r2.Header = withoutAuthorization(r.Header)
 		r = r2
 	}
 	next.ServeHTTP(w, r)
+}
+
+// withoutAuthorization returns a copy of h without its Authorization
+// header. The values are r's own, each capped at its length, so that an
+// Add to the copy appends to a new array: the one allocation is the map.
+func withoutAuthorization(h http.Header) http.Header {
+	c := make(http.Header, len(h)-1)
+	for k, v := range h {
+		if k != "Authorization" {
+			c[k] = v[:len(v):len(v)]
+		}
+	}
+	return c
 }
 
 // challenge answers 403 when r's body is a tools/call of a tool whose

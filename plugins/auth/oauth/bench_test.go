@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
@@ -12,8 +13,9 @@ import (
 )
 
 // BenchmarkVerify measures checking a real token once the keys (or the
-// introspection result) are cached, against the baseline of go-jose's
-// ES256 signature check alone.
+// introspection result) are cached, in full (jwt, the token cache off) and
+// remembered (jwt-cached), against the baseline of go-jose's ES256
+// signature check alone.
 func BenchmarkVerify(b *testing.B) {
 	as := authServer.Get(b)
 	const resource = "http://127.0.0.1:8/mcp"
@@ -33,18 +35,23 @@ func BenchmarkVerify(b *testing.B) {
 			}
 		}
 	})
-	b.Run("jwt", func(b *testing.B) {
-		rs := newRS(b, oauth.Config{Resource: resource, Issuer: as.Issuer()})
-		if err := rs.Discover(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := rs.Verify(context.Background(), token, nil); err != nil {
+	for _, bc := range []struct {
+		name string
+		size int
+	}{{"jwt", -1}, {"jwt-cached", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			rs := newRS(b, oauth.Config{Resource: resource, Issuer: as.Issuer(), TokenCacheSize: bc.size})
+			if err := rs.Discover(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := rs.Verify(context.Background(), token, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("introspection-cached", func(b *testing.B) {
 		const opaque = "http://127.0.0.1:8/opaque"
 		rs := newRS(b, oauth.Config{Resource: opaque, Issuer: as.Issuer(),
@@ -60,4 +67,23 @@ func BenchmarkVerify(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkMiddlewareJWT measures the auth plugin's HTTP middleware with a
+// remembered JWT, in front of a handler that does nothing: the plugin's
+// share of a call made with an OAuth access token.
+func BenchmarkMiddlewareJWT(b *testing.B) {
+	as := authServer.Get(b)
+	const resource = "http://127.0.0.1:8/mcp"
+	rs := newRS(b, oauth.Config{Resource: resource, Issuer: as.Issuer()})
+	h, req := cachedJWTMiddleware(b, rs, as.ClientCredentials(b, resource, readScope))
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Code = 0
+		h.ServeHTTP(w, req)
+		if w.Code != 0 {
+			b.Fatalf("status %d", w.Code)
+		}
+	}
 }

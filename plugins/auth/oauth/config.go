@@ -40,7 +40,14 @@ const (
 	// DefaultIntrospectionCacheSize is how many tokens' introspection
 	// results are kept at most.
 	DefaultIntrospectionCacheSize = 1024
+	// DefaultTokenCacheSize is how many accepted JWTs are remembered at
+	// most.
+	DefaultTokenCacheSize = 1024
 )
+
+// maxTokenCacheSize bounds Config.TokenCacheSize: the table is allocated
+// whole at New.
+const maxTokenCacheSize = 1 << 20
 
 // defaultAlgorithms are the JWS algorithms accepted by default: every
 // asymmetric one go-jose verifies. Symmetric algorithms (HS*) and "none"
@@ -112,6 +119,16 @@ type Config struct {
 	// KeyMaxAge is how long fetched keys are trusted before they are
 	// fetched again; 0 means [DefaultKeyMaxAge].
 	KeyMaxAge time.Duration
+	// TokenCacheSize is how many accepted JWTs are remembered, so that
+	// the same token is accepted again without checking its signature
+	// and claims: until its exp, and while the keys that verified it are
+	// the current ones and younger than KeyMaxAge. The cache is a fixed
+	// table of slots (the size rounded up to a power of two) found by
+	// the token's SHA-256, never the token: distinct tokens beyond the
+	// size take earlier tokens' slots, and memory does not grow. 0 means
+	// [DefaultTokenCacheSize]; negative turns the cache off; at most
+	// 1,048,576.
+	TokenCacheSize int
 
 	// Logger receives the server's logs (fetch failures); nil discards
 	// them. Tokens are never logged.
@@ -186,6 +203,9 @@ func (c Config) withDefaults() Config {
 	if c.KeyMaxAge == 0 {
 		c.KeyMaxAge = DefaultKeyMaxAge
 	}
+	if c.TokenCacheSize == 0 {
+		c.TokenCacheSize = DefaultTokenCacheSize
+	}
 	if c.Introspection != nil {
 		in := *c.Introspection
 		if in.CacheTTL == 0 {
@@ -239,6 +259,9 @@ func (c *Config) validate() error {
 		if d.v < 0 {
 			add(d.field, fmt.Errorf("must not be negative (got %v)", d.v))
 		}
+	}
+	if c.TokenCacheSize > maxTokenCacheSize {
+		add("TokenCacheSize", fmt.Errorf("at most %d (got %d)", maxTokenCacheSize, c.TokenCacheSize))
 	}
 	if in := c.Introspection; in != nil {
 		if in.ClientID == "" || in.ClientSecret == "" {

@@ -46,6 +46,9 @@ func TestConfig(t *testing.T) {
 			want: []string{"TokenTypes[0]: empty type"}},
 		{name: "negative durations", change: func(c *oauth.Config) { c.ClockSkew, c.FetchTimeout = -time.Second, -time.Second },
 			want: []string{"ClockSkew: must not be negative", "FetchTimeout: must not be negative"}},
+		{name: "token cache off", change: func(c *oauth.Config) { c.TokenCacheSize = -1 }},
+		{name: "token cache too large", change: func(c *oauth.Config) { c.TokenCacheSize = 1 << 21 },
+			want: []string{"TokenCacheSize: at most 1048576"}},
 		{name: "introspection without credentials", change: func(c *oauth.Config) { c.Introspection = &oauth.Introspection{ClientID: "rs"} },
 			want: []string{"Introspection: ClientID and ClientSecret are required"}},
 		{name: "introspection method", change: func(c *oauth.Config) {

@@ -67,6 +67,14 @@
 // cannot check fail with an [*UnavailableError] (HTTP 500, not 401: the
 // token may be good), and checks resume when it answers again.
 //
+// An accepted JWT is remembered by its SHA-256 ([Config.TokenCacheSize]
+// of them at most, in a table that never grows), and the same token is
+// accepted again without checking its signature and claims: never at or
+// past its exp, and only while the keys that verified it are the current
+// ones and younger than KeyMaxAge, so that a fetch of the JWKS (a rotated
+// or withdrawn key) sends every token through the full check again.
+// Refused tokens are not remembered.
+//
 // # Opaque tokens
 //
 // With [Config.Introspection], tokens that are not JWTs are checked at

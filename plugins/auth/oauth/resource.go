@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"net/http"
 	"slices"
@@ -26,6 +27,8 @@ type ResourceServer struct {
 	keys      *keySet
 	// introspect is nil without Config.Introspection.
 	introspect *introspector
+	// verified is nil when Config.TokenCacheSize is negative.
+	verified *verifiedTokens
 }
 
 // New returns a resource server configured by cfg. It fails, naming the
@@ -42,6 +45,7 @@ func New(cfg Config) (*ResourceServer, error) {
 	}
 	rs.discovery = &discovery{rs: rs}
 	rs.keys = &keySet{rs: rs}
+	rs.verified = newVerifiedTokens(cfg.TokenCacheSize)
 	if cfg.Introspection != nil {
 		rs.introspect = &introspector{rs: rs, cfg: *cfg.Introspection}
 	}
@@ -60,7 +64,10 @@ func New(cfg Config) (*ResourceServer, error) {
 // principal (sub, or client_id). Any other token is introspected when
 // Config.Introspection is set (the response checked the same way, aud
 // included), and refused otherwise. Tokens bound to a key (cnf) are
-// refused: this server does not check DPoP or mTLS proofs.
+// refused: this server does not check DPoP or mTLS proofs. An accepted
+// JWT is remembered (see Config.TokenCacheSize), and the same token is
+// accepted again without these checks until its exp, or until the keys
+// are fetched again or reach Config.KeyMaxAge.
 //
 // The TokenInfo has the token's scopes (scope, or scp), expiry, subject
 // (as UserID) and client ID (as Extra["client_id"]), and its [Principal]
@@ -68,14 +75,21 @@ func New(cfg Config) (*ResourceServer, error) {
 // unwraps to auth.ErrInvalidToken (HTTP 401); when the authorization
 // server cannot be asked, an [*UnavailableError] (HTTP 500).
 func (rs *ResourceServer) Verify(ctx context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	sum := sha256.Sum256([]byte(token))
+	keys := rs.keys.snap.Load()
+	if p := rs.verified.get(&sum, keys, rs.now(), rs.cfg.KeyMaxAge); p != nil {
+		return p.tokenInfo(), nil
+	}
 	var (
 		p   *Principal
 		err error
 	)
 	if h, ok := parseHeader(token); ok {
-		p, err = rs.verifyJWT(ctx, token, h)
+		if p, err = rs.verifyJWT(ctx, token, h); err == nil {
+			rs.verified.put(&sum, p, keys)
+		}
 	} else if rs.introspect != nil {
-		p, err = rs.introspect.verify(ctx, token)
+		p, err = rs.introspect.verify(ctx, token, &sum)
 	} else {
 		err = refuse(Malformed, "not a JWT, and without Config.Introspection opaque tokens cannot be checked")
 	}
