@@ -1,6 +1,4 @@
-package command
-
-import "github.com/hookflow/hookflow/plugins/command/settings"
+package settings
 
 // The settings keys of the hook runtime: failure rules, and (in the
 // files of each hook type) what else a hook definition holds.
@@ -8,19 +6,19 @@ import "github.com/hookflow/hookflow/plugins/command/settings"
 // failureRule reads "onFailure" (a rule's name) or "failClosed" (true is
 // RuleClosed, false RuleAgent) into h; the two must agree when both are
 // given.
-func (d *decoder) failureRule(path, key string, v *node, h *settings.Hook) {
-	var r settings.FailureRule
+func (d *decoder) failureRule(path, key string, v *node, h *Hook) {
+	var r FailureRule
 	switch key {
 	case "failClosed":
-		r = settings.RuleAgent
+		r = RuleAgent
 		if d.boolean(path, v) {
-			r = settings.RuleClosed
+			r = RuleClosed
 		}
 		if v.kind != 'b' {
 			return
 		}
 	default:
-		var p settings.FailureRule
+		var p FailureRule
 		if err := p.UnmarshalText([]byte(d.str(path, v))); err != nil {
 			if v.kind == '"' {
 				d.fail(path, v.off, "%v", err)
@@ -29,7 +27,7 @@ func (d *decoder) failureRule(path, key string, v *node, h *settings.Hook) {
 		}
 		r = p
 	}
-	if h.OnFailure != settings.RuleDefault && h.OnFailure != r {
+	if h.OnFailure != RuleDefault && h.OnFailure != r {
 		d.fail(path, v.off, "says %s, and the hook's other failure key says %s: keep one", r, h.OnFailure)
 		return
 	}
@@ -38,12 +36,12 @@ func (d *decoder) failureRule(path, key string, v *node, h *settings.Hook) {
 
 // toolNames reads a hook's "toolNames": {"tool": {"name": "Bash",
 // "arguments": {"cmd": "command"}}}.
-func (d *decoder) toolNames(path string, n *node) settings.ToolNames {
+func (d *decoder) toolNames(path string, n *node) ToolNames {
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"<server tool>": {"name": "<script's name>", "arguments": {...}}}, not %s`, n.kindName())
 		return nil
 	}
-	m := settings.ToolNames{}
+	m := ToolNames{}
 	for i, tool := range n.keys {
 		tp, v := path+"."+tool, n.vals[i]
 		d.src.offs[tp] = n.koff[i]
@@ -51,7 +49,7 @@ func (d *decoder) toolNames(path string, n *node) settings.ToolNames {
 			d.fail(tp, v.off, `must be an object {"name": ..., "arguments": {...}}, not %s`, v.kindName())
 			continue
 		}
-		var tn settings.ToolName
+		var tn ToolName
 		for j, key := range v.keys {
 			kp, kv := tp+"."+key, v.vals[j]
 			d.src.offs[kp] = kv.off
@@ -66,8 +64,26 @@ func (d *decoder) toolNames(path string, n *node) settings.ToolNames {
 		}
 		m[tool] = tn
 	}
-	for _, pr := range checkToolNames(m) {
-		d.fail(path+"."+pr.path, n.off, "%s", pr.msg)
+	for _, pr := range m.Check() {
+		d.fail(path+"."+pr.Path, n.off, "%s", pr.Msg)
 	}
 	return m
+}
+
+// remote reads the keys of http and prompt hooks.
+func (d *decoder) remote(path, key string, v *node, r *Hook) {
+	switch key {
+	case "url":
+		r.URL = d.str(path, v)
+	case "prompt":
+		r.Prompt = d.str(path, v)
+	case "model":
+		r.Model = d.str(path, v)
+	case "headers":
+		r.Headers = d.env(path, v)
+	case "allowedEnvVars":
+		if names, ok := decodeArray(d, path, v, "variable names", d.str); ok {
+			r.AllowedEnvVars = append(r.AllowedEnvVars, names...)
+		}
+	}
 }
