@@ -309,9 +309,9 @@ func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	}
 	s.hook.Env = cp.commandEnv(s, cl)
 	c := s.compiled()
-	c.cl, c.dir, c.Command = cl, s.dir, h.Command
+	c.cl, c.dir, c.Command = cl, s.dir, cl.Line
 	c.Name = cmp.Or(h.Name, derivedName(cl))
-	pin, err := trust.Pin(cl.Form, cl.Script, cl.Interpreter, h.Command, cl.Argv[1:], s.dir)
+	pin, err := trust.Pin(cl.Form, cl.Script, cl.Interpreter, cl.Line, cl.Argv[1:], s.dir)
 	if err != nil {
 		p.bad("command", "%v", err)
 		return nil
@@ -347,10 +347,21 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl sandbox.Process, ok bo
 		vars[pluginRootVar] = src.opts.pluginRoot
 	}
 	maps.Copy(vars, h.Env)
-	o := sandbox.Options{Dir: s.dir, Vars: vars, Runner: h.Runner, Runners: src.opts.runners,
-		Shell: h.Shell || slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
-			slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks."))}
-	cl, err := cp.sb.Parse(h.Command, o)
+	o := sandbox.Options{Dir: s.dir, Vars: vars, Runner: h.Runner, Runners: src.opts.runners, Shell: h.Shell}
+	if o.Shell == "" && (slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
+		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks."))) {
+		o.Shell = "bash"
+	}
+	var err error
+	if h.Args != nil {
+		if h.Shell != "" {
+			p.bad("args", "runs the program without a shell: remove \"shell\", or write the command as one line without args")
+			return cl, false
+		}
+		cl, err = cp.sb.Exec(fill(h.Command, vars), fillAll(h.Args, vars), o)
+	} else {
+		cl, err = cp.sb.Parse(h.Command, o)
+	}
 	var missing *sandbox.Error
 	switch {
 	case errors.As(err, &missing) && missing.Code == sandbox.CodeNotInstalled && !s.failClosed:
@@ -369,6 +380,31 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl sandbox.Process, ok bo
 		}
 	}
 	return cl, true
+}
+
+// execVars are the variables an exec form's elements may name, as
+// ${NAME}, which Claude Code fills in: its plugin's root and the project
+// directory.
+var execVars = []string{pluginRootVar, "CLAUDE_PROJECT_DIR"}
+
+// fill returns s with ${NAME} of each of execVars replaced by its value
+// in vars; any other text stays as written.
+func fill(s string, vars map[string]string) string {
+	for _, name := range execVars {
+		if v, ok := vars[name]; ok {
+			s = strings.ReplaceAll(s, "${"+name+"}", v)
+		}
+	}
+	return s
+}
+
+// fillAll is fill of each element of args.
+func fillAll(args []string, vars map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = fill(a, vars)
+	}
+	return out
 }
 
 // commandEnv is a command hook's environment beyond the plugin's: its

@@ -145,7 +145,7 @@ func TestUntrustedGoHookMessage(t *testing.T) {
 	}{
 		{"http", settings.Hook{Type: "http", URL: "https://hooks.example/check"}},
 		{"prompt", settings.Hook{Type: "prompt", Prompt: "Judge: $ARGUMENTS"}},
-		{"shell line", settings.Hook{Name: "line", Command: "cat | cat", Shell: true}},
+		{"shell line", settings.Hook{Name: "line", Command: "cat | cat", Shell: "bash"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
@@ -22,8 +24,9 @@ type Options struct {
 	Dir string
 	// Vars are the variables the line may name: the hook's environment.
 	Vars map[string]string
-	// Shell lets the line run through the shell when it needs one.
-	Shell bool
+	// Shell lets the line run through a shell: "bash" (bash, else sh)
+	// when the line needs one, "powershell" (pwsh) always; "" never.
+	Shell string
 	// Runner lets the line run a runner that fetches code; Runners lets
 	// it run those runners only (by program name, "*" for all).
 	Runner  bool
@@ -57,9 +60,12 @@ func isRunner(argv []string) bool {
 // [CodeNotInstalled]; the errors say what is wrong for people and what
 // to do about it.
 func (sb *Sandbox) Parse(line string, o Options) (Process, error) {
-	cl := Process{Dir: o.Dir}
+	cl := Process{Dir: o.Dir, Line: line}
 	if strings.TrimSpace(line) == "" {
 		return cl, errors.New("is empty")
+	}
+	if o.Shell == "powershell" {
+		return sb.powershellLine(cl)
 	}
 	w, err := splitCommand(line, func(name string) (string, bool) {
 		v, ok := o.Vars[name]
@@ -72,7 +78,7 @@ func (sb *Sandbox) Parse(line string, o Options) (Process, error) {
 		cl.First = w.commands[0]
 	}
 	if w.shell != "" {
-		if !o.Shell || sb.shell == "" {
+		if o.Shell == "" || sb.shell == "" {
 			return cl, fmt.Errorf("needs a shell: it holds %s. Hooks run without a shell unless the hook opts in: set \"shell\": true on it (or list it under the import's shell), and its trust covers the exact command line; or move the shell syntax into a script", w.shell)
 		}
 		return sb.shellLine(cl, line, w.commands), nil
@@ -125,6 +131,80 @@ func (sb *Sandbox) Parse(line string, o Options) (Process, error) {
 	cl.Form, cl.Path, cl.Interpreter, cl.Script = trust.FormScript, interp, interp, script
 	cl.Argv = append([]string{prog, script}, words[2:]...)
 	return cl, nil
+}
+
+// powershellLine is cl's line run by PowerShell, which hookflow does not
+// read: the hook opted in to it whatever the line holds.
+func (sb *Sandbox) powershellLine(cl Process) (Process, error) {
+	if len(cl.Line) > maxCommandLen {
+		return cl, fmt.Errorf("is %d bytes long, more than the %d a command may have", len(cl.Line), maxCommandLen)
+	}
+	if sb.pwsh == "" {
+		return cl, &Error{Code: CodeNotInstalled, Msg: "runs through PowerShell (\"shell\": \"powershell\"), and pwsh is not on the server's PATH"}
+	}
+	cl.Form, cl.Path, cl.Interpreter = trust.FormShell, sb.pwsh, sb.pwsh
+	cl.Argv = []string{filepath.Base(sb.pwsh), "-NoProfile", "-NonInteractive", "-Command", cl.Line}
+	if f := strings.Fields(cl.Line); len(f) > 0 {
+		cl.First = f[0]
+	}
+	return cl, nil
+}
+
+// Exec resolves Claude Code's exec form: program (a path, relative to
+// the project directory, or a program on PATH) run with args as its
+// arguments, each as given, without a shell. Its form is a program's (a
+// runner's, with Runner or Runners), so that its trust covers the
+// program and the whole argv; Line is the argv quoted as bash would
+// read it, for the trust store and for people.
+func (sb *Sandbox) Exec(program string, args []string, o Options) (Process, error) {
+	argv := append([]string{program}, args...)
+	cl := Process{Dir: o.Dir, Line: quoteArgv(argv)}
+	if strings.TrimSpace(program) == "" {
+		return cl, errors.New("is empty: with args, the command is the program to run")
+	}
+	for i, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			return cl, fmt.Errorf("argument %d holds a NUL byte", i)
+		}
+	}
+	if len(cl.Line) > maxCommandLen {
+		return cl, fmt.Errorf("is %d bytes long, more than the %d a command may have", len(cl.Line), maxCommandLen)
+	}
+	if strings.ContainsRune(program, '/') {
+		path := program
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(o.Dir, path)
+		}
+		real, err := trust.CheckFile(path, true)
+		if err != nil {
+			return cl, err
+		}
+		cl.Form, cl.Path, cl.Script, cl.Argv = trust.FormProgram, real, real, argv
+		return cl, nil
+	}
+	if isRunner(argv) {
+		if !o.Runner && !slices.Contains(o.Runners, "*") && !slices.Contains(o.Runners, program) {
+			return cl, fmt.Errorf("runs %s, which fetches the code it runs when it runs, so no hash can vouch for it: allow it explicitly with \"runner\": true on the hook (or list %s under the import's runners); the trust listing then shows it as a runner", strings.Join(argv[:min(2, len(argv))], " "), program)
+		}
+		return programLine(cl, trust.FormRunner, argv)
+	}
+	return programLine(cl, trust.FormProgram, argv)
+}
+
+// quoteArgv writes argv as one line bash would split back into it.
+func quoteArgv(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a NUL byte, refused by the caller
+			q = a
+		}
+		b.WriteString(q)
+	}
+	return b.String()
 }
 
 // shellLine is line run by the shell; its missing are the programs of

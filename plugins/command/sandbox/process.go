@@ -25,6 +25,9 @@ type Process struct {
 	Path string
 	// Argv is the process's argv, argv[0] as written.
 	Argv []string
+	// Line is the command line as the trust store records it: the line
+	// as written, or an exec form's argv quoted.
+	Line string
 	// Assigns are the NAME=value assignments the line starts with,
 	// expanded; the caller puts them in Env.
 	Assigns []string

@@ -19,8 +19,9 @@ type Sandbox struct {
 	// interps maps each allowed interpreter name to its absolute path
 	// ("" when it is not installed).
 	interps map[string]string
-	// shell is the absolute path of the shell, "" when none is found.
-	shell string
+	// shell is the absolute path of the shell, "" when none is found;
+	// pwsh is PowerShell's.
+	shell, pwsh string
 	// reap finds what runs leave outside their groups; nil until Reap.
 	reap *reaper
 }
@@ -28,7 +29,7 @@ type Sandbox struct {
 // New returns a sandbox whose commands may name the interpreters (program
 // names, each looked up on PATH once; one that is not installed is
 // reported when a line names it) and run, when they opt in, through bash
-// (as Claude Code runs hooks), else sh. An interpreter that others than
+// (as Claude Code runs hooks), else sh, or through PowerShell (pwsh). An interpreter that others than
 // its owner may write is refused. Its runs are not reaped beyond their
 // process group until [Sandbox.Reap].
 func New(interpreters []string) (*Sandbox, error) {
@@ -57,7 +58,11 @@ func New(interpreters []string) (*Sandbox, error) {
 		}
 		interps[n] = p
 	}
-	return &Sandbox{interps: interps, shell: resolveShell()}, nil
+	sb := &Sandbox{interps: interps, shell: resolveShell()}
+	if p, err := exec.LookPath("pwsh"); err == nil {
+		sb.pwsh, _ = filepath.Abs(p)
+	}
+	return sb, nil
 }
 
 // Reap makes sb kill, when a run ends, the processes that left its

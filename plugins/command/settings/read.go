@@ -185,7 +185,8 @@ func (d *decoder) group(path string, n *node) Group {
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
 	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
-	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model"}
+	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model",
+	"args", "asyncRewake", "continueOnBlock", "commandWindows", "additionalContextLimit"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -239,14 +240,9 @@ func (d *decoder) hook(path string, n *node) Hook {
 			h.RateLimit = d.rateLimit(kp, v)
 		case "env":
 			h.Env = d.env(kp, v)
-		case "statusMessage":
-			d.str(kp, v) // shown by agents while the hook runs; a server has no one to show it to
-		case "async", "once":
-			if d.boolean(kp, v) {
-				d.fail(kp, v.off, "is not supported: a server's command hook runs for every matching call and takes part in its outcome")
-			}
-		case "shell":
-			h.Shell = d.boolean(kp, v)
+		case "statusMessage", "async", "once", "asyncRewake", "continueOnBlock", "commandWindows",
+			"additionalContextLimit", "shell", "args":
+			d.agentKey(kp, key, v, &h)
 		case "runner":
 			h.Runner = d.boolean(kp, v)
 		case "description":

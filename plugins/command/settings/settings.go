@@ -53,10 +53,19 @@ type Hook struct {
 	// as the hook's script knows them (ToolNames); what the rule cannot
 	// read runs the hook. See docs/command-hooks.md, "The if condition".
 	If string
-	// Shell lets the command hold shell syntax (pipelines, lists,
-	// substitutions…): it runs through the shell, and its trust covers
-	// the exact command line.
-	Shell bool
+	// Shell lets the command run through a shell, as the agent's
+	// "shell" names it: "bash" (bash, else sh) runs a line that holds
+	// shell syntax (pipelines, lists, substitutions…) through it, and
+	// "powershell" runs every line through PowerShell (pwsh); "" runs no
+	// shell. Its trust covers the exact command line and the shell. In
+	// a settings file, "shell": true is "bash" and false is "".
+	Shell string
+	// Args makes the hook Claude Code's exec form: Command is a program
+	// (on PATH, or a path) and Args its arguments, run without a shell,
+	// each element as written but for ${CLAUDE_PLUGIN_ROOT} and
+	// ${CLAUDE_PROJECT_DIR}, which are filled in. Its trust covers the
+	// program and the whole argv.
+	Args []string
 	// Runner lets the command be a runner that fetches the code it runs
 	// (npx, uvx, uv run…), which no hash can cover.
 	Runner bool
