@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,7 @@ func TestExportCommand(t *testing.T) {
 			Matcher string `json:"matcher"`
 			Hooks   []struct {
 				Type, Command string
+				Args          []string
 				Timeout       int
 			} `json:"hooks"`
 		} `json:"hooks"`
@@ -66,10 +68,11 @@ func TestExportCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("stdout is not settings JSON: %v\n%s", err, stdout)
 	}
-	wantCmd := "/opt/hookflow hooks emit --agent claude --server " + url + " --trust full"
-	if len(s.Hooks) != 3 || s.Hooks["PreToolUse"][0].Matcher != "^(?:(?:mcp__.+__)?Bash)$" || s.Hooks["SessionStart"][0].Hooks[0].Command != wantCmd ||
-		s.Hooks["PostToolUse"][0].Hooks[0].Timeout != 35 {
-		t.Errorf("settings:\n%s\nwant command %q", stdout, wantCmd)
+	// Claude Code's exec form: the program, and its argv with no shell.
+	wantArgs := []string{"hooks", "emit", "--agent", "claude", "--server", url, "--trust", "full"}
+	if len(s.Hooks) != 3 || s.Hooks["PreToolUse"][0].Matcher != "^(?:(?:mcp__.+__)?Bash)$" || s.Hooks["SessionStart"][0].Hooks[0].Command != "/opt/hookflow" ||
+		!slices.Equal(s.Hooks["SessionStart"][0].Hooks[0].Args, wantArgs) || s.Hooks["PostToolUse"][0].Hooks[0].Timeout != 35 {
+		t.Errorf("settings:\n%s\nwant /opt/hookflow with args %q", stdout, wantArgs)
 	}
 	if !strings.Contains(stderr, "claude has no hook that shows text to the model at session_end") {
 		t.Errorf("stderr does not explain the event left out: %s", stderr)
@@ -97,6 +100,20 @@ func TestExportCommand(t *testing.T) {
 	if strings.Count(got, "hooks emit --agent gemini") != 2 || !strings.Contains(got, `"model": "opus"`) || !strings.Contains(got, "notify-send done") ||
 		!strings.Contains(got, `"name": "hookflow-memory"`) || !strings.Contains(got, `"timeout": 35000`) {
 		t.Errorf("merged file:\n%s", got)
+	}
+
+	// A claude file a line-form export wrote gets the exec form in its place.
+	file = filepath.Join(t.TempDir(), "settings.json")
+	old := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"hookflow hooks emit --agent claude --server ` + url + `"}]}]}}`
+	if err := os.WriteFile(file, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCmd(t, "", "hooks", "export", "--agent", "claude", "--server", url, "--bin", "hookflow", "-o", file); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(file)
+	if got := string(b); strings.Contains(got, "hooks emit --agent claude") || strings.Count(got, `"args": [`) != 3 {
+		t.Errorf("claude file after an exec-form export:\n%s", got)
 	}
 
 	tests := []struct {

@@ -33,7 +33,9 @@ not exported.
 
 Without -o the settings are printed. With -o they are merged into the file:
 its other keys and hooks are kept, and the hooks a previous export wrote for
-the same command are replaced. The agents read them from:
+the same command are replaced. Claude Code's hooks are written in its exec
+form ("command" the hookflow binary, "args" the rest), which runs no shell;
+Codex's and Gemini CLI's as one command line. The agents read them from:
 
   claude  ~/.claude/settings.json, or .claude/settings.json in a project
   codex   ~/.codex/hooks.json, or .codex/hooks.json in a project
@@ -78,9 +80,9 @@ func runExport(args []string, io stdio) int {
 		hookName = "hookflow-" + emit.name
 	}
 
-	command := agent.Quote(append([]string{*bin, "hooks", "emit", "--agent", a.String(), "--server", *server}, emit.args()...)...)
+	argv := append([]string{*bin, "hooks", "emit", "--agent", a.String(), "--server", *server}, emit.args()...)
 	settings, skipped, name, err := agent.Export(context.Background(), agent.ExportConfig{
-		Agent: a, Server: *server, Command: command, Name: hookName, Timeout: emit.timeout + 5*time.Second, Stderr: io.err,
+		Agent: a, Server: *server, Command: agent.Quote(argv...), Argv: argv, Name: hookName, Timeout: emit.timeout + 5*time.Second, Stderr: io.err,
 	})
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks export: %v\n", err)

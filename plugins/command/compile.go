@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
@@ -19,7 +20,7 @@ type compiled struct {
 	HookInfo
 	match matcher
 	kind  kind
-	cl    commandLine
+	cl    sandbox.Process
 	hook  settings.Hook
 	// pin re-checks the files a command's identity vouches for; nil for
 	// an http or prompt hook.
@@ -30,12 +31,11 @@ type compiled struct {
 
 // compiler compiles the hooks of every source of a configuration.
 type compiler struct {
-	cfg     Config
-	interps map[string]string
-	shell   string
-	base    map[string]string
-	store   *trust.Store
-	warn    func(msg string, args ...any)
+	cfg   Config
+	sb    *sandbox.Sandbox
+	base  map[string]string
+	store *trust.Store
+	warn  func(msg string, args ...any)
 
 	out  []*compiled
 	errs []error
@@ -47,38 +47,34 @@ type compiler struct {
 // its command and hashes what it runs, and says what the trust store
 // makes of it. Every problem is reported at once, as *ConfigError values;
 // a lenient file's bad entries are logged by warn and left out instead.
-func compile(cfg Config, store *trust.Store, warn func(msg string, args ...any)) ([]*compiled, error) {
-	interps, err := resolveInterpreters(cfg.Interpreters)
-	if err != nil {
-		return nil, err
-	}
-	cp := &compiler{cfg: cfg, interps: interps, shell: resolveShell(), base: baseEnv(cfg), store: store, warn: warn}
+func compile(cfg Config, sb *sandbox.Sandbox, store *trust.Store, warn func(msg string, args ...any)) ([]*compiled, error) {
+	cp := &compiler{cfg: cfg, sb: sb, base: baseEnv(cfg), store: store, warn: warn}
 	for _, imp := range cfg.imports() {
 		file, opts := imp.file(), imp.options()
-		s, src, err := readSettingsFile(file, opts)
-		if src != nil && opts.lenient {
+		f, err := settings.ReadFile(file, opts.agent)
+		if f != nil && opts.lenient {
 			// Problems of entries are skipped with the entries; the
 			// others refuse the file still.
-			err = cp.lenient(src, err)
+			err = cp.lenient(err)
 		}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
 			cp.errs = append(cp.errs, j.Unwrap()...)
 		} else if err != nil {
 			cp.errs = append(cp.errs, err)
 		}
-		if s != nil {
-			cp.add(s, src, imp.projectDir(cfg))
+		if f != nil {
+			cp.add(f.Hooks, &source{File: f, opts: opts}, imp.projectDir(cfg))
 		}
 	}
 	if len(cfg.Settings) > 0 {
-		cp.add(cfg.Settings, &source{}, cfg.Dir)
+		cp.add(cfg.Settings, &source{File: &settings.File{}}, cfg.Dir)
 	}
 	return cp.out, joinInOrder(cp.errs)
 }
 
 // lenient turns the decoder's problems at entries (a group or a hook) into
 // warnings, and returns the others.
-func (cp *compiler) lenient(src *source, err error) error {
+func (cp *compiler) lenient(err error) error {
 	var keep []error
 	for _, e := range unwrapAll(err) {
 		var ce *settings.ConfigError
@@ -131,18 +127,7 @@ func entryPath(p string) string {
 // A group with a bad hook keeps its other hooks; a group with a bad
 // matcher is left out whole, never read as "match everything".
 func skipBad(src *source, path string) bool {
-	if !src.opts.lenient {
-		return false
-	}
-	for _, b := range src.bad {
-		if strings.HasPrefix(b, path+".hooks[") && !strings.Contains(path, ".hooks[") {
-			continue // a hook's problem: the hook is skipped, not its group
-		}
-		if b == path || strings.HasPrefix(b, path+".") || strings.HasPrefix(b, path+"[") {
-			return true
-		}
-	}
-	return false
+	return src.opts.lenient && src.Bad(path)
 }
 
 // add compiles the hooks of one source, whose project directory is dir.
@@ -156,18 +141,15 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 	}
 	names := map[string]bool{}
 	for _, key := range sortedKeys(s) {
-		ev, known := settings.ParseEvent(key)
+		var ev settings.Event
+		err := ev.UnmarshalText([]byte(key))
 		path := "hooks." + key
+		if err != nil {
+			fail(path, src.Errorf(path, "%v", err))
+			continue
+		}
 		if !ev.Valid() {
-			if known {
-				cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", location(src.errorf(path, "")))
-				continue
-			}
-			hint := ""
-			if sug, ok := suggestEvent(key); ok {
-				hint = fmt.Sprintf(" (did you mean %q?)", sug)
-			}
-			fail(path, src.errorf(path, "unknown event %q%s", key, hint))
+			cp.warn("command hooks: event has no counterpart in an MCP server; its hooks are skipped", "event", key, "where", location(src.Errorf(path, "")))
 			continue
 		}
 		for gi, g := range s[key] {
@@ -175,13 +157,13 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 			if skipBad(src, gpath) {
 				continue
 			}
-			m, err := compileMatcher(g.Matcher, src.opts.agent, ev)
+			m, err := compileMatcher(g.Matcher, src.Agent, ev)
 			if err != nil {
-				fail(gpath, src.errorf(gpath+".matcher", "%v", err))
+				fail(gpath, src.Errorf(gpath+".matcher", "%v", err))
 				continue
 			}
 			if len(g.Hooks) == 0 {
-				fail(gpath, src.errorf(gpath, "has no hooks"))
+				fail(gpath, src.Errorf(gpath, "has no hooks"))
 			}
 			for hi, h := range g.Hooks {
 				hpath := fmt.Sprintf("%s.hooks[%d]", gpath, hi)
@@ -197,7 +179,7 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 				}
 				if names[key+"/"+c.Name] {
 					if h.Name != "" {
-						fail(hpath, src.errorf(hpath, "another hook of %s is named %q: set \"name\" to tell them apart", key, c.Name))
+						fail(hpath, src.Errorf(hpath, "another hook of %s is named %q: set \"name\" to tell them apart", key, c.Name))
 						continue
 					}
 					base := c.Name
@@ -248,10 +230,6 @@ func joinInOrder(errs []error) error {
 	return errors.Join(errs...)
 }
 
-func suggestEvent(key string) (string, bool) {
-	return settings.Suggest(key)
-}
-
 // location returns the error's position, "file:line:col" or the path in
 // Config.Settings.
 func location(e *settings.ConfigError) string {
@@ -260,6 +238,14 @@ func location(e *settings.ConfigError) string {
 	}
 	return "Config.Settings: " + e.Path
 }
+
+// projectVars are the variables that name the project directory, as the
+// agents' do.
+var projectVars = []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"}
+
+// pluginRootVar names a Claude Code plugin's directory in the commands of
+// its hooks/hooks.json.
+const pluginRootVar = "CLAUDE_PLUGIN_ROOT"
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
@@ -277,9 +263,9 @@ func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, 
 	if h.Name != "" && !namePattern.MatchString(h.Name) {
 		p.bad("name", "%q: use letters, digits, '.', '_' and '-'", h.Name)
 	}
-	if src.file == "" { // a file's toolNames were checked as they were read
-		for _, pr := range checkToolNames(h.ToolNames) {
-			p.bad("toolNames."+pr.path, "%s", pr.msg)
+	if src.Path == "" { // a file's toolNames were checked as they were read
+		for _, pr := range h.ToolNames.Check() {
+			p.bad("toolNames."+pr.Path, "%s", pr.Msg)
 		}
 	}
 	if h.If != "" {
@@ -323,9 +309,9 @@ func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	}
 	s.hook.Env = cp.commandEnv(s, cl)
 	c := s.compiled()
-	c.cl, c.dir, c.Command = cl, s.dir, h.Command
-	c.Name = cmp.Or(h.Name, derivedName(cl, h.Command))
-	pin, err := trust.Pin(cl.form, cl.script, cl.interpreter, h.Command, cl.argv[1:], s.dir)
+	c.cl, c.dir, c.Command = cl, s.dir, cl.Line
+	c.Name = cmp.Or(h.Name, derivedName(cl))
+	pin, err := trust.Pin(cl.Form, cl.Script, cl.Interpreter, cl.Line, cl.Argv[1:], s.dir)
 	if err != nil {
 		p.bad("command", "%v", err)
 		return nil
@@ -351,7 +337,7 @@ func checkLimits(h settings.Hook, p *problems) {
 // environment, the interpreters and what its file lets it opt in to
 // (a shell, a runner). ok is false when the hook is left out because a
 // program it needs is missing (a warning says so).
-func (cp *compiler) commandLine(s *site, p *problems) (cl commandLine, ok bool) {
+func (cp *compiler) commandLine(s *site, p *problems) (cl sandbox.Process, ok bool) {
 	h, src := s.hook, s.src
 	vars := maps.Clone(cp.base)
 	for _, v := range projectVars {
@@ -361,46 +347,75 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl commandLine, ok bool) 
 		vars[pluginRootVar] = src.opts.pluginRoot
 	}
 	maps.Copy(vars, h.Env)
-	o := lineOptions{interpreters: cp.interps, dir: s.dir, vars: vars,
-		runner: h.Runner || slices.Contains(src.opts.runners, "*")}
-	if h.Shell || slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
-		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks.")) {
-		o.shell = cp.shell
+	o := sandbox.Options{Dir: s.dir, Vars: vars, Runner: h.Runner, Runners: src.opts.runners, Shell: h.Shell}
+	if o.Shell == "" && (slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
+		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks."))) {
+		o.Shell = "bash"
 	}
-	if words, err := splitCommand(h.Command, func(string) (string, bool) { return "", true }); err == nil && len(words.argv) > 0 &&
-		slices.Contains(src.opts.runners, filepath.Base(words.argv[0])) {
-		o.runner = true
+	var err error
+	if h.Args != nil {
+		if h.Shell != "" {
+			p.bad("args", "runs the program without a shell: remove \"shell\", or write the command as one line without args")
+			return cl, false
+		}
+		cl, err = cp.sb.Exec(fill(h.Command, vars), fillAll(h.Args, vars), o)
+	} else {
+		cl, err = cp.sb.Parse(h.Command, o)
 	}
-	cl, err := parseCommand(h.Command, o)
-	var missing *missingError
+	var missing *sandbox.Error
 	switch {
-	case errors.As(err, &missing) && !s.failClosed:
+	case errors.As(err, &missing) && missing.Code == sandbox.CodeNotInstalled && !s.failClosed:
 		cp.warn("command hooks: a program the hook needs is missing, so the hook is left out; in the agent it would fail on every call, without blocking: "+missing.Error(),
-			"hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
+			"hook", cmp.Or(h.Name, s.path), "where", location(src.Errorf(s.path, "")))
 		return cl, false
 	case err != nil:
 		p.bad("command", "%v", err)
 	}
-	if len(cl.missing) > 0 {
-		msg := fmt.Sprintf("runs %s, which the server's PATH does not have", strings.Join(cl.missing, ", "))
+	if len(cl.Missing) > 0 {
+		msg := fmt.Sprintf("runs %s, which the server's PATH does not have", strings.Join(cl.Missing, ", "))
 		if s.failClosed {
 			p.bad("command", "%s (failClosed)", msg)
 		} else {
-			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(h.Name, s.path), "where", location(src.errorf(s.path, "")))
+			cp.warn("command hooks: "+msg+": the hook cannot do its work (in the agent, a missing program fails without blocking)", "hook", cmp.Or(h.Name, s.path), "where", location(src.Errorf(s.path, "")))
 		}
 	}
 	return cl, true
 }
 
+// execVars are the variables an exec form's elements may name, as
+// ${NAME}, which Claude Code fills in: its plugin's root and the project
+// directory.
+var execVars = []string{pluginRootVar, "CLAUDE_PROJECT_DIR"}
+
+// fill returns s with ${NAME} of each of execVars replaced by its value
+// in vars; any other text stays as written.
+func fill(s string, vars map[string]string) string {
+	for _, name := range execVars {
+		if v, ok := vars[name]; ok {
+			s = strings.ReplaceAll(s, "${"+name+"}", v)
+		}
+	}
+	return s
+}
+
+// fillAll is fill of each element of args.
+func fillAll(args []string, vars map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = fill(a, vars)
+	}
+	return out
+}
+
 // commandEnv is a command hook's environment beyond the plugin's: its
 // own, the line's assignments, the plugin's root and the project
 // directory of the hook's own file.
-func (cp *compiler) commandEnv(s *site, cl commandLine) map[string]string {
+func (cp *compiler) commandEnv(s *site, cl sandbox.Process) map[string]string {
 	env := maps.Clone(s.hook.Env)
 	if env == nil {
 		env = map[string]string{}
 	}
-	for _, kv := range cl.env {
+	for _, kv := range cl.Assigns {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
@@ -417,13 +432,10 @@ func (cp *compiler) commandEnv(s *site, cl commandLine) map[string]string {
 
 // derivedName names a hook after what it runs: its script's or program's
 // file name, or a shell line's first program.
-func derivedName(cl commandLine, line string) string {
-	base := cl.script
-	if cl.form == trust.FormShell {
-		base = "shell"
-		if w, err := splitCommand(line, func(string) (string, bool) { return "", true }); err == nil && len(w.commands) > 0 {
-			base = w.commands[0]
-		}
+func derivedName(cl sandbox.Process) string {
+	base := cl.Script
+	if cl.Form == trust.FormShell {
+		base = cmp.Or(cl.First, "shell")
 	}
 	name := strings.TrimSuffix(filepath.Base(base), filepath.Ext(base))
 	if !namePattern.MatchString(name) {
@@ -453,7 +465,11 @@ func Inspect(cfg Config) ([]HookInfo, error) {
 	if cfg.Logger != nil {
 		warn = cfg.Logger.Warn
 	}
-	hooks, err := compile(cfg, store, warn)
+	sb, err := sandbox.New(cfg.Interpreters)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := compile(cfg, sb, store, warn)
 	infos := make([]HookInfo, len(hooks))
 	for i, h := range hooks {
 		infos[i] = h.HookInfo

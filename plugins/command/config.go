@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/priority"
@@ -163,11 +164,7 @@ func (c Config) Validate() error {
 				bad(fmt.Sprintf("%s.shell[%d]", f, j), "is empty: name a hook, a path such as PreToolUse[0].hooks[1], or *")
 			}
 		}
-		for j, n := range imp.Runners {
-			if _, ok := runners[n]; !ok && n != "*" {
-				bad(fmt.Sprintf("%s.runners[%d]", f, j), "%q is not a runner hookflow knows (%s)", n, strings.Join(runnerNames(), ", "))
-			}
-		}
+		nameErrs(sandbox.Check(nil, imp.Runners), f+".", bad)
 	}
 	for _, f := range []struct {
 		name string
@@ -189,17 +186,13 @@ func (c Config) Validate() error {
 	if c.AgentToolNames && c.ServerName == "" {
 		bad("agent_tool_names", "needs server_name: tools are named mcp__<server_name>__<tool>")
 	}
-	for _, pr := range checkToolNames(c.ToolNames) {
-		bad("tool_names."+pr.path, "%s", pr.msg)
+	for _, pr := range c.ToolNames.Check() {
+		bad("tool_names."+pr.Path, "%s", pr.Msg)
 	}
 	if err := priority.Check(c.Priority); err != nil {
 		bad("priority", "%v", err)
 	}
-	for i, n := range c.Interpreters {
-		if !isProgramName(n) {
-			bad(fmt.Sprintf("interpreters[%d]", i), "%q is not a program name: write a name the server's PATH finds, without a path", n)
-		}
-	}
+	nameErrs(sandbox.Check(c.Interpreters, nil), "", bad)
 	for i, k := range c.EnvAllow {
 		if !isEnvName(k) {
 			bad(fmt.Sprintf("env_allow[%d]", i), "%q is not a variable name", k)
@@ -214,6 +207,17 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// nameErrs reports each of the sandbox's name errors in err as a field of
+// the configuration, under prefix.
+func nameErrs(err error, prefix string, bad func(field, format string, args ...any)) {
+	var se *sandbox.Error
+	for _, e := range unwrapAll(err) {
+		if errors.As(e, &se) {
+			bad(prefix+se.Field, "%s", se.Msg)
+		}
+	}
 }
 
 // isEnvName reports whether k can name an environment variable.

@@ -216,6 +216,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", 
 
 // cfgStage is the flow and stage in the hook ID of an event's hooks.
 func cfgStage(event string) string {
-	e, _ := settings.ParseEvent(event)
+	var e settings.Event
+	_ = e.UnmarshalText([]byte(event))
 	return e.Flow().String() + "/" + e.Stage().String()
 }

@@ -9,8 +9,10 @@
 // The guide is docs/command-hooks.md: the events and where each runs, the
 // input and output contract, failures, the safety model and the trust
 // workflow. This doc says what the Go API adds to it. The settings'
-// values are package [settings]'s (plugins/command/settings), the trust
-// store package [trust]'s (plugins/command/trust).
+// values and the reading of their files are package [settings]'s
+// (plugins/command/settings), the trust store package [trust]'s
+// (plugins/command/trust), the processes package [sandbox]'s
+// (plugins/command/sandbox).
 //
 // # Configuration
 //
@@ -19,8 +21,8 @@
 // as its [settings.Agent] reads it, strict or lenient), a Go value of the same
 // shape ([settings.Settings]), or all of them; in a configuration file, the same
 // under the fields' yaml names. Each [settings.Hook] has the agents' fields (Type,
-// Command, Timeout, Description, If, and an http or prompt hook's
-// [settings.RemoteHook]) and hookflow's (Name, Shell, Runner, [settings.Protocol],
+// Command, Timeout, Description, If, and an http hook's URL, Headers and
+// AllowedEnvVars or a prompt hook's Prompt and Model) and hookflow's (Name, Shell, Runner, [settings.Protocol],
 // OnFailure rule, MaxConcurrent, RateLimit, Cooldown, Env,
 // MaxOutputBytes, [settings.ToolNames]). Errors are [*ConfigError] values at a
 // settings file's line and column,

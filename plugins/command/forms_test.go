@@ -21,7 +21,7 @@ func TestCommandForms(t *testing.T) {
 		hook settings.Hook
 		want string // the block's reason
 	}{
-		{"shell line", settings.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: true}, "piped: blocked"},
+		{"shell line", settings.Hook{Command: `cat | grep -q '"tool_name":"echo"' && echo "piped: blocked" >&2 && exit 2`, Shell: "bash"}, "piped: blocked"},
 		{"env prefix", settings.Hook{Command: "HOOK_ASK_CRITICAL=true bash guard.sh"}, "prefix reached the script"},
 		{"program on PATH", settings.Hook{Command: `sh -c 'echo "program: blocked" >&2; exit 2'`}, "program: blocked"},
 	}
@@ -40,12 +40,12 @@ func TestCommandForms(t *testing.T) {
 func TestShellLineTrust(t *testing.T) {
 	f := newFixture(t)
 	line := `echo '{}' | cat`
-	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
-	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: true})))
+	f.trust(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: "bash"})))
+	infos, err := command.Inspect(f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line, Shell: "bash"})))
 	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Trusted || infos[0].Identity.Form != trust.FormShell {
 		t.Fatalf("trusted line: %+v, %v", infos, err)
 	}
-	changed := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line + " | cat", Shell: true}))
+	changed := f.config(hooksFor("PreToolUse", "", settings.Hook{Command: line + " | cat", Shell: "bash"}))
 	infos, err = command.Inspect(changed)
 	if err != nil || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("changed line: %+v, %v", infos, err)

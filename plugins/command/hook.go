@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
@@ -28,7 +29,7 @@ type hook struct {
 	// tools maps the server's tools to the names the script expects.
 	tools toolMap
 
-	spawn spawn // the process template; stdin is set per run
+	proc  sandbox.Process // the process; its runs' stdin is the call's
 	slots slots
 	limit *limiter
 
@@ -50,8 +51,8 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 	return &hook{
 		compiled: c, p: p, rule: resolveRule(c.hook.OnFailure, cfg.FailClosed),
 		tools: newToolMap(cfg.ToolNames, c.hook.ToolNames),
-		spawn: spawn{path: c.cl.path, argv: c.cl.argv, env: envList(env), dir: cmpOr(c.dir, cfg.Dir),
-			timeout: timeout, grace: cfg.KillGrace, maxOutput: maxOut, reap: p.reap},
+		proc: sandbox.Process{Path: c.cl.Path, Argv: c.cl.Argv, Env: envList(env), Dir: cmpOr(c.dir, cfg.Dir),
+			Timeout: timeout, Grace: cfg.KillGrace, MaxOutput: maxOut},
 		slots:   make(slots, cmpOr(c.hook.MaxConcurrent, cfg.MaxConcurrent)),
 		limit:   newLimiter(c.hook.RateLimit, c.hook.Cooldown),
 		retrust: c.TrustCommand(cfg.TrustStore, c.File),
@@ -110,24 +111,24 @@ func (commandKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error
 
 // decode reads the answer of a hook that ran (a process, or a POST read
 // as one) by its protocol.
-func (h *hook) decode(c *flows.Context, res *exited) (decision, error) {
+func (h *hook) decode(c *flows.Context, res *sandbox.Result) (decision, error) {
 	var dec decision
 	var err error
 	switch h.Protocol {
 	case settings.OLLM:
-		if res.code != 0 {
-			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.code), res)
+		if res.ExitCode != 0 {
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.ExitCode), res)
 		}
 		var hookErr string
-		dec, hookErr, err = decodeOLLM(res.stdout)
+		dec, hookErr, err = decodeOLLM(res.Stdout)
 		if err == nil && hookErr != "" {
 			return dec, h.fail(c, FailHookError, hookErr, res)
 		}
 	default:
-		if res.code != 0 && res.code != 2 {
-			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.code), res)
+		if res.ExitCode != 0 && res.ExitCode != 2 {
+			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d (only 2 blocks)", res.ExitCode), res)
 		}
-		dec, err = decodeClaude(h.Event, res.code, res.stdout, res.stderr)
+		dec, err = decodeClaude(h.Event, res.ExitCode, res.Stdout, res.Stderr)
 	}
 	if err != nil {
 		return dec, h.fail(c, FailBadOutput, err.Error(), res)
@@ -139,7 +140,7 @@ func (h *hook) decode(c *flows.Context, res *exited) (decision, error) {
 // it: the script is still the trusted one, the rate limit and cooldown
 // allow the run, a concurrency slot is free. A non-nil error is the
 // failure the hook returns.
-func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
+func (h *hook) exec(c *flows.Context, stdin []byte) (*sandbox.Result, error) {
 	if msg := h.pin.Verify(h.retrust); msg != "" {
 		return nil, h.fail(c, FailChanged, msg)
 	}
@@ -148,32 +149,35 @@ func (h *hook) exec(c *flows.Context, stdin []byte) (*exited, error) {
 	}
 	defer h.slots.release()
 	defer h.p.running.Done()
-	ctx := c.Context()
-	sp := h.spawn
-	sp.stdin = stdin
+	proc := h.proc
 	if sid := h.p.sessionRef(c.Request()); sid != "" {
-		sp.env = append(slices.Clip(sp.env), "GEMINI_SESSION_ID="+sid)
+		proc.Env = append(slices.Clip(proc.Env), "GEMINI_SESSION_ID="+sid)
 	}
-	res := sp.run(ctx, h.p.shutdown)
-	var kind FailureKind
-	var msg string
-	switch {
-	case res.startErr != nil:
-		kind, msg = FailStart, "could not start: "+res.startErr.Error()
-	case res.stopped == stopTimeout:
-		kind, msg = FailTimeout, fmt.Sprintf("ran past its timeout of %v and was killed", sp.timeout)
-	case res.stopped == stopCanceled:
-		kind, msg = FailCanceled, "the request was cancelled; the hook was killed"
-	case res.stopped == stopShutdown:
-		kind, msg = FailShutdown, "the server is shutting down; the hook was killed"
-	case res.stopped == stopOverflow:
-		kind, msg = FailOutputCap, fmt.Sprintf("wrote more than %d bytes on %s and was killed", sp.maxOutput, res.overflow)
-	case res.signal != 0:
-		kind, msg = FailSignal, "was killed by signal "+res.signal.String()
-	default:
-		return &res, nil
+	res, err := h.p.sb.Run(c.Context(), h.p.shutdown, proc, stdin)
+	switch se, _ := err.(*sandbox.Error); {
+	case err != nil && se == nil:
+		return nil, h.fail(c, FailStart, err.Error(), &res)
+	case se != nil:
+		return nil, h.fail(c, runFailure(se.Code), se.Msg, &res)
+	case res.Signal != 0:
+		return nil, h.fail(c, FailSignal, "was killed by signal "+res.Signal.String(), &res)
 	}
-	return nil, h.fail(c, kind, msg, &res)
+	return &res, nil
+}
+
+// runFailure is the failure kind of a run error of the sandbox's.
+func runFailure(c sandbox.Code) FailureKind {
+	switch c {
+	case sandbox.CodeTimeout:
+		return FailTimeout
+	case sandbox.CodeCanceled:
+		return FailCanceled
+	case sandbox.CodeShutdown:
+		return FailShutdown
+	case sandbox.CodeOverflow:
+		return FailOutputCap
+	}
+	return FailStart
 }
 
 // start admits a run of an http or prompt hook (see admit) and returns
@@ -184,7 +188,7 @@ func (h *hook) start(c *flows.Context) (ctx context.Context, done func(), err er
 	if err := h.admit(c); err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeoutCause(c.Context(), h.spawn.timeout, errHookTimeout)
+	ctx, cancel := context.WithTimeoutCause(c.Context(), h.proc.Timeout, errHookTimeout)
 	go func() {
 		select {
 		case <-h.p.shutdown:
@@ -208,14 +212,14 @@ func (h *hook) admit(c *flows.Context) error {
 		return h.fail(c, FailRateLimit, err.Error())
 	}
 	ctx := c.Context()
-	wait, cancel := context.WithTimeout(ctx, h.spawn.timeout)
+	wait, cancel := context.WithTimeout(ctx, h.proc.Timeout)
 	acquired := h.slots.acquire(wait)
 	cancel()
 	if !acquired {
 		if ctx.Err() != nil {
 			return h.fail(c, FailCanceled, "the request was cancelled while the hook waited for a free slot")
 		}
-		return h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.spawn.timeout))
+		return h.fail(c, FailBusy, fmt.Sprintf("all %d of its slots stayed busy for its timeout of %v", cap(h.slots), h.proc.Timeout))
 	}
 	if !h.p.begin() {
 		h.slots.release()
@@ -233,12 +237,12 @@ func (h *hook) admit(c *flows.Context) error {
 // the engine records it in the run's Failures (which the audit plugin
 // records and the otel plugin counts as hookflow.hook.failed_open); one
 // that blocks aborts the run.
-func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*exited) error {
+func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*sandbox.Result) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
 		Policy: rulePolicy(h.rule, kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	if len(res) > 0 && res[0] != nil {
-		f.ExitCode, f.Took = res[0].code, res[0].took
-		f.Stderr = tail(res[0].stderr, 1024)
+		f.ExitCode, f.Took = res[0].ExitCode, res[0].Took
+		f.Stderr = tail(res[0].Stderr, 1024)
 	}
 	h.p.record(c, f)
 	if f.Policy == flows.FailClosed && h.rule != settings.RuleClosed {

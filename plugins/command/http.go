@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 )
 
 // maxRedirects bounds the redirects an http hook follows, all to its own
@@ -57,7 +58,7 @@ func (httpKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
 // of other text (FailBadOutput), a body over the output cap, a connection
 // that cannot be made or a redirect to another host (FailStart), the
 // timeout, the request's cancellation and the plugin's shutdown.
-func (h *hook) post(c *flows.Context, body []byte) (*exited, error) {
+func (h *hook) post(c *flows.Context, body []byte) (*sandbox.Result, error) {
 	ctx, done, err := h.start(c)
 	if err != nil {
 		return nil, err
@@ -77,13 +78,13 @@ func (h *hook) post(c *flows.Context, body []byte) (*exited, error) {
 		return nil, h.httpFailure(c, ctx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.spawn.maxOutput)+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.proc.MaxOutput)+1))
 	if err != nil {
 		return nil, h.httpFailure(c, ctx, err)
 	}
-	res := &exited{code: resp.StatusCode, stderr: data}
-	if len(data) > h.spawn.maxOutput {
-		return nil, h.fail(c, FailOutputCap, fmt.Sprintf("answered with more than %d bytes", h.spawn.maxOutput), res)
+	res := &sandbox.Result{ExitCode: resp.StatusCode, Stderr: data}
+	if len(data) > h.proc.MaxOutput {
+		return nil, h.fail(c, FailOutputCap, fmt.Sprintf("answered with more than %d bytes", h.proc.MaxOutput), res)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, h.fail(c, FailHTTPStatus, "answered "+resp.Status, res)
@@ -92,14 +93,14 @@ func (h *hook) post(c *flows.Context, body []byte) (*exited, error) {
 	if len(out) > 0 && out[0] != '{' {
 		return nil, h.fail(c, FailBadOutput, "answered 2xx with a body that is not the hook JSON", res)
 	}
-	return &exited{code: 0, stdout: out}, nil
+	return &sandbox.Result{Stdout: out}, nil
 }
 
 // httpFailure classifies the error of an http hook's request.
 func (h *hook) httpFailure(c *flows.Context, ctx context.Context, err error) error {
 	switch {
 	case context.Cause(ctx) == errHookTimeout:
-		return h.fail(c, FailTimeout, fmt.Sprintf("did not answer within its timeout of %v", h.spawn.timeout))
+		return h.fail(c, FailTimeout, fmt.Sprintf("did not answer within its timeout of %v", h.proc.Timeout))
 	case c.Context().Err() != nil:
 		return h.fail(c, FailCanceled, "the request was cancelled while the hook ran")
 	case isClosed(h.p.shutdown):

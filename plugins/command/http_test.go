@@ -125,9 +125,9 @@ func TestHTTPHooks(t *testing.T) {
 func TestHTTPHookTrust(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/check"}}))
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Type: "http", URL: "https://hooks.example/check"}))
 	f.trust(cfg)
-	cfg.Settings = hooksFor("PreToolUse", "", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/other"}})
+	cfg.Settings = hooksFor("PreToolUse", "", settings.Hook{Type: "http", URL: "https://hooks.example/other"})
 	infos, err := command.Inspect(cfg)
 	if err != nil || len(infos) != 1 || infos[0].Trust != trust.Untrusted {
 		t.Fatalf("Inspect: %v, %+v", err, infos)
@@ -143,9 +143,9 @@ func TestUntrustedGoHookMessage(t *testing.T) {
 		name string
 		hook settings.Hook
 	}{
-		{"http", settings.Hook{Type: "http", RemoteHook: settings.RemoteHook{URL: "https://hooks.example/check"}}},
-		{"prompt", settings.Hook{Type: "prompt", RemoteHook: settings.RemoteHook{Prompt: "Judge: $ARGUMENTS"}}},
-		{"shell line", settings.Hook{Name: "line", Command: "cat | cat", Shell: true}},
+		{"http", settings.Hook{Type: "http", URL: "https://hooks.example/check"}},
+		{"prompt", settings.Hook{Type: "prompt", Prompt: "Judge: $ARGUMENTS"}},
+		{"shell line", settings.Hook{Name: "line", Command: "cat | cat", Shell: "bash"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 )
 
 // maxIfInput bounds what an "if" rule reads of a call: a command or a
@@ -37,7 +39,7 @@ func subcommands(line string) (cmds []subcommand, ok bool) {
 	if len(line) > maxIfInput {
 		return nil, false
 	}
-	f, err := parseShell(line)
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil {
 		return nil, false
 	}
@@ -71,7 +73,7 @@ func subcommandOf(line string, st *syntax.Stmt) subcommand {
 			add(a, assignText(line, a), false, true)
 		}
 		for _, wd := range cmd.Args {
-			add(wd, unquote(line, wd, nil, ""), false, isAssignment(wd))
+			add(wd, sandbox.Unquote(line, wd), false, isAssignment(wd))
 		}
 	case *syntax.DeclClause:
 		add(cmd.Variant, cmd.Variant.Value, false, false)
@@ -99,7 +101,7 @@ func isAssignment(wd *syntax.Word) bool {
 		return false
 	}
 	name, _, eq := strings.Cut(l.Value, "=")
-	return eq && isIdentifier(name)
+	return eq && syntax.ValidName(name)
 }
 
 // assignText is an assignment's text, its value's quotes removed; a
@@ -108,7 +110,7 @@ func assignText(line string, a *syntax.Assign) string {
 	if a.Naked || a.Append || a.Value == nil || a.Name == nil {
 		return line[a.Pos().Offset():a.End().Offset()]
 	}
-	return a.Name.Value + "=" + unquote(line, a.Value, nil, "")
+	return a.Name.Value + "=" + sandbox.Unquote(line, a.Value)
 }
 
 // cmdKeywords start a command inside a compound one (if git push; then

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"mvdan.cc/sh/v3/pattern"
 )
@@ -93,7 +95,7 @@ func parseIf(s string, ev settings.Event) (*ifRule, error) {
 	if r.spec == "" {
 		return r, nil
 	}
-	if p, v, ok := strings.Cut(r.spec, ":"); ok && isIdentifier(p) {
+	if p, v, ok := strings.Cut(r.spec, ":"); ok && syntax.ValidName(p) {
 		r.param, r.value = p, v
 		r.valuePat = starPattern(v)
 	}

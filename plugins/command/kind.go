@@ -85,7 +85,7 @@ func (p *problems) bad(field, format string, args ...any) {
 	if field != "" {
 		path += "." + field
 	}
-	p.errs = append(p.errs, p.src.errorf(path, format, args...))
+	p.errs = append(p.errs, p.src.Errorf(path, format, args...))
 }
 
 // compiled returns a hook compiled at s, with what every kind shares.
@@ -93,10 +93,10 @@ func (s *site) compiled() *compiled {
 	h := s.hook
 	c := &compiled{match: s.match, hook: h, kind: s.kind}
 	c.Event, c.Key, c.Matcher, c.Path = s.ev, s.key, s.matcherText, s.path
-	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, s.src.file, h.Description, h.Timeout
-	c.Where = location(s.src.errorf(s.path, ""))
-	if s.src.file != "" {
-		c.trustArgs = s.src.opts.trustArgs(s.src.file)
+	c.Protocol, c.OnFailure, c.File, c.Description, c.Timeout = h.Protocol, h.OnFailure, s.src.Path, h.Description, h.Timeout
+	c.Where = location(s.src.Errorf(s.path, ""))
+	if s.src.Path != "" {
+		c.trustArgs = s.src.opts.trustArgs(s.src.Path)
 	}
 	return c
 }

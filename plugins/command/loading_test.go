@@ -88,7 +88,7 @@ func TestMissingProgram(t *testing.T) {
 		msg  string
 	}{
 		{"program", settings.Hook{Name: "lint", Command: "no-such-linter-hookflow --check"}, `runs "no-such-linter-hookflow", which is not on the server's PATH`},
-		{"shell line", settings.Hook{Name: "fmt", Command: "no-such-formatter-hookflow | cat", Shell: true}, "runs no-such-formatter-hookflow, which the server's PATH does not have"},
+		{"shell line", settings.Hook{Name: "fmt", Command: "no-such-formatter-hookflow | cat", Shell: "bash"}, "runs no-such-formatter-hookflow, which the server's PATH does not have"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,7 +106,7 @@ func decodeClaude(e settings.Event, code int, stdout, stderr []byte) (decision, 
 	}
 	if hs := o.HookSpecificOutput; hs != nil {
 		if hs.HookEventName != "" && hs.HookEventName != e.String() {
-			if ev, _ := settings.ParseEvent(hs.HookEventName); ev != e {
+			if ev := eventOf(hs.HookEventName); ev != e {
 				return d, &badOutput{fmt.Sprintf(`"hookSpecificOutput.hookEventName" is %q, but the hook ran for %s`, hs.HookEventName, e)}
 			}
 		}

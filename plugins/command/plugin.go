@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"
@@ -40,8 +41,8 @@ type Plugin struct {
 	closed    bool
 
 	failures atomic.Uint64
-	// reap kills what hooks leave outside their process groups.
-	reap *reaper
+	// sb runs the hooks' processes.
+	sb *sandbox.Sandbox
 	// http is the client of the http hooks.
 	http *http.Client
 	// sessionIDs are the session IDs hooks read on transports without
@@ -98,16 +99,19 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if err != nil {
 		return err
 	}
-	compiled, err := compile(cfg, store, func(msg string, args ...any) { logger.Warn(msg, args...) })
+	sb, err := sandbox.New(cfg.Interpreters)
+	if err != nil {
+		return err
+	}
+	compiled, err := compile(cfg, sb, store, func(msg string, args ...any) { logger.Warn(msg, args...) })
 	if err != nil {
 		return err
 	}
 	env := baseEnv(cfg)
-	reap, why := newReaper()
-	if why != "" {
+	if why := sb.Reap(true); why != "" {
 		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
 	}
-	p.reap = reap
+	p.sb = sb
 	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
@@ -95,7 +96,7 @@ func (h *hook) sample(c *flows.Context, input []byte) (decision, error) {
 	if err != nil {
 		switch {
 		case context.Cause(ctx) == errHookTimeout:
-			return none, h.fail(c, FailTimeout, fmt.Sprintf("the client's model did not answer within the hook's timeout of %v", h.spawn.timeout))
+			return none, h.fail(c, FailTimeout, fmt.Sprintf("the client's model did not answer within the hook's timeout of %v", h.proc.Timeout))
 		case c.Context().Err() != nil:
 			return none, h.fail(c, FailCanceled, "the request was cancelled while the hook asked the client's model")
 		case isClosed(h.p.shutdown):
@@ -112,12 +113,12 @@ func (h *hook) answer(c *flows.Context, res *mcp.CreateMessageResult) (decision,
 	if !ok {
 		return decision{}, h.fail(c, FailBadOutput, "the model answered with something other than text")
 	}
-	if len(tc.Text) > h.spawn.maxOutput {
-		return decision{}, h.fail(c, FailOutputCap, fmt.Sprintf("the model answered with more than %d bytes", h.spawn.maxOutput))
+	if len(tc.Text) > h.proc.MaxOutput {
+		return decision{}, h.fail(c, FailOutputCap, fmt.Sprintf("the model answered with more than %d bytes", h.proc.MaxOutput))
 	}
 	d, err := parsePromptAnswer(strings.TrimSpace(tc.Text))
 	if err != nil {
-		return d, h.fail(c, FailBadOutput, err.Error(), &exited{code: 0, stderr: []byte(tc.Text)})
+		return d, h.fail(c, FailBadOutput, err.Error(), &sandbox.Result{Stderr: []byte(tc.Text)})
 	}
 	if d.block {
 		d.reason = fmt.Sprintf("%s (prompt hook %q)", d.reason, h.Name)

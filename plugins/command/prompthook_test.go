@@ -52,7 +52,7 @@ func TestPromptHooks(t *testing.T) {
 				t.Parallel()
 				f := newFixture(t)
 				s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "prompt", Name: "judge", OnFailure: tt.rule,
-					RemoteHook: settings.RemoteHook{Prompt: "Judge this delete: $ARGUMENTS", Model: "small"}})))
+					Prompt: "Judge this delete: $ARGUMENTS", Model: "small"})))
 				client := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, &mcp.ClientOptions{CreateMessageHandler: tt.handler})
 				ct, st := mcp.NewInMemoryTransports()
 				if _, err := s.Server().Connect(context.Background(), st, nil); err != nil {
@@ -160,7 +160,7 @@ func TestPromptHookRateLimit(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "prompt", Name: "judge",
-				RateLimit: settings.RateLimit{Calls: 1, Per: time.Hour}, RemoteHook: settings.RemoteHook{Prompt: "Judge: $ARGUMENTS"}})))
+				RateLimit: settings.RateLimit{Calls: 1, Per: time.Hour}, Prompt: "Judge: $ARGUMENTS"})))
 			client := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, &mcp.ClientOptions{
 				CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 					return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: `{"ok": true}`}}, nil

@@ -14,24 +14,6 @@ import (
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
-// remote reads the keys of http and prompt hooks.
-func (d *decoder) remote(path, key string, v *node, r *settings.RemoteHook) {
-	switch key {
-	case "url":
-		r.URL = d.str(path, v)
-	case "prompt":
-		r.Prompt = d.str(path, v)
-	case "model":
-		r.Model = d.str(path, v)
-	case "headers":
-		r.Headers = d.env(path, v)
-	case "allowedEnvVars":
-		if names, ok := decodeArray(d, path, v, "variable names", d.str); ok {
-			r.AllowedEnvVars = append(r.AllowedEnvVars, names...)
-		}
-	}
-}
-
 // httpKind is a hook that POSTs the event to a URL: "type": "http".
 type httpKind struct{}
 

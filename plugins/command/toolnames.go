@@ -2,37 +2,10 @@ package command
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/hookflow/hookflow/plugins/command/settings"
 )
-
-// problem is one thing wrong in a ToolNames, at its path in it.
-type problem struct{ path, msg string }
-
-// check returns what is wrong with m, in the order of its keys.
-func checkToolNames(m settings.ToolNames) []problem {
-	var bad []problem
-	for _, tool := range slices.Sorted(maps.Keys(m)) {
-		tn := m[tool]
-		if tool == "" || tn.Name == "" {
-			bad = append(bad, problem{tool, "maps a tool to a name: both must be given"})
-		}
-		seen := map[string]string{}
-		for _, from := range slices.Sorted(maps.Keys(tn.Arguments)) {
-			to := tn.Arguments[from]
-			if from == "" || to == "" {
-				bad = append(bad, problem{tool + ".arguments." + from, "renames an argument: both names must be given"})
-			} else if other, dup := seen[to]; dup {
-				bad = append(bad, problem{tool + ".arguments." + from, fmt.Sprintf("renames %q to %q, as %q is: each script name once", from, to, other)})
-			}
-			seen[to] = from
-		}
-	}
-	return bad
-}
 
 // toolMap is a hook's view of the server's tools: its own ToolNames over
 // the configuration's.

@@ -1,6 +1,8 @@
 package settings
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/hookflow/hookflow/flows"
@@ -137,26 +139,27 @@ var unmapped = []string{
 	"pre_compress", "post_compress", "notification",
 }
 
-// ParseEvent returns the event a settings key names: an event's name or
-// one of its aliases. known is true for an agent event that an MCP server
-// has no counterpart for (the event is then 0): such keys are skipped.
-func ParseEvent(key string) (e Event, known bool) {
+// UnmarshalText sets e to the event a settings key names: an event's name
+// or one of its aliases. An agent's event that an MCP server has no
+// counterpart for sets e to 0 (not [Event.Valid]) and is no error: such
+// keys are skipped. Any other key is an error, with the likely event when
+// the key looks like a typo of one.
+func (e *Event) UnmarshalText(text []byte) error {
+	key := string(text)
 	for _, ev := range Events() {
-		if key == eventTable[ev].name {
-			return ev, true
-		}
-		for _, a := range eventTable[ev].aliases {
-			if key == a {
-				return ev, true
-			}
+		if key == eventTable[ev].name || slices.Contains(eventTable[ev].aliases, key) {
+			*e = ev
+			return nil
 		}
 	}
-	for _, u := range unmapped {
-		if key == u {
-			return 0, true
-		}
+	*e = 0
+	if slices.Contains(unmapped, key) {
+		return nil
 	}
-	return 0, false
+	if sug, ok := suggest.Closest(key, eventKeys()); ok {
+		return fmt.Errorf("unknown event %q (did you mean %q?)", key, sug)
+	}
+	return fmt.Errorf("unknown event %q", key)
 }
 
 // eventKeys returns every name a settings key may have, for suggestions.
@@ -167,10 +170,4 @@ func eventKeys() []string {
 		keys = append(keys, eventTable[ev].aliases...)
 	}
 	return append(keys, unmapped...)
-}
-
-// Suggest returns the event key nearest to key, a key no event has, when
-// one is near enough to be a likely typo.
-func Suggest(key string) (string, bool) {
-	return suggest.Closest(key, eventKeys())
 }

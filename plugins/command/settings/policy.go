@@ -88,8 +88,9 @@ func (r FailureRule) String() string {
 func (r FailureRule) Valid() bool { return int(r) < len(ruleNames) }
 
 // UnmarshalText reads a rule as settings write it ("onFailure"):
-// "agent", "closed" or "open"; "" is RuleDefault. A near miss names the
-// likely rule.
+// hookflow's "agent", "closed" or "open", or Claude Code's "block" (read
+// as closed) or "continue" (read as agent); "" is RuleDefault. A near
+// miss names the likely rule.
 func (r *FailureRule) UnmarshalText(b []byte) error {
 	s := string(b)
 	for i, n := range ruleNames {
@@ -98,7 +99,15 @@ func (r *FailureRule) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	if near, ok := suggest.Closest(s, ruleNames[1:]); ok {
+	switch s { // Claude Code's words, read as the rule that does the same
+	case "block":
+		*r = RuleClosed
+		return nil
+	case "continue":
+		*r = RuleAgent
+		return nil
+	}
+	if near, ok := suggest.Closest(s, append(ruleNames[1:], "block", "continue")); ok {
 		return fmt.Errorf("unknown failure rule %q (did you mean %q?)", s, near)
 	}
 	return fmt.Errorf("unknown failure rule %q (want agent, closed or open)", s)

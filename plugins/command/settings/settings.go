@@ -2,6 +2,8 @@ package settings
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -22,7 +24,8 @@ type Group struct {
 }
 
 // Hook is one hook: the agents' handler fields (Type, Command, Timeout,
-// Description, If, and an http or prompt hook's [RemoteHook]) and
+// Description, If, and an http hook's URL and headers or a prompt
+// hook's Prompt and Model) and
 // hookflow's own. In a settings file its keys are type, command, timeout
 // (seconds; milliseconds in Gemini CLI's files), name, description, if,
 // shell, runner, protocol ("claude" or "ollm"), onFailure ("agent",
@@ -50,10 +53,19 @@ type Hook struct {
 	// as the hook's script knows them (ToolNames); what the rule cannot
 	// read runs the hook. See docs/command-hooks.md, "The if condition".
 	If string
-	// Shell lets the command hold shell syntax (pipelines, lists,
-	// substitutions…): it runs through the shell, and its trust covers
-	// the exact command line.
-	Shell bool
+	// Shell lets the command run through a shell, as the agent's
+	// "shell" names it: "bash" (bash, else sh) runs a line that holds
+	// shell syntax (pipelines, lists, substitutions…) through it, and
+	// "powershell" runs every line through PowerShell (pwsh); "" runs no
+	// shell. Its trust covers the exact command line and the shell. In
+	// a settings file, "shell": true is "bash" and false is "".
+	Shell string
+	// Args makes the hook Claude Code's exec form: Command is a program
+	// (on PATH, or a path) and Args its arguments, run without a shell,
+	// each element as written but for ${CLAUDE_PLUGIN_ROOT} and
+	// ${CLAUDE_PROJECT_DIR}, which are filled in. Its trust covers the
+	// program and the whole argv.
+	Args []string
 	// Runner lets the command be a runner that fetches the code it runs
 	// (npx, uvx, uv run…), which no hash can cover.
 	Runner bool
@@ -89,9 +101,27 @@ type Hook struct {
 	// and matcher expect, over [command.Config.ToolNames].
 	ToolNames ToolNames
 
-	// URL, Headers and AllowedEnvVars define an "http" hook (see
-	// [RemoteHook]); Prompt and Model a "prompt" hook.
-	RemoteHook
+	// The fields of the hooks that run no process: an "http" hook POSTs
+	// the event's JSON to URL and reads the answer from the response's
+	// body, as a command hook's stdout; a "prompt" hook asks the client's
+	// model, through MCP sampling, to judge the event by Prompt.
+	//
+	// URL is where an http hook POSTs: an absolute http or https URL.
+	// Redirects to another host are refused; https certificates are
+	// verified.
+	URL string
+	// Headers are the http hook's request headers. A value may name
+	// variables of the server's environment, $NAME or ${NAME}, and only
+	// those in AllowedEnvVars are filled in; any other is left empty.
+	Headers map[string]string
+	// AllowedEnvVars are the variables Headers may name.
+	AllowedEnvVars []string
+	// Prompt is a prompt hook's instruction to the model. $ARGUMENTS in
+	// it is replaced by the event's JSON; without it, the JSON follows
+	// the prompt.
+	Prompt string
+	// Model is a prompt hook's model, passed to the client as a hint.
+	Model string
 }
 
 // RateLimit allows Calls runs per Per, per hook and session; the zero
@@ -126,29 +156,6 @@ func (e *ConfigError) Error() string {
 	return where + ": " + e.Path + ": " + e.Msg
 }
 
-// RemoteHook holds the fields of the hooks that run no process: an
-// "http" hook POSTs the event's JSON to URL and reads the answer from the
-// response's body, as a command hook's stdout; a "prompt" hook asks the
-// client's model, through MCP sampling, to judge the event by Prompt.
-type RemoteHook struct {
-	// URL is where an http hook POSTs: an absolute http or https URL.
-	// Redirects to another host are refused; https certificates are
-	// verified.
-	URL string
-	// Headers are the http hook's request headers. A value may name
-	// variables of the server's environment, $NAME or ${NAME}, and only
-	// those in AllowedEnvVars are filled in; any other is left empty.
-	Headers map[string]string
-	// AllowedEnvVars are the variables Headers may name.
-	AllowedEnvVars []string
-	// Prompt is a prompt hook's instruction to the model. $ARGUMENTS in
-	// it is replaced by the event's JSON; without it, the JSON follows
-	// the prompt.
-	Prompt string
-	// Model is a prompt hook's model, passed to the client as a hint.
-	Model string
-}
-
 // ToolName is how a hook's script knows one of the server's tools: a
 // script written for an agent's built-in tools reads tool_name "Bash" and
 // tool_input.command where the server has run_command and its cmd.
@@ -168,3 +175,26 @@ type ToolName struct {
 // "arguments": {"cmd": "command"}}}; [command.Config.ToolNames] is the same for
 // every hook, and a hook's entry for a tool replaces it.
 type ToolNames map[string]ToolName
+
+// Check returns what is wrong with m, in the order of its keys, each a
+// problem whose Path is relative to m, such as "shell.arguments.cmd".
+func (m ToolNames) Check() []ConfigError {
+	var bad []ConfigError
+	for _, tool := range slices.Sorted(maps.Keys(m)) {
+		tn := m[tool]
+		if tool == "" || tn.Name == "" {
+			bad = append(bad, ConfigError{Path: tool, Msg: "maps a tool to a name: both must be given"})
+		}
+		seen := map[string]string{}
+		for _, from := range slices.Sorted(maps.Keys(tn.Arguments)) {
+			to := tn.Arguments[from]
+			if from == "" || to == "" {
+				bad = append(bad, ConfigError{Path: tool + ".arguments." + from, Msg: "renames an argument: both names must be given"})
+			} else if other, dup := seen[to]; dup {
+				bad = append(bad, ConfigError{Path: tool + ".arguments." + from, Msg: fmt.Sprintf("renames %q to %q, as %q is: each script name once", from, to, other)})
+			}
+			seen[to] = from
+		}
+	}
+	return bad
+}

@@ -129,6 +129,10 @@ type ExportConfig struct {
 	// Command is the command line the hooks run: hookflow hooks emit with
 	// the same server.
 	Command string
+	// Argv, when set, is the same command as its words: Claude Code's
+	// hooks then run it in the exec form ("command" the program, "args"
+	// the rest), with no shell; the other agents run Command.
+	Argv []string
 	// Name names the hooks where the agent shows names (Gemini CLI);
 	// "" uses "hookflow-" and the name the server gives itself.
 	Name string
@@ -177,6 +181,9 @@ func Export(ctx context.Context, cfg ExportConfig) (Settings, []Skipped, string,
 		index = append(index, i)
 	}
 	s, more := cfg.Agent.Settings(valid, cfg.Command, cmp.Or(cfg.Name, "hookflow-"+name), cmp.Or(cfg.Timeout, DefaultTimeout+5*time.Second))
+	if cfg.Agent == Claude && len(cfg.Argv) > 0 {
+		s.exec(cfg.Argv)
+	}
 	for _, sk := range more {
 		sk.Index = index[sk.Index]
 		skipped = append(skipped, sk)

@@ -34,6 +34,9 @@ type Handler struct {
 	Name    string `json:"name,omitempty"`
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	// Args are the arguments of Claude Code's exec form, where Command
+	// is the program, run with no shell.
+	Args []string `json:"args,omitempty"`
 	// Timeout is in seconds for Claude Code and Codex, milliseconds for
 	// Gemini CLI.
 	Timeout int64 `json:"timeout,omitempty"`
@@ -80,6 +83,26 @@ func (a Agent) Settings(decls []declared.Declaration, command, name string, time
 		s.Hooks[b.hook] = []Group{g}
 	}
 	return s, skipped
+}
+
+// exec writes every handler of s in Claude Code's exec form, as argv.
+func (s Settings) exec(argv []string) {
+	for _, groups := range s.Hooks {
+		for i := range groups {
+			for j := range groups[i].Hooks {
+				groups[i].Hooks[j].Command, groups[i].Hooks[j].Args = argv[0], argv[1:]
+			}
+		}
+	}
+}
+
+// line is the command line h runs: its Command, or its exec form's argv
+// quoted, so that an export in either form knows the other as its own.
+func (h Handler) line() string {
+	if h.Args == nil {
+		return h.Command
+	}
+	return Quote(append([]string{h.Command}, h.Args...)...)
 }
 
 // toolMatcher returns an anchored regular expression matching the tool
@@ -140,7 +163,8 @@ func globRegexp(glob string) string {
 
 // Merge returns the settings file existing (JSON; empty for a new file)
 // with s added to its "hooks": groups whose handlers all run one of s's
-// commands (those a previous export wrote) are replaced, every other key
+// commands (those a previous export wrote, in the line or the exec form)
+// are replaced, every other key
 // and hook is kept. name is the file's name, for errors.
 func Merge(name string, existing []byte, s Settings) ([]byte, error) {
 	top := map[string]json.RawMessage{}
@@ -159,7 +183,7 @@ func Merge(name string, existing []byte, s Settings) ([]byte, error) {
 	for _, groups := range s.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				ours[h.Command] = true
+				ours[h.line()] = true
 			}
 		}
 	}
@@ -170,7 +194,7 @@ func Merge(name string, existing []byte, s Settings) ([]byte, error) {
 				return false
 			}
 			for _, h := range g.Hooks {
-				if !ours[h.Command] {
+				if !ours[h.line()] {
 					return false
 				}
 			}

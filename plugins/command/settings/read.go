@@ -1,4 +1,4 @@
-package command
+package settings
 
 import (
 	"errors"
@@ -7,76 +7,61 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hookflow/hookflow/internal/suggest"
-	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
-// source is where settings came from: a file (with its bytes and each
-// path's offset) or a Go value.
-type source struct {
-	file string
+// File is an agent's settings file as read: its "hooks" object and
+// where each of their paths (such as "hooks.PreToolUse[0].hooks[1].timeout")
+// lies in it, so that a problem found later can say file:line:col.
+type File struct {
+	// Path is the file's absolute path; "" for settings that come from
+	// no file (a Go value), whose problems are told by path alone.
+	Path string
+	// Agent is the agent the file is written for: the one asked for, or
+	// the one [AgentAuto] detected.
+	Agent Agent
+	// Hooks are the file's hooks, those with problems left out.
+	Hooks Settings
+
 	data []byte
 	offs map[string]int
-	opts fileOptions
-	// bad are the paths the decoder found a problem at, for lenient
-	// loading to skip what holds them.
+	// bad are the paths the decoder found a problem at.
 	bad []string
 }
 
-// fileOptions are how one settings file is loaded: an [Import]'s options.
-type fileOptions struct {
-	agent      settings.Agent
-	lenient    bool
-	failClosed bool
-	// shell are the hooks (names or paths, "*" for all) that may run
-	// through a shell; runners the runner programs they may use.
-	shell   []string
-	runners []string
-	// pluginRoot is the Claude Code plugin's directory, "" for a
-	// settings file.
-	pluginRoot string
-	// declared is the agent the import names, before detection.
-	declared settings.Agent
-}
-
-// trustArgs returns the flags of "hookflow hooks trust" that read the file
-// as these options do, and the file or directory it names.
-func (o fileOptions) trustArgs(file string) string {
-	var b strings.Builder
-	if o.declared != settings.AgentAuto {
-		b.WriteString(" -agent " + o.declared.String())
-	}
-	if len(o.shell) > 0 {
-		b.WriteString(" -shell " + shellQuote(strings.Join(o.shell, ",")))
-	}
-	if len(o.runners) > 0 {
-		b.WriteString(" -runners " + shellQuote(strings.Join(o.runners, ",")))
-	}
-	if o.lenient {
-		b.WriteString(" -lenient")
-	}
-	if o.pluginRoot != "" {
-		file = o.pluginRoot
-	}
-	return b.String() + " " + shellQuote(file)
-}
-
-func (s *source) errorf(path, format string, args ...any) *settings.ConfigError {
-	e := &settings.ConfigError{Path: path, Msg: fmt.Sprintf(format, args...)}
-	if s != nil && s.file != "" {
-		e.File = s.file
-		off, ok := s.offs[path]
+// Errorf returns a problem at path in f, at the line and column of the
+// path or of the nearest of its parents that the file holds.
+func (f *File) Errorf(path, format string, args ...any) *ConfigError {
+	e := &ConfigError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	if f != nil && f.Path != "" {
+		e.File = f.Path
+		off, ok := f.offs[path]
 		for p := path; !ok && p != ""; {
 			p = parentPath(p)
-			off, ok = s.offs[p]
+			off, ok = f.offs[p]
 		}
-		e.Line, e.Col = lineCol(s.data, off)
+		e.Line, e.Col = lineCol(f.data, off)
 	}
 	return e
+}
+
+// Bad reports whether path (a group, such as "hooks.PreToolUse[0]", or a
+// hook, "hooks.PreToolUse[0].hooks[1]") holds a problem ReadFile found,
+// its hooks' problems aside: a group with a bad hook keeps its other
+// hooks; a group with a bad matcher is bad whole.
+func (f *File) Bad(path string) bool {
+	for _, b := range f.bad {
+		if strings.HasPrefix(b, path+".hooks[") && !strings.Contains(path, ".hooks[") {
+			continue // a hook's problem: the hook is bad, not its group
+		}
+		if b == path || strings.HasPrefix(b, path+".") || strings.HasPrefix(b, path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // parentPath strips the last element of a settings path.
@@ -91,57 +76,61 @@ func parentPath(p string) string {
 // maxSettingsBytes bounds a settings file.
 const maxSettingsBytes = 4 << 20
 
-// readSettingsFile reads the "hooks" object of an agent's settings file.
-func readSettingsFile(file string, opts fileOptions) (settings.Settings, *source, error) {
-	f, err := os.Open(file)
+// ReadFile reads the "hooks" object of an agent's settings file, written
+// for agent (AgentAuto: detected). A file that is no JSON object of hooks
+// is an error and no File; a file that is has a File, and the problems
+// of its entries are [*ConfigError] values joined, in the file's order:
+// the File's Hooks leave out what they are at (see [File.Bad]).
+func ReadFile(path string, agent Agent) (*File, error) {
+	fd, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+		return nil, fmt.Errorf("reading hook settings: %w", err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
-	f.Close()
+	data, err := io.ReadAll(io.LimitReader(fd, maxSettingsBytes+1))
+	fd.Close()
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading hook settings: %w", err)
+		return nil, fmt.Errorf("reading hook settings: %w", err)
 	}
 	if len(data) > maxSettingsBytes {
-		return nil, nil, fmt.Errorf("hook settings %s: more than the %d bytes a settings file may have", file, maxSettingsBytes)
+		return nil, fmt.Errorf("hook settings %s: more than the %d bytes a settings file may have", path, maxSettingsBytes)
 	}
-	if abs, err := filepath.Abs(file); err == nil {
-		file = abs
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
-	src := &source{file: file, data: data, offs: map[string]int{}, opts: opts}
+	f := &File{Path: path, Agent: agent, data: data, offs: map[string]int{}}
 	root, err := parseJSON(data)
 	if err != nil {
 		var pe *posError
 		if errors.As(err, &pe) {
 			line, col := lineCol(data, pe.off)
-			return nil, nil, &settings.ConfigError{File: file, Line: line, Col: col, Msg: pe.msg}
+			return nil, &ConfigError{File: path, Line: line, Col: col, Msg: pe.msg}
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	if src.opts.agent == settings.AgentAuto {
-		src.opts.agent = detectAgent(file, root)
+	if f.Agent == AgentAuto {
+		f.Agent = detectAgent(path, root)
 	}
-	d := &decoder{src: src}
-	s := d.settings(root)
-	return s, src, errors.Join(d.errs...)
+	d := &decoder{src: f}
+	f.Hooks = d.settings(root)
+	return f, errors.Join(d.errs...)
 }
 
 // decoder turns a positioned JSON tree into Settings, collecting every
 // problem.
 type decoder struct {
-	src  *source
+	src  *File
 	errs []error
 }
 
 func (d *decoder) fail(path string, off int, format string, args ...any) {
 	d.src.offs[path] = off
 	d.src.bad = append(d.src.bad, path)
-	d.errs = append(d.errs, d.src.errorf(path, format, args...))
+	d.errs = append(d.errs, d.src.Errorf(path, format, args...))
 }
 
 func (d *decoder) mark(path string, n *node) { d.src.offs[path] = n.off }
 
-func (d *decoder) settings(root *node) settings.Settings {
+func (d *decoder) settings(root *node) Settings {
 	if root.kind != '{' {
 		d.fail("", root.off, "the settings must be a JSON object, not %s", root.kindName())
 		return nil
@@ -156,7 +145,7 @@ func (d *decoder) settings(root *node) settings.Settings {
 		d.fail("hooks", hooks.off, "must be an object of events, not %s", hooks.kindName())
 		return nil
 	}
-	s := settings.Settings{}
+	s := Settings{}
 	for i, key := range hooks.keys {
 		path := "hooks." + key
 		d.src.offs[path] = hooks.koff[i]
@@ -167,9 +156,9 @@ func (d *decoder) settings(root *node) settings.Settings {
 	return s
 }
 
-func (d *decoder) group(path string, n *node) settings.Group {
+func (d *decoder) group(path string, n *node) Group {
 	d.mark(path, n)
-	var g settings.Group
+	var g Group
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"matcher": ..., "hooks": [...]}, not %s`, n.kindName())
 		return g
@@ -196,11 +185,12 @@ func (d *decoder) group(path string, n *node) settings.Group {
 
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
 	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
-	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model"}
+	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model",
+	"args", "asyncRewake", "continueOnBlock", "commandWindows", "additionalContextLimit"}
 
-func (d *decoder) hook(path string, n *node) settings.Hook {
+func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
-	var h settings.Hook
+	var h Hook
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"type": "command", "command": ...}, not %s`, n.kindName())
 		return h
@@ -208,7 +198,7 @@ func (d *decoder) hook(path string, n *node) settings.Hook {
 	if n.get("type") == nil {
 		d.fail(path, n.off, `no "type": a command hook has "type": "command"`)
 	}
-	ms := d.src.opts.agent == settings.AgentGemini
+	ms := d.src.Agent == AgentGemini
 	for i, key := range n.keys {
 		v, kp := n.vals[i], path+"."+key
 		d.src.offs[kp] = v.off
@@ -229,7 +219,7 @@ func (d *decoder) hook(path string, n *node) settings.Hook {
 		case "name":
 			h.Name = d.str(kp, v)
 		case "protocol":
-			var p settings.Protocol
+			var p Protocol
 			if err := p.UnmarshalText([]byte(d.str(kp, v))); err != nil && v.kind == '"' {
 				d.fail(kp, v.off, "%v", err)
 			}
@@ -239,7 +229,7 @@ func (d *decoder) hook(path string, n *node) settings.Hook {
 		case "toolNames":
 			h.ToolNames = d.toolNames(kp, v)
 		case "url", "headers", "allowedEnvVars", "prompt", "model":
-			d.remote(kp, key, v, &h.RemoteHook)
+			d.remote(kp, key, v, &h)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":
@@ -250,14 +240,9 @@ func (d *decoder) hook(path string, n *node) settings.Hook {
 			h.RateLimit = d.rateLimit(kp, v)
 		case "env":
 			h.Env = d.env(kp, v)
-		case "statusMessage":
-			d.str(kp, v) // shown by agents while the hook runs; a server has no one to show it to
-		case "async", "once":
-			if d.boolean(kp, v) {
-				d.fail(kp, v.off, "is not supported: a server's command hook runs for every matching call and takes part in its outcome")
-			}
-		case "shell":
-			h.Shell = d.boolean(kp, v)
+		case "statusMessage", "async", "once", "asyncRewake", "continueOnBlock", "commandWindows",
+			"additionalContextLimit", "shell", "args":
+			d.agentKey(kp, key, v, &h)
 		case "runner":
 			h.Runner = d.boolean(kp, v)
 		case "description":
@@ -331,7 +316,7 @@ func (d *decoder) seconds(path string, n *node) time.Duration {
 	}
 	f, err := n.num.Float64()
 	unit, most := "seconds", 24*3600.0
-	if d.src.opts.agent == settings.AgentGemini && strings.HasSuffix(path, ".timeout") {
+	if d.src.Agent == AgentGemini && strings.HasSuffix(path, ".timeout") {
 		unit, most = "milliseconds (Gemini CLI's unit)", most*1000
 	}
 	if err != nil || f <= 0 || f > most {
@@ -341,8 +326,8 @@ func (d *decoder) seconds(path string, n *node) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-func (d *decoder) rateLimit(path string, n *node) settings.RateLimit {
-	var r settings.RateLimit
+func (d *decoder) rateLimit(path string, n *node) RateLimit {
+	var r RateLimit
 	if n.kind != '{' {
 		d.fail(path, n.off, `must be an object {"calls": n, "per": seconds}, not %s`, n.kindName())
 		return r
@@ -374,26 +359,4 @@ func (d *decoder) env(path string, n *node) map[string]string {
 		env[key] = d.str(kp, n.vals[i])
 	}
 	return env
-}
-
-// sortedKeys returns the event keys of s in the order their hooks are
-// compiled: by event (the order of [settings.Events]), then by key.
-func sortedKeys(s settings.Settings) []string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	rank := func(k string) int {
-		if e, _ := settings.ParseEvent(k); e.Valid() {
-			return int(e)
-		}
-		return len(settings.Events()) + 1
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
-	return keys
 }

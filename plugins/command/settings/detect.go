@@ -1,11 +1,9 @@
-package command
+package settings
 
 import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 
 var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
@@ -13,25 +11,25 @@ var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgen
 
 // detectAgent tells the agent of a settings file from its directory, then
 // its event keys.
-func detectAgent(file string, root *node) settings.Agent {
+func detectAgent(file string, root *node) Agent {
 	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(file)), "/") {
 		switch part {
 		case ".gemini":
-			return settings.AgentGemini
+			return AgentGemini
 		case ".codex":
-			return settings.AgentCodex
+			return AgentCodex
 		case ".claude", ".claude-plugin":
-			return settings.AgentClaude
+			return AgentClaude
 		}
 	}
 	if root != nil && root.kind == '{' {
 		if hooks := root.get("hooks"); hooks != nil && hooks.kind == '{' {
 			for _, k := range hooks.keys {
 				if slices.Contains(geminiEvents, k) {
-					return settings.AgentGemini
+					return AgentGemini
 				}
 			}
 		}
 	}
-	return settings.AgentClaude
+	return AgentClaude
 }

@@ -1,4 +1,4 @@
-package command
+package sandbox
 
 import (
 	"fmt"
@@ -117,9 +117,6 @@ func startsWithTilde(call *syntax.CallExpr) bool {
 	}
 	return false
 }
-
-// isIdentifier reports whether s is a shell variable name.
-func isIdentifier(s string) bool { return syntax.ValidName(s) }
 
 // sniffer walks a parsed line for what needs a shell, keeping the first
 // such construct in the line's order, and collects its simple commands.
@@ -315,3 +312,8 @@ func unescape(b *strings.Builder, lit, only string) {
 		b.WriteByte(lit[i])
 	}
 }
+
+// Unquote returns the text of wd, a word of the line src, with its quotes
+// and escapes removed and its expansions as written: what a rule that
+// reads a command line without running it compares.
+func Unquote(src string, wd *syntax.Word) string { return unquote(src, wd, nil, "") }

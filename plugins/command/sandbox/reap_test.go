@@ -1,6 +1,7 @@
-package command
+package sandbox_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookflow/hookflow/plugins/command/sandbox"
 )
 
 // A child that leaves the hook's process group with setsid is killed
@@ -25,31 +28,33 @@ func TestReapSetsidChild(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	cg, why := newReaper()
 	tests := []struct {
-		name string
-		reap *reaper
-		skip string
+		name    string
+		cgroups bool
 	}{
-		{"cgroup", cg, why},
-		{"marker", &reaper{mode: reapMarker}, ""},
+		{"cgroup", true},
+		{"marker", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.skip != "" {
-				t.Skipf("no cgroup v2 to use here: %s", tt.skip)
+			sb, err := sandbox.New(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why := sb.Reap(tt.cgroups); tt.cgroups && why != "" {
+				t.Skipf("no cgroup v2 to use here: %s", why)
 			}
 			dir := t.TempDir()
 			pidFile := filepath.Join(dir, "escaped.pid")
 			script := setsid + ` ` + bash + ` -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' &
 while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
 `
-			sp := spawn{path: bash, argv: []string{"bash", "-c", script}, env: []string{"PATH=" + os.Getenv("PATH")}, dir: dir,
-				timeout: 10 * time.Second, grace: 200 * time.Millisecond, maxOutput: 1 << 16, reap: tt.reap}
-			res := sp.run(context.Background(), nil)
-			if res.startErr != nil || res.code != 0 {
-				t.Fatalf("the hook: %+v, stderr %s", res, res.stderr)
+			p := sandbox.Process{Path: bash, Argv: []string{"bash", "-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")}, Dir: dir,
+				Timeout: 10 * time.Second, Grace: 200 * time.Millisecond, MaxOutput: 1 << 16}
+			res, err := sb.Run(context.Background(), nil, p, nil)
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("the hook: %v, %+v, stderr %s", err, res, res.Stderr)
 			}
 			data, err := os.ReadFile(pidFile)
 			if err != nil {
@@ -60,9 +65,20 @@ while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
 				t.Fatalf("bad pid %q", data)
 			}
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-			if !zombie(pid) {
+			if !gone(pid) {
 				t.Errorf("the setsid child %d outlived its hook", pid)
 			}
 		})
 	}
+}
+
+// gone reports whether pid has exited: it is no process, or a zombie
+// waiting for its parent.
+func gone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z' || data[i+2] == 'X'
 }

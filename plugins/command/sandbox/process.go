@@ -1,8 +1,9 @@
-package command
+package sandbox
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,23 +11,47 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hookflow/hookflow/plugins/command/trust"
 )
 
-// spawn is how one hook process is started and bounded.
-type spawn struct {
-	path  string   // absolute path of the executable
-	argv  []string // argv[0] included
-	env   []string
-	dir   string
-	stdin []byte
-	// timeout bounds the process's life; grace is how long it has to exit
-	// after SIGTERM before the group is killed.
-	timeout, grace time.Duration
-	// maxOutput caps stdout and stderr, each.
-	maxOutput int
-	// reap finds the processes that left the group; nil only in tests
-	// of the group kill alone.
-	reap *reaper
+// Process is one hook's process: what [Sandbox.Parse] resolved of its
+// command line, and the bounds the caller sets on its runs.
+type Process struct {
+	// Form is how the line runs, and so what its trust vouches for.
+	Form trust.Form
+	// Path is the absolute path of what runs: the interpreter, the
+	// shell, the program, or the script when it runs directly.
+	Path string
+	// Argv is the process's argv, argv[0] as written.
+	Argv []string
+	// Line is the command line as the trust store records it: the line
+	// as written, or an exec form's argv quoted.
+	Line string
+	// Assigns are the NAME=value assignments the line starts with,
+	// expanded; the caller puts them in Env.
+	Assigns []string
+	// Script is the absolute path (symlinks resolved) of the file whose
+	// content the trust store vouches for: the script, or the program;
+	// "" for a shell line.
+	Script string
+	// Interpreter is the absolute path of the interpreter or shell, ""
+	// when the file runs directly.
+	Interpreter string
+	// Missing are programs a shell line starts that the server does not
+	// have; First is the first program it starts, as written.
+	Missing []string
+	First   string
+
+	// Env is the process's whole environment, NAME=value.
+	Env []string
+	// Dir is its working directory: Parse sets the project directory.
+	Dir string
+	// Timeout bounds a run; Grace is how long the process has to exit
+	// after SIGTERM before its group is killed.
+	Timeout, Grace time.Duration
+	// MaxOutput caps stdout and stderr, each, in bytes.
+	MaxOutput int
 }
 
 // stopReason says why a process was stopped before it exited on its own.
@@ -40,21 +65,68 @@ const (
 	stopOverflow            // stdout or stderr went over the cap
 )
 
-// exited is what became of one hook process.
+// Result is what became of one run.
+type Result struct {
+	// ExitCode is the process's exit code, -1 when a signal ended it
+	// (0 when it never started).
+	ExitCode int
+	// Signal ended the process, when ExitCode is -1.
+	Signal syscall.Signal
+	// Stdout and Stderr are what it wrote, each up to the cap.
+	Stdout, Stderr []byte
+	// Took is how long the run took, start to reap.
+	Took time.Duration
+}
+
+// exited is what became of one run, before it is told as a Result and
+// an error.
 type exited struct {
-	// startErr is set when the process could not be started.
 	startErr error
-	// code is the exit code, -1 when a signal ended the process.
-	code int
-	// signal ended the process, when code is -1.
-	signal syscall.Signal
-	// stopped says why hookflow stopped the process, stopNone when it
-	// exited on its own.
-	stopped stopReason
-	// overflow names the stream that went over the cap.
-	overflow       string
-	stdout, stderr []byte
-	took           time.Duration
+	code     int
+	signal   syscall.Signal
+	stopped  stopReason
+	overflow string
+	stdout   []byte
+	stderr   []byte
+	took     time.Duration
+}
+
+// Run starts p for one call, with stdin as its standard input, never
+// through a shell, and waits for it. The process leads its own process
+// group; whatever ends the run (its exit, the timeout, ctx's
+// cancellation, stop being closed, an output over the cap), every
+// process left in the group, and every one that left it, is killed
+// before Run returns, and the leader is reaped: a hook leaves nothing
+// running and no zombie behind. When the sandbox stops it, the group
+// gets SIGTERM, then SIGKILL after the grace. The error is an [*Error]
+// when the process did not start or was stopped; the Result is set
+// either way.
+func (sb *Sandbox) Run(ctx context.Context, stop <-chan struct{}, p Process, stdin []byte) (Result, error) {
+	s := spawn{Process: p, stdin: stdin, reap: sb.reap}
+	e := s.run(ctx, stop)
+	res := Result{ExitCode: e.code, Signal: e.signal, Stdout: e.stdout, Stderr: e.stderr, Took: e.took}
+	switch {
+	case e.startErr != nil:
+		return res, &Error{Code: CodeStart, Msg: "could not start: " + e.startErr.Error()}
+	case e.stopped == stopTimeout:
+		return res, &Error{Code: CodeTimeout, Msg: fmt.Sprintf("ran past its timeout of %v and was killed", p.Timeout)}
+	case e.stopped == stopCanceled:
+		return res, &Error{Code: CodeCanceled, Msg: "the request was cancelled; the hook was killed"}
+	case e.stopped == stopShutdown:
+		return res, &Error{Code: CodeShutdown, Msg: "the server is shutting down; the hook was killed"}
+	case e.stopped == stopOverflow:
+		return res, &Error{Code: CodeOverflow, Stream: e.overflow, Msg: fmt.Sprintf("wrote more than %d bytes on %s and was killed", p.MaxOutput, e.overflow)}
+	}
+	return res, nil
+}
+
+// spawn is one run of a Process.
+type spawn struct {
+	Process
+	stdin []byte
+	// reap finds the processes that left the group; nil when the
+	// sandbox was not told to reap.
+	reap *reaper
 }
 
 // run starts s and waits for it, never through a shell. The process leads
@@ -113,7 +185,7 @@ func (p *pipes) open() error {
 func (s *spawn) start(p *pipes, group **runGroup) (*exec.Cmd, error) {
 	newCmd := func(g *runGroup) *exec.Cmd {
 		cmd := &exec.Cmd{
-			Path: s.path, Args: s.argv, Env: s.env, Dir: s.dir,
+			Path: s.Path, Args: s.Argv, Env: s.Env, Dir: s.Dir,
 			Stdin: p.inR, Stdout: p.outW, Stderr: p.errW,
 			// Setpgid: the hook and its children form a group of their
 			// own, killed as one. Pdeathsig: the leader dies with the
@@ -151,8 +223,8 @@ func (s *spawn) wait(ctx context.Context, shutdown <-chan struct{}, cmd *exec.Cm
 	overflow := make(chan string, 2)
 	outDone := make(chan []byte, 1)
 	errDone := make(chan []byte, 1)
-	go readCapped(p.outR, s.maxOutput, "stdout", overflow, outDone)
-	go readCapped(p.errR, s.maxOutput, "stderr", overflow, errDone)
+	go readCapped(p.outR, s.MaxOutput, "stdout", overflow, outDone)
+	go readCapped(p.errR, s.MaxOutput, "stderr", overflow, errDone)
 	go func() {
 		// A hook that does not read its stdin gets EPIPE here, which is
 		// not its failure; closing inW below ends a write it blocks.
@@ -162,7 +234,7 @@ func (s *spawn) wait(ctx context.Context, shutdown <-chan struct{}, cmd *exec.Cm
 	exitCh := waitExit(pid)
 	res.stopped, res.overflow = s.watch(ctx, shutdown, exitCh, overflow)
 	if res.stopped != stopNone {
-		terminate(pid, s.grace, exitCh)
+		terminate(pid, s.Grace, exitCh)
 	}
 	// Whatever the leader left in its group goes with it, and so does
 	// what left the group (setsid).
@@ -186,7 +258,7 @@ func (s *spawn) wait(ctx context.Context, shutdown <-chan struct{}, cmd *exec.Cm
 	// The group and what left it are dead, so the pipes' writers are
 	// gone; a process that escaped the sweep could still hold them: the
 	// drain is bounded.
-	deadline := time.Now().Add(s.grace)
+	deadline := time.Now().Add(s.Grace)
 	_ = p.outR.SetReadDeadline(deadline)
 	_ = p.errR.SetReadDeadline(deadline)
 	res.stdout, res.stderr = <-outDone, <-errDone
@@ -222,7 +294,7 @@ func waitExit(pid int) <-chan struct{} {
 // watch waits for the leader's exit, or for what stops it first: the
 // timeout, ctx, shutdown or an output over the cap (and which).
 func (s *spawn) watch(ctx context.Context, shutdown, exitCh <-chan struct{}, overflow <-chan string) (stopReason, string) {
-	timer := time.NewTimer(s.timeout)
+	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	select {
 	case <-exitCh:
