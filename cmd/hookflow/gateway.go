@@ -79,6 +79,11 @@ func gatewayMain(args []string, sio stdio) int {
 	if f.explain != "" {
 		return gatewayExplain(sio, cfg, f.explain, logger)
 	}
+	return gatewayServe(sio, cfg, logger)
+}
+
+// gatewayServe serves cfg until SIGTERM or an interrupt.
+func gatewayServe(sio stdio, cfg *host.Config, logger *slog.Logger) int {
 	if !cfg.Serve.Stdio && cfg.Serve.HTTP == "" {
 		fmt.Fprintln(sio.err, "hookflow gateway: nothing to serve: set serve.http or serve.stdio, or give -http or -stdio")
 		return exitUsage
