@@ -83,6 +83,13 @@
 // counts the rest. A request refused before any run, by HTTP middleware,
 // is handed to such readers as a [Refusal].
 //
+// # Upstreams' health
+//
+// A plugin that forwards to upstream servers (the gateway) reports their
+// state as a [HealthReport] through [HealthReporter]; a plugin that shows
+// it (the console) takes a HealthReporter, so that neither imports the
+// other.
+//
 // # Performance
 //
 // A run with no hooks allocates nothing: Contexts are recycled by the

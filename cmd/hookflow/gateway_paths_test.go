@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/plugins/audit"
-	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 // TestGatewayPathsRelativeToFile reads a configuration file in another
@@ -27,7 +27,7 @@ func TestGatewayPathsRelativeToFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := gateway.ReadConfig(file, gateway.LoadOptions{Plugins: gatewayPlugins()})
+	cfg, err := host.ReadConfig(file, host.LoadOptions{Plugins: gatewayPlugins()})
 	if err != nil {
 		t.Fatalf("ReadConfig from %s: %v", dir, err)
 	}

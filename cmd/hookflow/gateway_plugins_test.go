@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 // TestGatewayListedPlugins checks each plugin of gatewayPlugins through a
@@ -80,7 +80,7 @@ func TestGatewayListedPlugins(t *testing.T) {
 
 // section returns the configuration of the plugin p lists under name, or
 // nil.
-func section(p gateway.PluginsConfig, name string) any {
+func section(p host.PluginsConfig, name string) any {
 	for _, pc := range p.List {
 		if pc.Spec.Name() == name {
 			return pc.Config
@@ -91,6 +91,6 @@ func section(p gateway.PluginsConfig, name string) any {
 
 // parseGatewayConfig parses a configuration file with the command's
 // plugins, reading the upstreams' *_env variables with getenv.
-func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*gateway.Config, error) {
-	return gateway.ParseConfig(file, data, gateway.LoadOptions{Plugins: gatewayPlugins(), Getenv: getenv})
+func parseGatewayConfig(file string, data []byte, getenv func(string) string) (*host.Config, error) {
+	return host.ParseConfig(file, data, host.LoadOptions{Plugins: gatewayPlugins(), Getenv: getenv})
 }

@@ -25,7 +25,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
-	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
@@ -328,14 +328,14 @@ func TestNewGatewayLogger(t *testing.T) {
 	errorLevel := slog.LevelError
 	for _, tc := range []struct {
 		name             string
-		l                gateway.LogConfig
+		l                host.LogConfig
 		verbose, explain bool
 		want             slog.Level
 	}{
-		{"default", gateway.LogConfig{}, false, false, slog.LevelInfo},
-		{"explain", gateway.LogConfig{}, false, true, slog.LevelWarn},
-		{"configured", gateway.LogConfig{Level: &errorLevel}, false, true, slog.LevelError},
-		{"verbose wins", gateway.LogConfig{Level: &errorLevel}, true, false, slog.LevelDebug},
+		{"default", host.LogConfig{}, false, false, slog.LevelInfo},
+		{"explain", host.LogConfig{}, false, true, slog.LevelWarn},
+		{"configured", host.LogConfig{Level: &errorLevel}, false, true, slog.LevelError},
+		{"verbose wins", host.LogConfig{Level: &errorLevel}, true, false, slog.LevelDebug},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := gatewayLogger(io.Discard, tc.l, tc.verbose, tc.explain)
@@ -347,7 +347,7 @@ func TestNewGatewayLogger(t *testing.T) {
 		})
 	}
 	var buf bytes.Buffer
-	gatewayLogger(&buf, gateway.LogConfig{Format: "json"}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
+	gatewayLogger(&buf, host.LogConfig{Format: "json"}, false, false).Info("hookflow gateway: serving", "addr", "127.0.0.1:1")
 	var rec map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["msg"] != "hookflow gateway: serving" || rec["addr"] != "127.0.0.1:1" {
 		t.Errorf("JSON log line %q: %v %v", buf.String(), rec, err)
@@ -597,7 +597,7 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if n := tokenRequests.Load(); n != 0 {
 		t.Errorf("-check made %d token requests, want none", n)
 	}
-	if cfg, err := gateway.ReadConfig(good, gateway.LoadOptions{Plugins: gatewayPlugins()}); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
+	if cfg, err := host.ReadConfig(good, host.LoadOptions{Plugins: gatewayPlugins()}); err != nil || cfg.Upstreams[0].Dir != filepath.Join(dir, "sub") {
 		t.Errorf("dir = %q, %v; want it relative to the file", cfg.Upstreams[0].Dir, err)
 	}
 }

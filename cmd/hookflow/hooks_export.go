@@ -105,28 +105,35 @@ func runExport(args []string, io stdio) int {
 		return exitFailed
 	}
 
+	return writeExport(io, *out, a, name, settings)
+}
+
+// writeExport prints settings, the hooks of the server name for agent
+// a, or merges them into the file out.
+func writeExport(io stdio, out string, a agent.Agent, name string, settings agent.Settings) int {
 	var existing []byte
-	if *out != "" {
-		existing, err = os.ReadFile(*out)
+	if out != "" {
+		var err error
+		existing, err = os.ReadFile(out)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(io.err, "hookflow hooks export: %v\n", err)
 			return exitFailed
 		}
 	}
-	merged, err := agent.Merge(*out, existing, settings)
+	merged, err := agent.Merge(out, existing, settings)
 	if err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks export: %v\n", err)
 		return exitFailed
 	}
-	if *out == "" {
+	if out == "" {
 		io.out.Write(merged)
 		return exitOK
 	}
-	if err := os.WriteFile(*out, merged, 0o644); err != nil {
+	if err := os.WriteFile(out, merged, 0o644); err != nil {
 		fmt.Fprintf(io.err, "hookflow hooks export: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(io.err, "hookflow hooks export: wrote %s hooks for %s to %s\n", a, name, *out)
+	fmt.Fprintf(io.err, "hookflow hooks export: wrote %s hooks for %s to %s\n", a, name, out)
 	return exitOK
 }
 

@@ -60,6 +60,30 @@ func (p *Plugin) build(l *live) *record {
 		}
 		r.FailedOpen = append(r.FailedOpen, s)
 	}
+	r.outcome(l)
+	switch {
+	case len(l.args) > 0:
+		r.Args = p.capJSON(p.redact.Redact(l.args))
+	case l.prompt != nil && len(l.prompt.Arguments) > 0:
+		args := make(map[string]any, len(l.prompt.Arguments))
+		for k, v := range l.prompt.Arguments {
+			args[k] = v
+		}
+		r.Args = p.capJSON(p.redact.RedactValue(args))
+	}
+	r.URI = capText(l.uri)
+	switch {
+	case l.result != nil:
+		r.Result = p.capJSON(p.redact.Redact(l.result))
+	case l.resultLen > 0:
+		r.Result = "[a result of " + strconv.Itoa(l.resultLen) + " bytes: too long to redact]"
+	}
+	return r
+}
+
+// outcome sets how the run l ended: its outcome, what decided it and
+// why.
+func (r *record) outcome(l *live) {
 	switch {
 	case l.err != nil:
 		r.Reason = reasonOf(l.err)
@@ -90,24 +114,6 @@ func (p *Plugin) build(l *live) *record {
 			r.Reason = capText(l.errText)
 		}
 	}
-	switch {
-	case len(l.args) > 0:
-		r.Args = p.capJSON(p.redact.Redact(l.args))
-	case l.prompt != nil && len(l.prompt.Arguments) > 0:
-		args := make(map[string]any, len(l.prompt.Arguments))
-		for k, v := range l.prompt.Arguments {
-			args[k] = v
-		}
-		r.Args = p.capJSON(p.redact.RedactValue(args))
-	}
-	r.URI = capText(l.uri)
-	switch {
-	case l.result != nil:
-		r.Result = p.capJSON(p.redact.Redact(l.result))
-	case l.resultLen > 0:
-		r.Result = "[a result of " + strconv.Itoa(l.resultLen) + " bytes: too long to redact]"
-	}
-	return r
 }
 
 // capJSON returns b as text, cut to Config.MaxBytes with a marker saying

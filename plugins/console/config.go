@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -69,11 +68,10 @@ type Config struct {
 	// gateway's "http://127.0.0.1:8080/health/ready". It is read when the
 	// page is drawn, with a 2 s timeout.
 	HealthURL string `yaml:"health_url"`
-	// Readiness is the readiness handler whose report the console shows,
-	// called in process, for programs that build a gateway in Go: give
-	// it gateway.HealthHandler of their gateways. It comes before
-	// HealthURL.
-	Readiness http.Handler `yaml:"-"`
+	// Health reports the upstreams' health in process, for programs
+	// that build a gateway in Go: give it gateway.Gateways of their
+	// gateways. It comes before HealthURL.
+	Health flows.HealthReporter `yaml:"-"`
 	// Viewers caps the live streams open at once (default
 	// DefaultViewers, 16); a viewer past it gets 503.
 	Viewers int `yaml:"viewers"`

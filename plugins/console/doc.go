@@ -53,8 +53,9 @@
 //     per stage the hooks in the order a call runs them, with their
 //     positions, owners, timeouts and failure policies.
 //   - /upstreams shows the report of the gateway's readiness endpoint,
-//     at Config.HealthURL or, in process, Config.Readiness (give it
-//     gateway.HealthHandler), one row per upstream.
+//     at Config.HealthURL or, in process, Config.Health (a
+//     flows.HealthReporter: give it gateway.Gateways), one row per
+//     upstream.
 //   - /rates charts, per hook over Config.Window, calls/s, blocked/s and
 //     p50/p99 durations (upper bounds of power-of-two buckets), drawn as
 //     inline SVG on the server.

@@ -161,16 +161,41 @@ func TestUpstreamsPage(t *testing.T) {
 				}
 			}
 		})
-		t.Run(tc.path+" in process", func(t *testing.T) {
-			path := tc.path
-			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				r.URL.Path = path
-				health.Config.Handler.ServeHTTP(w, r)
-			})
-			_, _, ts := newConsole(t, console.Config{Readiness: h})
+	}
+}
+
+// reporter is a flows.HealthReporter with a fixed report.
+type reporter flows.HealthReport
+
+func (r reporter) HealthReport() flows.HealthReport { return flows.HealthReport(r) }
+
+// In process, the upstreams page shows Config.Health's report, a row per
+// upstream under the endpoint report's columns; a report with none says
+// so.
+func TestUpstreamsPageInProcess(t *testing.T) {
+	since := time.Date(2026, 11, 24, 10, 41, 7, 0, time.FixedZone("CET", 3600))
+	for _, tc := range []struct {
+		name string
+		rep  flows.HealthReport
+		want []string
+	}{
+		{"degraded", flows.HealthReport{Status: "degraded", Upstreams: []flows.UpstreamHealth{
+			{Name: "files", State: "up", Since: since},
+			{Name: "search", State: "down", Since: since, Error: "connection <refused>", Reconnects: 2, Dropped: 120},
+		}}, []string{
+			`<span class="badge u-degraded">degraded</span>`,
+			`<th scope="col">name</th><th scope="col">state</th><th scope="col">since</th><th scope="col">error</th><th scope="col">dropped</th><th scope="col">reconnects</th></tr>`,
+			`<tr><td>files</td><td>up</td><td>2026-11-24T09:41:07Z</td><td></td><td>0</td><td>0</td></tr>`,
+			`<tr><td>search</td><td>down</td><td>2026-11-24T09:41:07Z</td><td>connection &lt;refused&gt;</td><td>120</td><td>2</td></tr>`,
+		}},
+		{"starting", flows.HealthReport{Status: "starting"}, []string{
+			`<span class="badge u-starting">starting</span>`, "The readiness endpoint reports no upstream.",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, ts := newConsole(t, console.Config{Health: reporter(tc.rep)})
 			_, body := get(t, ts, "/console/upstreams")
 			for _, w := range tc.want {
-				w = strings.Replace(w, "endpoint answered 200 OK", "handler answered 200", 1)
 				if !strings.Contains(body, w) {
 					t.Errorf("no %s in:\n%s", w, body)
 				}

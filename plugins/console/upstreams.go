@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hookflow/hookflow/flows"
 )
 
 // maxHealthBytes caps the readiness report the console reads.
 const maxHealthBytes = 1 << 20
 
-// healthReport is the readiness endpoint's report: an overall status and
+// healthReport is the readiness endpoint's JSON report: an overall status and
 // one object per upstream, whose fields the page shows as they come (the
 // gateway's: name, state, since, error, reconnects, dropped, and any it
 // adds).
@@ -24,27 +25,58 @@ type healthReport struct {
 	Upstreams []map[string]any `json:"upstreams"`
 }
 
+// healthTable is what the upstreams page shows of a report: its status
+// and a row per upstream under the columns.
+type healthTable struct {
+	Status  string
+	Columns []string
+	Rows    [][]string
+}
+
 func (p *Plugin) upstreamsPage(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		page
-		Status  string
-		Columns []string
-		Rows    [][]string
-		Error   string
-		Hint    string
+		healthTable
+		Error string
+		Hint  string
 	}{page: page{Title: "Upstreams", Nav: "upstreams"}}
-	if p.cfg.HealthURL == "" && p.cfg.Readiness == nil {
+	if p.cfg.HealthURL == "" && p.cfg.Health == nil {
 		data.Hint = "The console shows the upstreams of a gateway when its health_url names the gateway's readiness endpoint (serve.health, e.g. http://127.0.0.1:8080/health/ready)."
 		p.render(w, "upstreams", data)
 		return
 	}
-	rep, err := p.readHealth(r.Context())
-	if err != nil {
-		data.Error = err.Error()
-		p.render(w, "upstreams", data)
-		return
+	if p.cfg.Health != nil {
+		data.healthTable = reportTable(p.cfg.Health.HealthReport())
+	} else {
+		rep, err := p.readHealth(r.Context())
+		if err != nil {
+			data.Error = err.Error()
+			p.render(w, "upstreams", data)
+			return
+		}
+		data.healthTable = rep.table()
 	}
-	data.Status = capText(rep.Status)
+	if len(data.Rows) == 0 {
+		data.Hint = "The readiness endpoint reports no upstream."
+	}
+	p.render(w, "upstreams", data)
+}
+
+// reportTable is the table of a report read in process: the fields of
+// flows.UpstreamHealth, in the columns the endpoint's report has.
+func reportTable(rep flows.HealthReport) healthTable {
+	t := healthTable{Status: capText(rep.Status), Columns: []string{"name", "state", "since", "error", "dropped", "reconnects"}}
+	for _, u := range rep.Upstreams {
+		t.Rows = append(t.Rows, []string{capText(u.Name), capText(u.State), u.Since.UTC().Format(time.RFC3339), capText(u.Error),
+			strconv.FormatUint(u.Dropped, 10), strconv.Itoa(u.Reconnects)})
+	}
+	return t
+}
+
+// table is the table of a report read from the endpoint: the gateway's
+// fields first, then any other an upstream's object has, by name.
+func (rep *healthReport) table() healthTable {
+	t := healthTable{Status: capText(rep.Status)}
 	cols := []string{"name", "state", "since", "error"}
 	for _, u := range rep.Upstreams {
 		for k := range u {
@@ -54,18 +86,15 @@ func (p *Plugin) upstreamsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	slices.Sort(cols[4:])
-	data.Columns = cols
+	t.Columns = cols
 	for _, u := range rep.Upstreams {
 		row := make([]string, len(cols))
 		for i, c := range cols {
 			row[i] = cell(u[c])
 		}
-		data.Rows = append(data.Rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	if len(data.Rows) == 0 {
-		data.Hint = "The readiness endpoint reports no upstream."
-	}
-	p.render(w, "upstreams", data)
+	return t
 }
 
 // cell writes a JSON value for a table cell.
@@ -84,19 +113,9 @@ func cell(v any) string {
 	return capText(string(b))
 }
 
-// readHealth reads the readiness report of Config.Readiness, or at
-// Config.HealthURL, waiting at most 2 s. A 503 still carries a report.
+// readHealth reads the readiness report at Config.HealthURL, waiting at
+// most 2 s. A 503 still carries a report.
 func (p *Plugin) readHealth(ctx context.Context) (*healthReport, error) {
-	if h := p.cfg.Readiness; h != nil {
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/ready", nil)
-		h.ServeHTTP(rec, req)
-		var rep healthReport
-		if err := json.NewDecoder(io.LimitReader(rec.Body, maxHealthBytes)).Decode(&rep); err != nil {
-			return nil, fmt.Errorf("the readiness handler answered %d, not a health report: %v", rec.Code, err)
-		}
-		return &rep, nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.HealthURL, nil)

@@ -53,7 +53,7 @@ func benchCalls(b *testing.B, url string) {
 func BenchmarkCall(b *testing.B) {
 	b.Run("direct", func(b *testing.B) { benchCalls(b, benchUpstream(b)) })
 	b.Run("gateway", func(b *testing.B) {
-		gw := gateway.New(gateway.Upstream{Name: "up", URL: benchUpstream(b)})
+		gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: benchUpstream(b)}}})
 		defer gw.Close()
 		srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 		if err := srv.Use(gw); err != nil {

@@ -86,6 +86,47 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
 	defer close(c.ready)
+	opts := c.clientOptions(caps)
+	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
+	c.client = client
+	client.AddReceivingMiddleware(c.drained)
+	if ss != nil {
+		client.AddReceivingMiddleware(c.route)
+	}
+	client.AddReceivingMiddleware(c.recovering) // the outermost
+	t, stderr := c.transport()
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		if stderr != nil {
+			stderr.flush()
+		}
+		return nil, err
+	}
+	c.cs = cs
+	if stderr != nil {
+		goSafe(u.log, "waiting for an upstream process", func() {
+			// The session ends when the process does (or the gateway
+			// closes it): say how it ended.
+			err := cs.Wait()
+			stderr.flush()
+			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
+		})
+	}
+	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
+		// The client's level applies at the gateway, where the messages
+		// are sent on: the upstream sends them all.
+		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+		cancel()
+	}
+	return c, nil
+}
+
+// clientOptions are the options of c's client: the handlers of what the
+// upstream sends, and for a client session's upstream session what its
+// client's capabilities (caps, or those it initialized with) offer.
+func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
+	u, ss := c.u, c.ss
 	opts := &mcp.ClientOptions{
 		Logger:                      u.log,
 		ProgressNotificationHandler: c.progress,
@@ -119,15 +160,13 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 			}
 		}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
-	c.client = client
-	client.AddReceivingMiddleware(c.drained)
-	if ss != nil {
-		client.AddReceivingMiddleware(c.route)
-	}
-	client.AddReceivingMiddleware(c.recovering) // the outermost
-	var t mcp.Transport
-	var stderr *stderrLog
+	return opts
+}
+
+// transport is the transport to c's upstream: its command over stdio,
+// with stderr the log of the process's standard error, or its URL.
+func (c *conn) transport() (t mcp.Transport, stderr *stderrLog) {
+	u := c.u
 	if len(u.cfg.Command) > 0 {
 		c.counting = true
 		cmd := u.cfg.command()
@@ -136,46 +175,20 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		// A grandchild that keeps the standard error open does not keep
 		// the process's end waiting.
 		cmd.WaitDelay = time.Second
-		t = countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}
-	} else {
-		// hookflow's client transport decodes each message once and
-		// tells the gateway, with the context of the call it came for.
-		c.counting = true
-		t = &streamable.ClientTransport{
-			Endpoint:   u.cfg.URL,
-			HTTPClient: &http.Client{Transport: u.rt},
-			Hooks: streamable.ClientHooks{
-				Message: c.incoming,
-				Status:  c.noteStatus,
-				Error:   c.markBroken,
-			},
-		}
+		return countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}, stderr
 	}
-	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		if stderr != nil {
-			stderr.flush()
-		}
-		return nil, err
-	}
-	c.cs = cs
-	if stderr != nil {
-		goSafe(u.log, "waiting for an upstream process", func() {
-			// The session ends when the process does (or the gateway
-			// closes it): say how it ended.
-			err := cs.Wait()
-			stderr.flush()
-			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
-		})
-	}
-	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
-		// The client's level applies at the gateway, where the messages
-		// are sent on: the upstream sends them all.
-		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
-		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "debug"})
-		cancel()
-	}
-	return c, nil
+	// hookflow's client transport decodes each message once and tells
+	// the gateway, with the context of the call it came for.
+	c.counting = true
+	return &streamable.ClientTransport{
+		Endpoint:   u.cfg.URL,
+		HTTPClient: &http.Client{Transport: u.rt},
+		Hooks: streamable.ClientHooks{
+			Message: c.incoming,
+			Status:  c.noteStatus,
+			Error:   c.markBroken,
+		},
+	}, nil
 }
 
 // waitReady waits until c is connected, or failed to (then it returns

@@ -5,8 +5,10 @@
 // flow, hook and plugin (auth, ratelimit, cache, audit, …) applies to them
 // exactly as to local entities.
 //
-//	gw := gateway.New(gateway.Upstream{Name: "files", Command: []string{"files-mcp"}},
-//		gateway.Upstream{Name: "search", URL: "https://search.internal/mcp", Token: tok, Prefix: "search_"})
+//	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{
+//		{Name: "files", Command: []string{"files-mcp"}},
+//		{Name: "search", URL: "https://search.internal/mcp", Token: tok, Prefix: "search_"},
+//	}})
 //	app, _ := srv.App("upstreams")
 //	app.Use(gw)
 //
@@ -51,7 +53,7 @@
 //
 // The progress notifications, log messages and completions of URL-mode
 // elicitations the upstreams send a client session wait in a queue of
-// that session, sent in order, of at most [Options.QueueLimit] entries
+// that session, sent in order, of at most [Config.QueueLimit] entries
 // ([DefaultQueueLimit]): the MCP SDK hands an upstream session's
 // notifications to the gateway one at a time and queues the others
 // without bound meanwhile, so that one client that does not read would
@@ -132,10 +134,10 @@
 // it in the background), or two upstreams with an
 // entity of one name (set a [Upstream.Prefix] or [Upstream.ResourcePrefix]),
 // fail the server's Start with an error naming them; so does a mounted
-// entity whose name a local entity uses. The gateways [Serve] builds, one
-// for the server's upstreams and one for each app's, check their entities
-// against each other's: a server and its apps share one namespace of
-// entities. After Start, an entity an upstream adds whose name is taken is left
+// entity whose name a local entity uses. A server and its apps share one
+// namespace of entities: a gateway checks its entities against those of
+// its [Config.Peers], the gateways attached before it to the server or to
+// its apps. After Start, an entity an upstream adds whose name is taken is left
 // out, with an error in the log.
 //
 // Resource subscriptions go upstream through [Gateway.Subscribe] and
@@ -161,21 +163,17 @@
 //
 // # Health
 //
-// [Gateway.Health] is the state of every upstream; [HealthHandler] serves it
+// [Gateway.Health] is the state of every upstream; [Gateways] reports it
+// in process to a plugin that shows it (the console), and serves it
 // over HTTP, without credentials, to load balancers and readiness probes.
 // The hookflow command serves it with serve.health.
 //
 // # Serving a configuration
 //
-// A [Config] is a whole gateway server: its upstreams, its apps, and the
-// plugins of each, every plugin a [PluginConfig] (a [PluginSpec] made by
-// [Plugin] from the plugin's constructor, and its configuration). [Serve]
-// builds and serves it over stdio or streamable HTTP, with the health
-// endpoints and the drain; [Explain] prints its hook plans and [Check]
-// checks it without serving. A plugin that fronts the HTTP endpoint (the
-// auth plugin) does so by being a [HandlerPlugin]. This package imports no
-// other plugin: the hookflow command lists the first-party plugins' specs,
-// and a program of its own can list its own.
+// Package [github.com/hookflow/hookflow/plugins/gateway/host] is the host
+// program: it reads a configuration file, builds the server, its apps and
+// their plugins with a gateway for each, and serves, checks or explains
+// it; the hookflow gateway command calls it.
 //
 // # Changes
 //
@@ -187,7 +185,7 @@
 // an upstream that needs more variables names them in InheritEnv.
 //
 // The notifications of upstreams to a client session wait in a bounded
-// queue ([Options.QueueLimit], set with [NewWithOptions]); those dropped
+// queue ([Config.QueueLimit]); those dropped
 // from it are counted in [Health.Dropped] and the health report's
 // "dropped".
 package gateway

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"github.com/hookflow/hookflow/internal/childenv"
+	"github.com/hookflow/hookflow/internal/hostcheck"
 	"strings"
 )
 
@@ -24,4 +25,19 @@ func Environ(inherit, env []string) []string { return childenv.Environ(inherit, 
 // checkEnvName refuses a name that cannot be a variable's.
 func checkEnvName(k string) bool {
 	return k != "" && !strings.ContainsAny(k, "=\x00")
+}
+
+// CheckHost checks what u names on this machine, as starting it would
+// find it, without starting it: its directory exists and its program is
+// found there.
+func (u Upstream) CheckHost() error {
+	if u.Dir != "" {
+		if err := hostcheck.Dir(u.Dir); err != nil {
+			return err
+		}
+	}
+	if len(u.Command) > 0 {
+		return hostcheck.Program(u.Command[0], u.Dir)
+	}
+	return nil
 }

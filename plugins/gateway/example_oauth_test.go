@@ -37,6 +37,6 @@ func Example_tokenSource() {
 		EndpointParams: url.Values{"resource": {billing}},
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: 10 * time.Second})
-	gw := gateway.New(gateway.Upstream{Name: "billing", URL: billing, TokenSource: clientCredentials{ctx, cc}})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "billing", URL: billing, TokenSource: clientCredentials{ctx, cc}}}})
 	_ = gw // srv.Use(gw) or app.Use(gw), as in Example
 }

@@ -20,7 +20,7 @@ import (
 // prefix, and hooks its tools: the hook, attached to the app, runs for
 // the mounted entities only and reads which upstream serves them.
 func Example() {
-	gw := gateway.New(gateway.Upstream{Name: "up", Command: []string{upstreamBin}, Prefix: "up_"})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", Command: []string{upstreamBin}, Prefix: "up_"}}})
 	defer gw.Close()
 	srv := framework.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
 	app, err := srv.App("upstreams")
@@ -59,18 +59,18 @@ func Example() {
 	// {"hello":"world"}
 }
 
-// ExampleHealthHandler serves a gateway's readiness next to the server's
+// ExampleGateways serves a gateway's readiness next to the server's
 // MCP endpoint: 503 until the gateway has attached, 200 once its upstream
 // is up.
-func ExampleHealthHandler() {
-	gw := gateway.New(gateway.Upstream{Name: "up", Command: []string{upstreamBin}})
+func ExampleGateways() {
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", Command: []string{upstreamBin}}}})
 	defer gw.Close()
 	srv := framework.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
 	if err := srv.Use(gw); err != nil {
 		log.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/readyz", gateway.HealthHandler(gw))
+	mux.Handle("/readyz", gateway.Gateways{gw})
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
 

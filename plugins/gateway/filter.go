@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.yaml.in/yaml/v4"
+
+	"github.com/hookflow/hookflow/plugins/gateway/internal/filter"
 )
 
 // mountsTool reports whether the upstream's tool named name is mounted:
@@ -95,60 +96,13 @@ func checkFilters(c *Upstream) error {
 		patterns []string
 	}{{"AllowTools", c.AllowTools}, {"DenyTools", c.DenyTools}} {
 		for _, p := range list.patterns {
-			if err := checkPattern(p); err != nil {
+			if err := filter.Pattern(p); err != nil {
 				return invalid(fmt.Sprintf("upstream %q: %s: %v", c.Name, list.name, err))
 			}
 		}
 	}
-	if err := checkResourcePrefix(c.ResourcePrefix); err != nil {
+	if err := filter.ResourcePrefix(c.ResourcePrefix); err != nil {
 		return invalid(fmt.Sprintf("upstream %q: ResourcePrefix: %v", c.Name, err))
 	}
 	return nil
-}
-
-// checkPattern checks a tool name or glob of AllowTools or DenyTools.
-func checkPattern(p string) error {
-	if p == "" {
-		return fmt.Errorf("want a tool name or a glob such as read_*, got \"\"")
-	}
-	if _, err := path.Match(p, ""); err != nil {
-		return fmt.Errorf("%q is not a glob (* any characters, ? one, [a-z] a class): %v", p, err)
-	}
-	return nil
-}
-
-// checkResourcePrefix checks that prefix, put before a URI's scheme,
-// leaves a scheme (RFC 3986: a letter, then letters, digits, "+", "-" or
-// ".") and tells it from the scheme: it ends with "+", "-" or ".".
-func checkResourcePrefix(prefix string) error {
-	if prefix == "" {
-		return nil
-	}
-	ok := prefix[0] >= 'a' && prefix[0] <= 'z' || prefix[0] >= 'A' && prefix[0] <= 'Z'
-	for i := 1; ok && i < len(prefix); i++ {
-		b := prefix[i]
-		ok = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.'
-	}
-	if !ok || !strings.ContainsAny(prefix[len(prefix)-1:], "+-.") {
-		return fmt.Errorf("want the start of a URI scheme such as files+ (a letter, then letters, digits, +, - or ., ending with +, - or .), got %q", prefix)
-	}
-	return nil
-}
-
-// checked reads a string that check accepts.
-func (d *decoder) checked(n *yaml.Node, check func(string) error) string {
-	s := d.Str(n)
-	if err := check(s); err != nil && n.Kind == yaml.ScalarNode {
-		d.Errorf(n, "%v", err)
-	}
-	return s
-}
-
-// patterns reads a list of tool names or globs.
-func (d *decoder) patterns(n *yaml.Node) []string {
-	var out []string
-	for _, item := range d.Seq(n) {
-		out = append(out, d.checked(item, checkPattern))
-	}
-	return out
 }

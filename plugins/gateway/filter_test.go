@@ -69,7 +69,7 @@ func TestFilterErrors(t *testing.T) {
 			up := stdio("up")
 			tc.set(&up)
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-			check(t, srv.Use(gateway.New(up)))
+			check(t, srv.Use(gateway.New(gateway.Config{Upstreams: []gateway.Upstream{up}})))
 			if err := srv.Start(); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Start: %v, want %q", err, tc.want)
 			}

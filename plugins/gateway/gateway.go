@@ -144,11 +144,12 @@ type Upstream struct {
 // the app it is attached to: their tools, resources, resource templates and
 // prompts become entities of that server or app. See the package doc.
 type Gateway struct {
-	ups  []*upstream
-	opts Options
-	out  *queues
-	// peers are the other gateways of the server, when [Serve] built it.
-	peers *peers
+	ups        []*upstream
+	queueLimit int
+	out        *queues
+	// peers are the gateways of the server attached before this one
+	// (Config.Peers).
+	peers []*Gateway
 
 	mu     sync.Mutex
 	closed bool
@@ -164,13 +165,17 @@ type Gateway struct {
 	seen     map[toldKey]told
 	force    map[toldKey]bool
 	changes  map[string]uint64
-	// attached is set once Attach succeeded: [HealthHandler] answers
+	// attached is set once Attach succeeded: [Gateways] answers
 	// "starting" until then.
 	attached bool
 }
 
-// Options are a gateway's settings beyond its upstreams.
-type Options struct {
+// Config is a gateway's configuration: the upstreams it mounts, in
+// order, and the bound of its queues. [New] takes it; Attach checks it
+// with Validate.
+type Config struct {
+	// Upstreams are the MCP servers the gateway mounts.
+	Upstreams []Upstream
 	// QueueLimit bounds the notifications of upstreams waiting to reach
 	// one client session (DefaultQueueLimit when 0): progress, log
 	// messages and completions of URL-mode elicitations. When a client
@@ -181,20 +186,20 @@ type Options struct {
 	// requests to the client are not queued and never dropped; see
 	// "Slow clients" in the package doc.
 	QueueLimit int
+	// Peers are the gateways attached before this one to the same
+	// server or to its apps: a server and its apps share one namespace
+	// of entities, so this gateway's entities are checked at Attach
+	// against theirs, and a clash is reported with the setting that
+	// resolves it, as between two of its own upstreams.
+	Peers []*Gateway
 }
 
-// New returns a gateway mounting ups, with default [Options]. The
-// configuration is checked at Attach.
-func New(ups ...Upstream) *Gateway {
-	return NewWithOptions(Options{}, ups...)
-}
-
-// NewWithOptions returns a gateway mounting ups, with opts. The
-// configuration is checked at Attach.
-func NewWithOptions(opts Options, ups ...Upstream) *Gateway {
-	g := &Gateway{opts: opts, out: newQueues(opts.QueueLimit), owed: map[owedUpdate]bool{},
+// New returns a gateway configured by cfg. The configuration is checked
+// at Attach.
+func New(cfg Config) *Gateway {
+	g := &Gateway{queueLimit: cfg.QueueLimit, peers: slices.Clone(cfg.Peers), out: newQueues(cfg.QueueLimit), owed: map[owedUpdate]bool{},
 		sessions: map[*mcp.ServerSession]bool{}, seen: map[toldKey]told{}, force: map[toldKey]bool{}, changes: map[string]uint64{}}
-	for _, u := range ups {
+	for _, u := range cfg.Upstreams {
 		g.ups = append(g.ups, newUpstream(g, u))
 	}
 	return g
@@ -211,7 +216,7 @@ var _ framework.Plugin = (*Gateway)(nil)
 // An upstream that cannot be reached (unless [Upstream.Optional]), or two
 // entities with one name, fail the server's Start.
 func (g *Gateway) Attach(pc *framework.PluginContext) error {
-	if err := g.check(); err != nil {
+	if err := g.config().Validate(); err != nil {
 		return err
 	}
 	g.out.log = pc.Server.Logger()
@@ -284,17 +289,17 @@ func (g *Gateway) rootsChanged(c *flows.Context) error {
 	return nil
 }
 
-// check refuses a configuration that cannot work, naming the setting.
-func (g *Gateway) check() error {
-	if len(g.ups) == 0 {
+// Validate refuses a configuration that cannot work, naming the
+// setting: its first error, or nil.
+func (c Config) Validate() error {
+	if len(c.Upstreams) == 0 {
 		return invalid("no upstream to mount")
 	}
-	if g.opts.QueueLimit < 0 {
-		return invalid(fmt.Sprintf("Options.QueueLimit: must not be negative, got %d", g.opts.QueueLimit))
+	if c.QueueLimit < 0 {
+		return invalid(fmt.Sprintf("Config.QueueLimit: must not be negative, got %d", c.QueueLimit))
 	}
 	seen := map[string]bool{}
-	for _, u := range g.ups {
-		c := u.cfg
+	for _, c := range c.Upstreams {
 		switch {
 		case c.Name == "":
 			return invalid("an upstream needs a name")
@@ -326,6 +331,15 @@ func (g *Gateway) check() error {
 		seen[c.Name] = true
 	}
 	return nil
+}
+
+// config returns the configuration g was made with.
+func (g *Gateway) config() Config {
+	cfg := Config{QueueLimit: g.queueLimit, Peers: g.peers}
+	for _, u := range g.ups {
+		cfg.Upstreams = append(cfg.Upstreams, u.cfg)
+	}
+	return cfg
 }
 
 // checkClashes refuses two upstreams that would mount entities of one name.
@@ -455,7 +469,7 @@ type Health struct {
 	Reconnects int
 	// Dropped counts the upstream's notifications (progress, log
 	// messages) the gateway dropped because a client session read them
-	// slower than they came; see [Options.QueueLimit].
+	// slower than they came; see [Config.QueueLimit].
 	Dropped uint64
 }
 

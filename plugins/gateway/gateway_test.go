@@ -466,7 +466,7 @@ func TestStartErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-			check(t, srv.Use(gateway.New(tc.ups...)))
+			check(t, srv.Use(gateway.New(gateway.Config{Upstreams: tc.ups})))
 			err := srv.Start()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Start: %v, want %q", err, tc.want)
@@ -618,7 +618,7 @@ func TestHeaderReachesUpstream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u := httpUpstream(t, "up", "-header", "X-Team=blue")
 			u.Header = tc.header
-			gw := gateway.New(u)
+			gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{u}})
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 			check(t, srv.Use(gw))
 			t.Cleanup(func() { gw.Close() })
@@ -687,7 +687,7 @@ func TestNameTakenByLocalEntity(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name+"/at start", func(t *testing.T) {
-			gw := gateway.New(stdio("up"))
+			gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{stdio("up")}})
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 			check(t, tc.local(srv, tc.at))
 			check(t, srv.Use(gw))
@@ -699,7 +699,7 @@ func TestNameTakenByLocalEntity(t *testing.T) {
 		})
 		t.Run(tc.name+"/after start", func(t *testing.T) {
 			logs := &plugintest.Buffer{}
-			gw := gateway.New(stdio("up"))
+			gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{stdio("up")}})
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
 				Logger: slog.New(slog.NewTextHandler(logs, nil))})
 			check(t, tc.local(srv, tc.later))

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hookflow/hookflow/flows"
 )
 
 // The overall statuses of a health report (its "status" field).
@@ -22,7 +24,7 @@ const (
 	statusClosed = "closed"
 )
 
-// healthReport is the JSON body of [HealthHandler]'s answers.
+// healthReport is the JSON body of the answers of [Gateways].
 type healthReport struct {
 	Status    string           `json:"status"`
 	Upstreams []upstreamReport `json:"upstreams"`
@@ -37,9 +39,11 @@ type upstreamReport struct {
 	Dropped    uint64 `json:"dropped"`
 }
 
-// HealthHandler returns an http.Handler that answers readiness probes for
-// the gateways gws (several when a server mounts upstreams into apps) with
-// a JSON report of every upstream:
+// Gateways are the gateways of one server (several when it mounts
+// upstreams into apps), as one report of their upstreams' health: a
+// [flows.HealthReporter] for a plugin that shows it in process (the
+// console), and an http.Handler that answers readiness probes with a JSON
+// report of every upstream:
 //
 //	{"status": "degraded", "upstreams": [
 //	  {"name": "files", "state": "up", "since": "2026-11-24T09:30:00Z", "reconnects": 0, "dropped": 0},
@@ -65,36 +69,50 @@ type upstreamReport struct {
 // a TokenSource) and header values are masked. It does
 // name the upstreams and the hosts in their errors; serve it where
 // probes, not the public, reach it when that matters.
-func HealthHandler(gws ...*Gateway) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		rep := report(gws)
-		body, err := json.Marshal(rep)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		body = append(body, '\n')
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		code := http.StatusOK
-		if rep.Status != statusUp && rep.Status != statusDegraded {
-			code = http.StatusServiceUnavailable
-		}
-		w.WriteHeader(code)
-		if r.Method == http.MethodGet {
-			w.Write(body)
-		}
-	})
+type Gateways []*Gateway
+
+var _ flows.HealthReporter = Gateways(nil)
+
+// ServeHTTP answers a readiness probe with the JSON report of gws.
+func (gws Gateways) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	rep := gws.HealthReport()
+	body, err := json.Marshal(jsonReport(rep))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body = append(body, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	code := http.StatusOK
+	if rep.Status != statusUp && rep.Status != statusDegraded {
+		code = http.StatusServiceUnavailable
+	}
+	w.WriteHeader(code)
+	if r.Method == http.MethodGet {
+		w.Write(body)
+	}
 }
 
-// report builds the health report of gws.
-func report(gws []*Gateway) healthReport {
-	rep := healthReport{Upstreams: []upstreamReport{}}
+// jsonReport is rep as the handler's JSON body.
+func jsonReport(rep flows.HealthReport) healthReport {
+	out := healthReport{Status: rep.Status, Upstreams: make([]upstreamReport, 0, len(rep.Upstreams))}
+	for _, u := range rep.Upstreams {
+		out.Upstreams = append(out.Upstreams, upstreamReport{Name: u.Name, State: u.State, Since: u.Since.UTC().Format(time.RFC3339),
+			Error: u.Error, Reconnects: u.Reconnects, Dropped: u.Dropped})
+	}
+	return out
+}
+
+// HealthReport returns the health of the upstreams of gws, their errors
+// redacted as the handler's are.
+func (gws Gateways) HealthReport() flows.HealthReport {
+	var rep flows.HealthReport
 	starting, closed, up, total := false, false, 0, 0
 	for _, g := range gws {
 		g.mu.Lock()
@@ -106,7 +124,7 @@ func report(gws []*Gateway) healthReport {
 			if h.State == StateUp {
 				up++
 			}
-			u := upstreamReport{Name: h.Upstream, State: h.State.String(), Since: h.Since.UTC().Format(time.RFC3339), Reconnects: h.Reconnects, Dropped: h.Dropped}
+			u := flows.UpstreamHealth{Name: h.Upstream, State: h.State.String(), Since: h.Since, Reconnects: h.Reconnects, Dropped: h.Dropped}
 			if h.Err != nil {
 				u.Error = redact(h.Err.Error(), g.ups[i].secrets())
 			}

@@ -25,6 +25,7 @@ type report struct {
 		Since      string `json:"since"`
 		Error      string `json:"error"`
 		Reconnects int    `json:"reconnects"`
+		Dropped    uint64 `json:"dropped"`
 	} `json:"upstreams"`
 }
 
@@ -66,7 +67,7 @@ func kill(t *testing.T, srv *framework.Server, gw *gateway.Gateway, i int, prefi
 	eventually(t, "upstream to be down", func() bool { return gw.Health()[i].State == gateway.StateDown })
 }
 
-func TestHealthHandler(t *testing.T) {
+func TestGateways(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// setup returns the gateways to report on, in the state to test.
@@ -98,11 +99,11 @@ func TestHealthHandler(t *testing.T) {
 			return []*gateway.Gateway{a, b}
 		}, 200, "degraded", []string{"down", "up"}, []bool{true, false}},
 		{"before attach", func(t *testing.T) []*gateway.Gateway {
-			return []*gateway.Gateway{gateway.New(downUpstream("a"))}
+			return []*gateway.Gateway{gateway.New(gateway.Config{Upstreams: []gateway.Upstream{downUpstream("a")}})}
 		}, 503, "starting", []string{"connecting"}, []bool{false}},
 		{"one gateway of two not attached", func(t *testing.T) []*gateway.Gateway {
 			_, a := serve(t, nil, downUpstream("a"))
-			return []*gateway.Gateway{a, gateway.New(downUpstream("b"))}
+			return []*gateway.Gateway{a, gateway.New(gateway.Config{Upstreams: []gateway.Upstream{downUpstream("b")}})}
 		}, 503, "starting", []string{"up", "connecting"}, []bool{false, false}},
 		{"after close", func(t *testing.T) []*gateway.Gateway {
 			_, gw := serve(t, nil, downUpstream("a"))
@@ -112,7 +113,7 @@ func TestHealthHandler(t *testing.T) {
 		{"no gateway", func(t *testing.T) []*gateway.Gateway { return nil }, 503, "down", []string{}, []bool{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := gateway.HealthHandler(tc.setup(t)...)
+			h := gateway.Gateways(tc.setup(t))
 			res, rep := probe(t, h, http.MethodGet)
 			if res.StatusCode != tc.code || rep.Status != tc.status {
 				t.Errorf("GET: %d, status %q; want %d, %q", res.StatusCode, rep.Status, tc.code, tc.status)
@@ -134,15 +135,26 @@ func TestHealthHandler(t *testing.T) {
 			if res, _ := probe(t, h, http.MethodHead); res.StatusCode != tc.code {
 				t.Errorf("HEAD: %d, want %d", res.StatusCode, tc.code)
 			}
+			// In process, the report says what the endpoint's says.
+			typed := h.HealthReport()
+			if typed.Status != tc.status || len(typed.Upstreams) != len(rep.Upstreams) {
+				t.Fatalf("HealthReport = %+v, want status %q and the endpoint's %d upstreams", typed, tc.status, len(rep.Upstreams))
+			}
+			for i, u := range typed.Upstreams {
+				j := rep.Upstreams[i]
+				if u.Name != j.Name || u.State != j.State || u.Error != j.Error || u.Since.UTC().Format(time.RFC3339) != j.Since || u.Reconnects != j.Reconnects || u.Dropped != j.Dropped {
+					t.Errorf("HealthReport upstream %d = %+v, the endpoint's %+v", i, u, j)
+				}
+			}
 		})
 	}
 }
 
-func TestHealthHandlerBody(t *testing.T) {
+func TestGatewaysBody(t *testing.T) {
 	srv, gw := serve(t, nil, downUpstream("a"))
 	kill(t, srv, gw, 0, "a_")
 	rec := httptest.NewRecorder()
-	gateway.HealthHandler(gw).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	gateway.Gateways{gw}.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	// The field names are the documented ones, and no others.
 	var body map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
@@ -158,14 +170,14 @@ func TestHealthHandlerBody(t *testing.T) {
 	}
 
 	rec = httptest.NewRecorder()
-	gateway.HealthHandler(gw).ServeHTTP(rec, httptest.NewRequest("HEAD", "/", nil))
+	gateway.Gateways{gw}.ServeHTTP(rec, httptest.NewRequest("HEAD", "/", nil))
 	if rec.Body.Len() != 0 {
 		t.Errorf("HEAD body = %q, want none", rec.Body.String())
 	}
 }
 
-func TestHealthHandlerMethods(t *testing.T) {
-	h := gateway.HealthHandler(gateway.New(downUpstream("a")))
+func TestGatewaysMethods(t *testing.T) {
+	h := gateway.Gateways{gateway.New(gateway.Config{Upstreams: []gateway.Upstream{downUpstream("a")}})}
 	for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(m, "/", nil))
@@ -175,11 +187,11 @@ func TestHealthHandlerMethods(t *testing.T) {
 	}
 }
 
-// TestHealthHandlerRedacts checks that a report tells no secret: of an
+// TestGatewaysRedacts checks that a report tells no secret: of an
 // upstream that cannot be reached at a URL with credentials, and of one
 // whose error repeats the token (configured, or from its TokenSource) and
 // header it was sent.
-func TestHealthHandlerRedacts(t *testing.T) {
+func TestGatewaysRedacts(t *testing.T) {
 	// A loopback port nothing listens on: the address of a closed server.
 	closed := httptest.NewServer(http.NotFoundHandler())
 	addr := closed.Listener.Addr().String()
@@ -206,7 +218,7 @@ func TestHealthHandlerRedacts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			up := tc.up
 			up.Name, up.URL = "a", tc.url
-			gw := gateway.New(up)
+			gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{up}})
 			srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 			if err := srv.Use(gw); err != nil {
 				t.Fatal(err)
@@ -214,7 +226,7 @@ func TestHealthHandlerRedacts(t *testing.T) {
 			if err := srv.Start(); err == nil {
 				t.Fatal("Start succeeded, want the upstream to fail it")
 			}
-			_, rep := probe(t, gateway.HealthHandler(gw), http.MethodGet)
+			_, rep := probe(t, gateway.Gateways{gw}, http.MethodGet)
 			if rep.Status != "closed" || len(rep.Upstreams) != 1 {
 				t.Fatalf("report = %+v", rep)
 			}

@@ -92,7 +92,7 @@ func serve(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream)
 func serveLogged(t *testing.T, setup func(*framework.Server), ups ...gateway.Upstream) (*framework.Server, *gateway.Gateway, *plugintest.Buffer) {
 	t.Helper()
 	logs := &plugintest.Buffer{}
-	gw := gateway.New(ups...)
+	gw := gateway.New(gateway.Config{Upstreams: ups})
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})
 	if err := srv.Use(gw); err != nil {

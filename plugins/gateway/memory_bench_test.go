@@ -34,11 +34,11 @@ func BenchmarkSessionMemory(b *testing.B) {
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
 				srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
-				gw := gateway.New(stdio("up"))
+				gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{stdio("up")}})
 				if variant == "shared" {
 					up := stdio("up")
 					up.Shared = true
-					gw = gateway.New(up)
+					gw = gateway.New(gateway.Config{Upstreams: []gateway.Upstream{up}})
 				}
 				if variant == "server" {
 					type in struct {

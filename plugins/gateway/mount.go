@@ -8,11 +8,11 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -100,8 +100,8 @@ func (u *upstream) serves(uri string) bool {
 	if _, ok := u.mounted[entityKey{"resource", uri}]; ok {
 		return true
 	}
-	for _, t := range u.listed.templates {
-		if matches(u.cfg.exposedURI(t.URITemplate), uri) {
+	for _, re := range u.templates {
+		if re.MatchString(uri) {
 			return true
 		}
 	}
@@ -126,28 +126,7 @@ func (u *upstream) mountAll() error {
 func (u *upstream) mount(l listing, notify ...string) error {
 	u.mountMu.Lock()
 	defer u.mountMu.Unlock()
-	want := map[entityKey]string{}
-	adds := map[entityKey]func() error{}
-	for _, t := range l.tools {
-		k := entityKey{"tool", u.cfg.Prefix + t.Name}
-		want[k] = describe(t)
-		adds[k] = func() error { return u.addTool(t) }
-	}
-	for _, p := range l.prompts {
-		k := entityKey{"prompt", u.cfg.Prefix + p.Name}
-		want[k] = describe(p)
-		adds[k] = func() error { return u.addPrompt(p) }
-	}
-	for _, r := range l.resources {
-		k := entityKey{"resource", u.cfg.exposedURI(r.URI)}
-		want[k] = describe(r)
-		adds[k] = func() error { return u.addResource(r, nil) }
-	}
-	for _, t := range l.templates {
-		k := entityKey{"template", u.cfg.exposedURI(t.URITemplate)}
-		want[k] = describe(t)
-		adds[k] = func() error { return u.addResource(nil, t) }
-	}
+	want, adds := u.wanted(l)
 	u.mu.Lock()
 	have := maps.Clone(u.mounted)
 	u.mu.Unlock()
@@ -205,6 +184,33 @@ func (u *upstream) mount(l listing, notify ...string) error {
 		}
 	}
 	return firstErr
+}
+
+// wanted returns the entities l mounts, by key, each with the JSON of
+// its description and the function that adds it to the server.
+func (u *upstream) wanted(l listing) (want map[entityKey]string, adds map[entityKey]func() error) {
+	want, adds = map[entityKey]string{}, map[entityKey]func() error{}
+	for _, t := range l.tools {
+		k := entityKey{"tool", u.cfg.Prefix + t.Name}
+		want[k] = describe(t)
+		adds[k] = func() error { return u.addTool(t) }
+	}
+	for _, p := range l.prompts {
+		k := entityKey{"prompt", u.cfg.Prefix + p.Name}
+		want[k] = describe(p)
+		adds[k] = func() error { return u.addPrompt(p) }
+	}
+	for _, r := range l.resources {
+		k := entityKey{"resource", u.cfg.exposedURI(r.URI)}
+		want[k] = describe(r)
+		adds[k] = func() error { return u.addResource(r, nil) }
+	}
+	for _, t := range l.templates {
+		k := entityKey{"template", u.cfg.exposedURI(t.URITemplate)}
+		want[k] = describe(t)
+		adds[k] = func() error { return u.addResource(nil, t) }
+	}
+	return want, adds
 }
 
 // listKind returns the kind of list_changed notification an entity of
@@ -557,31 +563,26 @@ func (m metaCarrier) Set(key, value string) { m[key] = value }
 
 func (m metaCarrier) Keys() []string { return slices.Collect(maps.Keys(m)) }
 
-// matches reports whether uri matches the URI template tmpl, each
-// {variable} standing for one or more characters other than "/" ({+var}
-// and {#var} for any).
-func matches(tmpl, uri string) bool {
-	var b []byte
-	b = append(b, '^')
-	for len(tmpl) > 0 {
-		i := strings.IndexByte(tmpl, '{')
-		if i < 0 {
-			b = append(b, regexp.QuoteMeta(tmpl)...)
-			break
+// listMain makes l the main session's listing, with its keys and its
+// templates compiled. u.mu is held.
+func (u *upstream) listMain(l listing) {
+	u.listed, u.mainKeys = l, u.keyed(l)
+	u.templates = u.templates[:0:0]
+	for _, t := range l.templates {
+		if re := compileTemplate(u.cfg.exposedURI(t.URITemplate)); re != nil {
+			u.templates = append(u.templates, re)
 		}
-		b = append(b, regexp.QuoteMeta(tmpl[:i])...)
-		j := strings.IndexByte(tmpl[i:], '}')
-		if j < 0 {
-			return false
-		}
-		if v := tmpl[i+1 : i+j]; len(v) > 0 && (v[0] == '+' || v[0] == '#') {
-			b = append(b, ".+"...)
-		} else {
-			b = append(b, "[^/]+"...)
-		}
-		tmpl = tmpl[i+j+1:]
 	}
-	b = append(b, '$')
-	re, err := regexp.Compile(string(b))
-	return err == nil && re.MatchString(uri)
+}
+
+// compileTemplate compiles the URI template tmpl (RFC 6570) into the
+// expression the URIs it expands to match, as the MCP SDK's server
+// matches a read against a resource template; nil when tmpl does not
+// parse, matching nothing.
+func compileTemplate(tmpl string) *regexp.Regexp {
+	t, err := uritemplate.New(tmpl)
+	if err != nil {
+		return nil
+	}
+	return t.Regexp()
 }

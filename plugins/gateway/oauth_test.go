@@ -236,7 +236,7 @@ func TestTokenSourceConcurrentRefusals(t *testing.T) {
 func TestTokenSourceFails(t *testing.T) {
 	_, tokenURL, mcpURL := newIDP(t, 3600)
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-	gw := gateway.New(gateway.Upstream{Name: "up", URL: mcpURL, TokenSource: ccSource(tokenURL, "wrong-secret", mcpURL)})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: mcpURL, TokenSource: ccSource(tokenURL, "wrong-secret", mcpURL)}}})
 	check(t, srv.Use(gw))
 	t.Cleanup(func() { gw.Close() })
 	err := srv.Start()
@@ -274,7 +274,7 @@ func TestTokenSourceHangs(t *testing.T) {
 	src := hanging{release: make(chan struct{})}
 	t.Cleanup(func() { close(src.release) })
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-	gw := gateway.New(gateway.Upstream{Name: "up", URL: mcpURL, TokenSource: src, ConnectTimeout: 100 * time.Millisecond})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: mcpURL, TokenSource: src, ConnectTimeout: 100 * time.Millisecond}}})
 	check(t, srv.Use(gw))
 	t.Cleanup(func() { gw.Close() })
 	err := srv.Start()

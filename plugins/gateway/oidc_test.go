@@ -160,7 +160,7 @@ func TestTokenSourceOIDC(t *testing.T) {
 	t.Run("a wrong secret fails Start", func(t *testing.T) {
 		src := serviceSource(as, "not-the-secret", up.url)
 		srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-		gw := gateway.New(gateway.Upstream{Name: "billing", URL: up.url, TokenSource: src})
+		gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "billing", URL: up.url, TokenSource: src}}})
 		check(t, srv.Use(gw))
 		t.Cleanup(func() { gw.Close() })
 		err := srv.Start()

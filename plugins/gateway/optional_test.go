@@ -51,7 +51,7 @@ func TestRequiredUpstream(t *testing.T) {
 	req := stdio("req")
 	req.Command = []string{filepath.Join(t.TempDir(), "missing")}
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw"}, nil)
-	gw := gateway.New(stdio("ok"), req)
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{stdio("ok"), req}})
 	check(t, srv.Use(gw))
 	defer gw.Close()
 	if err := srv.Start(); err == nil || !strings.Contains(err.Error(), `upstream "req"`) {

@@ -150,7 +150,7 @@ func TestTaskToolsLeftOut(t *testing.T) {
 func TestPerSessionInApp(t *testing.T) {
 	a := stdio("a")
 	a.Command = append(a.Command, "-instructions", "hi")
-	gw := gateway.New(a)
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{a}})
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{Subscribe: gw.Subscribe, Unsubscribe: gw.Unsubscribe})
 	app, err := srv.App("upstreams")
 	check(t, err)

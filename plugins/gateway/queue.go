@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultQueueLimit is the default of [Options.QueueLimit].
+// DefaultQueueLimit is the default of [Config.QueueLimit].
 const DefaultQueueLimit = 1024
 
 // dropLogEvery is how often, at most, the gateway logs that it still

@@ -242,12 +242,12 @@ func (c gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return c.Connection.Read(ctx)
 }
 
-// TestQueueLimit: with Options.QueueLimit, a client session that does
+// TestQueueLimit: with Config.QueueLimit, a client session that does
 // not read gets at most that many of a flood's notifications; the others
 // are counted in the upstream's Health and health report.
 func TestQueueLimit(t *testing.T) {
 	const n, limit = 1000, 10
-	gw := gateway.NewWithOptions(gateway.Options{QueueLimit: limit}, stdio("up"))
+	gw := gateway.New(gateway.Config{QueueLimit: limit, Upstreams: []gateway.Upstream{stdio("up")}})
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, &framework.Options{Logger: slog.New(slog.DiscardHandler)})
 	check(t, srv.Use(gw))
 	answered := make(chan struct{}, 1)
@@ -289,15 +289,15 @@ func TestQueueLimit(t *testing.T) {
 		t.Errorf("the client received %d progress notifications, more than the queue holds (%d)", got, limit)
 	}
 	rec := httptest.NewRecorder()
-	gateway.HealthHandler(gw).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	gateway.Gateways{gw}.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if want := fmt.Sprintf(`"dropped":%d`, gw.Health()[0].Dropped); !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("health report %s, want %s", rec.Body, want)
 	}
 
-	bad := gateway.NewWithOptions(gateway.Options{QueueLimit: -1}, stdio("up"))
+	bad := gateway.New(gateway.Config{QueueLimit: -1, Upstreams: []gateway.Upstream{stdio("up")}})
 	srv = framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 	check(t, srv.Use(bad))
-	if err := srv.Start(); err == nil || !strings.Contains(err.Error(), "Options.QueueLimit: must not be negative") {
+	if err := srv.Start(); err == nil || !strings.Contains(err.Error(), "Config.QueueLimit: must not be negative") {
 		t.Errorf("Start with a negative QueueLimit: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ func TestRootsListChangedReachesUpstream(t *testing.T) {
 	for _, tr := range transports {
 		for _, attach := range []string{"server", "app"} {
 			t.Run(tr.name+"/"+attach, func(t *testing.T) {
-				gw := gateway.New(tr.upstream(t, "up"))
+				gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{tr.upstream(t, "up")}})
 				srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 				if attach == "server" {
 					check(t, srv.Use(gw))

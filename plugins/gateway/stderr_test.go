@@ -70,7 +70,7 @@ func TestFailureTellsClientsNoInternals(t *testing.T) {
 func TestCloseEndsProcesses(t *testing.T) {
 	a := stdio("a")
 	a.Timeout = 100 * time.Millisecond
-	gw := gateway.New(a)
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{a}})
 	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 	check(t, srv.Use(gw))
 	check(t, srv.Start())

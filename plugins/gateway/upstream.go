@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,7 +47,10 @@ type upstream struct {
 	// server, by exposed name (tools, prompts) or URI (resources).
 	listed   listing
 	mainKeys map[entityKey]string // listed's entities (see keyed)
-	mounted  map[entityKey]string // → JSON of the upstream's description
+	// templates are listed's URI templates as clients see them, compiled
+	// once per listing (see listMain).
+	templates []*regexp.Regexp
+	mounted   map[entityKey]string // → JSON of the upstream's description
 	// seq counts the upstream sessions opened (see conn.seq).
 	seq uint64
 	// taskLogged holds the tools logged as left out for being tasks.
@@ -144,7 +148,8 @@ func (u *upstream) start(ctx context.Context, srv *framework.Server, reg framewo
 		return fmt.Errorf("gateway: upstream %q: %w", u.cfg.Name, err)
 	}
 	u.mu.Lock()
-	u.main, u.listed, u.mainKeys = c, l, u.keyed(l)
+	u.main = c
+	u.listMain(l)
 	u.mu.Unlock()
 	u.setState(StateUp, nil)
 	return nil
@@ -250,7 +255,8 @@ func (u *upstream) reconnect() bool {
 		c, l, err := u.connectMain(context.Background())
 		if err == nil {
 			u.mu.Lock()
-			u.main, u.listed, u.mainKeys = c, l, u.keyed(l)
+			u.main = c
+			u.listMain(l)
 			u.reconnects++
 			u.mu.Unlock()
 			u.setState(StateUp, nil)
@@ -407,43 +413,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		u.seq++
 		seq := u.seq
 		u.mu.Unlock()
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
-		p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion), seq)
-		if p.err == nil {
-			if ss != nil {
-				// What this session offers its client may differ from
-				// what the main session lists (see views.go).
-				if l, err := p.conn.list(cctx); err != nil {
-					u.log.Warn("gateway: listing a client session's upstream session; the client sees what the gateway's own lists", slog.Any("err", err))
-				} else {
-					u.setListing(p.conn, l)
-				}
-			}
-		}
-		cancel()
-		close(p.ready)
-		if p.err == nil && ss != nil {
-			u.remount()
-		}
-		if p.err != nil {
-			u.forget(key, p)
-		} else {
-			if ss != nil {
-				// A replaced session: the client's subscriptions go on.
-				goSafe(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
-			}
-			goSafe(u.log, "tracking a client's upstream session", func() {
-				// The client session's end ends its upstream session, and
-				// the upstream session's end forgets it.
-				done := make(chan struct{})
-				goSafe(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
-				if ss != nil {
-					goSafe(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
-				}
-				<-done
-				u.forget(key, p)
-			})
-		}
+		u.open(ctx, p, key, ss, caps, version, seq)
 	} else {
 		u.mu.Unlock()
 	}
@@ -465,6 +435,49 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
 	return p.conn, nil
+}
+
+// open opens p, the upstream session of client session ss (nil: a
+// shared one) under key, the seq-th; once it is ready (closed p.ready),
+// it is listed for ss, and forgotten when it ends or failed.
+func (u *upstream) open(ctx context.Context, p *pending, key any, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
+	p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion), seq)
+	if p.err == nil {
+		if ss != nil {
+			// What this session offers its client may differ from
+			// what the main session lists (see views.go).
+			if l, err := p.conn.list(cctx); err != nil {
+				u.log.Warn("gateway: listing a client session's upstream session; the client sees what the gateway's own lists", slog.Any("err", err))
+			} else {
+				u.setListing(p.conn, l)
+			}
+		}
+	}
+	cancel()
+	close(p.ready)
+	if p.err == nil && ss != nil {
+		u.remount()
+	}
+	if p.err != nil {
+		u.forget(key, p)
+		return
+	}
+	if ss != nil {
+		// A replaced session: the client's subscriptions go on.
+		goSafe(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
+	}
+	goSafe(u.log, "tracking a client's upstream session", func() {
+		// The client session's end ends its upstream session, and
+		// the upstream session's end forgets it.
+		done := make(chan struct{})
+		goSafe(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
+		if ss != nil {
+			goSafe(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
+		}
+		<-done
+		u.forget(key, p)
+	})
 }
 
 // clientSessions counts the upstream sessions of client sessions, open or

@@ -128,7 +128,7 @@ func (u *upstream) setListing(c *conn, l listing) {
 	defer u.mu.Unlock()
 	if c.ss == nil {
 		if c == u.main {
-			u.listed, u.mainKeys = l, u.keyed(l)
+			u.listMain(l)
 		}
 		return
 	}

@@ -47,7 +47,7 @@ func TestMountedTool(t *testing.T) {
 	saving.On = guidance.Tool("save_note")
 	hooks = append(hooks, saving)
 	p := guidance.New(guidance.Config{Hooks: hooks, Storage: []string{"memory"}})
-	gw := gateway.New(gateway.Upstream{Name: "notes", URL: upstreamNotes(t)})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "notes", URL: upstreamNotes(t)}}})
 	t.Cleanup(func() { _ = gw.Close() })
 	srv := newServer(t, p, nil, func(s *framework.Server) error { return s.Use(gw) })
 

@@ -29,7 +29,7 @@ func TestMountedToolGated(t *testing.T) {
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	t.Cleanup(hs.Close)
 
-	gw := gateway.New(gateway.Upstream{Name: "search", URL: hs.URL})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "search", URL: hs.URL}}})
 	t.Cleanup(func() { _ = gw.Close() })
 	srv := framework.NewServer(&mcp.Implementation{Name: "gated", Version: "1"}, nil)
 	err := framework.AddToolFunc(srv, &mcp.Tool{Name: "session_init"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, error) {

@@ -51,7 +51,7 @@ func TestNoTokenPassthrough(t *testing.T) {
 	as := authServer.Get(t)
 	var up recorder
 	const own = "the-gateway-s-own-credential"
-	gw := gateway.New(gateway.Upstream{Name: "up", URL: up.serve(t), Token: own})
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: up.serve(t), Token: own}}})
 	t.Cleanup(func() { _ = gw.Close() })
 	w := serveWeather(t, as, nil, gw)
 	token := as.ClientCredentials(t, w.url, readScope)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"time"
 )
@@ -34,14 +33,14 @@ func earlyListChanged(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rec := httptest.NewRecorder()
+		rec := &buffered{header: http.Header{}, code: http.StatusOK}
 		next.ServeHTTP(rec, r)
 		for k, vs := range rec.Header() {
 			w.Header()[k] = vs
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Del("Content-Length")
-		w.WriteHeader(rec.Code)
+		w.WriteHeader(rec.code)
 		_, _ = io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
@@ -49,10 +48,23 @@ func earlyListChanged(next http.Handler) http.Handler {
 		// The pause leaves the client time to act on the notification
 		// before its session is connected.
 		time.Sleep(300 * time.Millisecond)
-		out := rec.Body.Bytes()
+		out := rec.body.Bytes()
 		if !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream") {
 			out = append(append([]byte("event: message\ndata: "), bytes.TrimSpace(out)...), '\n', '\n')
 		}
 		_, _ = w.Write(out)
 	})
 }
+
+// buffered is a ResponseWriter that keeps the answer, to be sent later.
+type buffered struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *buffered) Header() http.Header { return b.header }
+
+func (b *buffered) WriteHeader(code int) { b.code = code }
+
+func (b *buffered) Write(p []byte) (int, error) { return b.body.Write(p) }

@@ -1,4 +1,4 @@
-package gateway
+package host
 
 import (
 	"io"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
 // Config is a gateway server: what the hookflow gateway command's
@@ -13,7 +14,8 @@ import (
 // applied. [Serve] serves it, [Explain] prints its plans and [Check]
 // checks it without serving.
 type Config struct {
-	// Name is the name the server gives its clients.
+	// Name is the name the server gives its clients; "" is
+	// "hookflow-gateway".
 	Name string `yaml:"name"`
 	// Log is how the server logs.
 	Log LogConfig `yaml:"log"`
@@ -28,9 +30,9 @@ type Config struct {
 	Apps []AppConfig `yaml:"apps"`
 }
 
-// DefaultName is the name a server gives its clients when its Config's
+// defaultName is the name a server gives its clients when its Config's
 // Name is "".
-const DefaultName = "hookflow-gateway"
+const defaultName = "hookflow-gateway"
 
 // DefaultSessionTimeout is [ServeConfig.SessionTimeout] when a
 // configuration file leaves it out.
@@ -88,7 +90,7 @@ func (l LogConfig) Logger(w io.Writer) *slog.Logger {
 // UpstreamConfig is an upstream and where it is mounted.
 // The file's keys of an upstream are documented in docs/gateway.md.
 type UpstreamConfig struct {
-	Upstream `yaml:",inline"`
+	gateway.Upstream `yaml:",inline"`
 	// App is the app the upstream is mounted into; "" the server.
 	App string `yaml:"app"`
 }

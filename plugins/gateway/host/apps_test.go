@@ -1,4 +1,4 @@
-package gateway_test
+package host_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 // TestAppsAnyOrder mounts two copies of one upstream, into the server and
@@ -16,7 +16,7 @@ import (
 // twice"), with a Prefix and a ResourcePrefix on one of them each starts
 // and serves both copies.
 func TestAppsAnyOrder(t *testing.T) {
-	apps := []gateway.AppConfig{{Name: "x"}, {Name: "y"}}
+	apps := []host.AppConfig{{Name: "x"}, {Name: "y"}}
 	for _, tc := range []struct {
 		name       string
 		appA, appB string
@@ -27,8 +27,8 @@ func TestAppsAnyOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := stdio("a"), stdio("b")
-			cfg := &gateway.Config{Apps: apps, Upstreams: []gateway.UpstreamConfig{{Upstream: a, App: tc.appA}, {Upstream: b, App: tc.appB}}}
-			err := gateway.Explain(&bytes.Buffer{}, cfg, flows.ToolsCallTool, gateway.ServeOptions{Logger: slog.New(slog.DiscardHandler)})
+			cfg := &host.Config{Apps: apps, Upstreams: []host.UpstreamConfig{{Upstream: a, App: tc.appA}, {Upstream: b, App: tc.appB}}}
+			err := host.Explain(&bytes.Buffer{}, cfg, flows.ToolsCallTool, host.ServeOptions{Logger: slog.New(slog.DiscardHandler)})
 			if err == nil || strings.Contains(err.Error(), "added twice") ||
 				!strings.Contains(err.Error(), `clashes with upstream`) || !strings.Contains(err.Error(), `tool "echo"`) ||
 				!strings.Contains(err.Error(), "set a Prefix on one of them") || !strings.Contains(err.Error(), "set a ResourcePrefix on one of them") {
@@ -37,7 +37,7 @@ func TestAppsAnyOrder(t *testing.T) {
 			b.Prefix, b.ResourcePrefix = "b_", "b+"
 			cfg.Upstreams[1].Upstream = b
 			var plan bytes.Buffer
-			if err := gateway.Explain(&plan, cfg, flows.ResourcesReadResource, gateway.ServeOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			if err := host.Explain(&plan, cfg, flows.ResourcesReadResource, host.ServeOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
 				t.Fatalf("start with prefixes: %v", err)
 			}
 			if !strings.Contains(plan.String(), "b+") {

@@ -1,4 +1,4 @@
-package gateway
+package host
 
 import (
 	"cmp"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/plugins/gateway"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -60,7 +61,7 @@ func Check(cfg *Config) error {
 	if err := cfg.Serve.checkListeners(); err != nil {
 		return err
 	}
-	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, DefaultName), Version: "1"}, nil)}
+	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil)}
 	defer s.close()
 	// offline checks p's plugins without building them.
 	offline := func(p PluginsConfig) (PluginsConfig, error) {
@@ -133,7 +134,7 @@ func Explain(w io.Writer, cfg *Config, flow flows.ID, opts ServeOptions) error {
 // until opts.Hurry is closed) before it shuts down. With cfg.Serve.Health
 // or HealthAddr set it serves the health endpoints too, from before the
 // upstreams connect: Health+"/live" answers 200 while the process serves,
-// Health+"/ready" is [HealthHandler] of the server's gateways, or 503
+// Health+"/ready" is [gateway.Gateways] of the server's gateways, or 503
 // "stopping" once ctx is done. They need no credentials, and come before
 // a [HandlerPlugin] on the MCP listener.
 func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
@@ -171,7 +172,7 @@ func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 // server is a gateway server built from a Config, started.
 type server struct {
 	srv      *framework.Server
-	gateways []*Gateway
+	gateways []*gateway.Gateway
 	// front is the plugin whose handler serves HTTP, if any.
 	front HandlerPlugin
 	// plugins are the plugins built, which end with the server: an
@@ -199,7 +200,7 @@ func (s *server) close() {
 // apps and gateways; the upstreams are connected.
 func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
 	s := &server{}
-	s.srv = framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, DefaultName), Version: "1"}, &framework.Options{
+	s.srv = framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, &framework.Options{
 		Logger:      logger,
 		Subscribe:   s.subscribe,
 		Unsubscribe: s.unsubscribe,
@@ -208,11 +209,10 @@ func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
 		s.close()
 		return nil, err
 	}
-	all := &peers{}
 	mount := func(r interface {
 		Use(...framework.Plugin) error
 	}, app string) error {
-		var ups []Upstream
+		var ups []gateway.Upstream
 		for _, u := range cfg.Upstreams {
 			if u.App == app {
 				ups = append(ups, u.Upstream)
@@ -221,8 +221,7 @@ func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
 		if len(ups) == 0 {
 			return nil
 		}
-		gw := New(ups...)
-		gw.peers = all.add(gw)
+		gw := gateway.New(gateway.Config{Upstreams: ups, Peers: s.gateways})
 		s.gateways = append(s.gateways, gw)
 		return r.Use(gw)
 	}
@@ -380,7 +379,7 @@ func drainFor(d time.Duration, logger *slog.Logger, hurry <-chan struct{}) {
 
 // healthEndpoints serves the liveness and readiness endpoints under a path
 // prefix: prefix+"/live" answers 200 while the process serves HTTP,
-// prefix+"/ready" is [HealthHandler] of the gateways, or 503 "stopping"
+// prefix+"/ready" is [gateway.Gateways] of the gateways, or 503 "stopping"
 // once the server is shutting down.
 type healthEndpoints struct {
 	live, ready string
@@ -396,13 +395,13 @@ func newHealthEndpoints(prefix string) *healthEndpoints {
 	prefix = strings.TrimSuffix(cmp.Or(prefix, "/health"), "/")
 	e := &healthEndpoints{live: prefix + "/live", ready: prefix + "/ready"}
 	// A gateway never attached: 503, "starting".
-	e.set(New())
+	e.set(gateway.New(gateway.Config{}))
 	return e
 }
 
 // set makes readiness report on gws.
-func (e *healthEndpoints) set(gws ...*Gateway) {
-	h := HealthHandler(gws...)
+func (e *healthEndpoints) set(gws ...*gateway.Gateway) {
+	var h http.Handler = gateway.Gateways(gws)
 	e.readiness.Store(&h)
 }
 

@@ -1,4 +1,4 @@
-package gateway_test
+package host_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 // frontConfig configures a front plugin.
@@ -28,10 +28,10 @@ func (c frontConfig) Validate() error {
 	return nil
 }
 
-// front is a gateway.HandlerPlugin that marks every answer with a header.
+// front is a host.HandlerPlugin that marks every answer with a header.
 type front struct{ header string }
 
-var _ gateway.HandlerPlugin = (*front)(nil)
+var _ host.HandlerPlugin = (*front)(nil)
 
 func newFront(c frontConfig) *front                  { return &front{header: c.Header} }
 func (*front) Name() string                          { return "front" }
@@ -78,17 +78,17 @@ func (l *addrLog) WithGroup(string) slog.Handler            { return l }
 // the MCP endpoint (the health endpoints come before it), and a done
 // context with Hurry closed shuts it down without waiting out the drain.
 func TestServe(t *testing.T) {
-	spec := gateway.Plugin("front", newFront)
-	cfg := &gateway.Config{
-		Serve:     gateway.ServeConfig{HTTP: "127.0.0.1:0", Health: "/h", Drain: 1 << 62},
-		Upstreams: []gateway.UpstreamConfig{{Upstream: stdio("up")}},
-		Plugins:   gateway.PluginsConfig{List: []gateway.PluginConfig{{Spec: spec, Config: frontConfig{Header: "yes"}}}},
+	spec := host.Plugin("front", newFront)
+	cfg := &host.Config{
+		Serve:     host.ServeConfig{HTTP: "127.0.0.1:0", Health: "/h", Drain: 1 << 62},
+		Upstreams: []host.UpstreamConfig{{Upstream: stdio("up")}},
+		Plugins:   host.PluginsConfig{List: []host.PluginConfig{{Spec: spec, Config: frontConfig{Header: "yes"}}}},
 	}
 	logs := &addrLog{Handler: slog.DiscardHandler, addrs: map[string]string{}, seen: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	hurry := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- gateway.Serve(ctx, cfg, gateway.ServeOptions{Logger: slog.New(logs), Hurry: hurry}) }()
+	go func() { done <- host.Serve(ctx, cfg, host.ServeOptions{Logger: slog.New(logs), Hurry: hurry}) }()
 	select {
 	case <-logs.seen:
 	case err := <-done:
@@ -125,20 +125,20 @@ func TestServe(t *testing.T) {
 // runs, none is built, and the apps' names are checked.
 func TestCheck(t *testing.T) {
 	built := 0
-	spec := gateway.Plugin("front", func(c frontConfig) *front { built++; return newFront(c) })
+	spec := host.Plugin("front", func(c frontConfig) *front { built++; return newFront(c) })
 	for _, tc := range []struct {
 		name string
-		cfg  gateway.Config
+		cfg  host.Config
 		want string // "" for valid
 	}{
-		{"valid", gateway.Config{Plugins: gateway.PluginsConfig{Noop: true, List: []gateway.PluginConfig{{Spec: spec, Config: frontConfig{Header: "x"}}}}}, ""},
-		{"invalid plugin", gateway.Config{Plugins: gateway.PluginsConfig{List: []gateway.PluginConfig{{Spec: spec, Config: frontConfig{}}}}}, "required"},
-		{"invalid plugin in an app", gateway.Config{Apps: []gateway.AppConfig{{Name: "a", Plugins: gateway.PluginsConfig{List: []gateway.PluginConfig{{Spec: spec, Config: frontConfig{}}}}}}}, "required"},
-		{"wrong configuration type", gateway.Config{Plugins: gateway.PluginsConfig{List: []gateway.PluginConfig{{Spec: spec, Config: "x"}}}}, "configured by a"},
-		{"bad app name", gateway.Config{Apps: []gateway.AppConfig{{Name: "a/b"}}}, "scope name"},
+		{"valid", host.Config{Plugins: host.PluginsConfig{Noop: true, List: []host.PluginConfig{{Spec: spec, Config: frontConfig{Header: "x"}}}}}, ""},
+		{"invalid plugin", host.Config{Plugins: host.PluginsConfig{List: []host.PluginConfig{{Spec: spec, Config: frontConfig{}}}}}, "required"},
+		{"invalid plugin in an app", host.Config{Apps: []host.AppConfig{{Name: "a", Plugins: host.PluginsConfig{List: []host.PluginConfig{{Spec: spec, Config: frontConfig{}}}}}}}, "required"},
+		{"wrong configuration type", host.Config{Plugins: host.PluginsConfig{List: []host.PluginConfig{{Spec: spec, Config: "x"}}}}, "configured by a"},
+		{"bad app name", host.Config{Apps: []host.AppConfig{{Name: "a/b"}}}, "scope name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := gateway.Check(&tc.cfg)
+			err := host.Check(&tc.cfg)
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("Check = %v, want %q", err, tc.want)
 			}
@@ -152,18 +152,18 @@ func TestCheck(t *testing.T) {
 // TestExplain prints the plan of a flow for each mounted entity, with the
 // listed plugins' and noop's hooks.
 func TestExplain(t *testing.T) {
-	cfg := &gateway.Config{
-		Upstreams: []gateway.UpstreamConfig{{Upstream: stdio("up")}},
-		Plugins:   gateway.PluginsConfig{Noop: true},
+	cfg := &host.Config{
+		Upstreams: []host.UpstreamConfig{{Upstream: stdio("up")}},
+		Plugins:   host.PluginsConfig{Noop: true},
 	}
 	var b bytes.Buffer
-	if err := gateway.Explain(&b, cfg, flows.ToolsCallTool, gateway.ServeOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+	if err := host.Explain(&b, cfg, flows.ToolsCallTool, host.ServeOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "noop") {
 		t.Errorf("plan:\n%s\nwant the noop hooks", b.String())
 	}
-	if err := gateway.Serve(context.Background(), &gateway.Config{}, gateway.ServeOptions{}); err == nil || !strings.Contains(err.Error(), "nothing to serve") {
+	if err := host.Serve(context.Background(), &host.Config{}, host.ServeOptions{}); err == nil || !strings.Contains(err.Error(), "nothing to serve") {
 		t.Errorf("Serve without stdio or http = %v, want nothing to serve", err)
 	}
 }

@@ -1,8 +1,7 @@
-package gateway
+package host
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,27 +14,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v4"
-	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/internal/hostcheck"
 	"github.com/hookflow/hookflow/internal/yamlconf"
+	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/gateway/internal/filter"
 )
-
-// oauthConfig is an upstream's OAuth client: client credentials at
-// TokenURL, for Resource (RFC 8707; the upstream's URL by default).
-type oauthConfig struct {
-	TokenURL     string
-	ClientID     string
-	ClientSecret string
-	Scopes       []string
-	Resource     string
-}
 
 // decoder decodes a YAML document into a Config, collecting every
 // error with its position.
@@ -101,7 +89,7 @@ func (d *decoder) decode(data []byte) (*Config, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlconf.SyntaxError(file, err)
 	}
-	cfg := &Config{Name: DefaultName, Serve: ServeConfig{SessionTimeout: DefaultSessionTimeout}}
+	cfg := &Config{Name: defaultName, Serve: ServeConfig{SessionTimeout: DefaultSessionTimeout}}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty configuration: it needs at least upstreams", file)
 	}
@@ -260,7 +248,7 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			"oauth":            func(n *yaml.Node) { oauth = d.oauth(n) },
 			"headers":          func(n *yaml.Node) { u.Header, authHeader = d.headers(n) },
 			"prefix":           func(n *yaml.Node) { u.Prefix = d.Str(n) },
-			"resource_prefix":  func(n *yaml.Node) { u.ResourcePrefix = d.checked(n, checkResourcePrefix) },
+			"resource_prefix":  func(n *yaml.Node) { u.ResourcePrefix = d.checked(n, filter.ResourcePrefix) },
 			"allow_tools":      func(n *yaml.Node) { u.AllowTools = d.patterns(n) },
 			"deny_tools":       func(n *yaml.Node) { u.DenyTools = d.patterns(n) },
 			"required":         func(n *yaml.Node) { u.Optional = !d.Bool(n) },
@@ -276,28 +264,7 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 			"reset_timeout_on_progress": func(n *yaml.Node) { u.ResetTimeoutOnProgress = d.Bool(n) },
 			"max_total_timeout":         func(n *yaml.Node) { u.MaxTotalTimeout = d.Duration(n) },
 		})
-		switch {
-		case u.Name == "":
-			d.Errorf(item, "an upstream needs a name")
-		case slices.ContainsFunc(out, func(o UpstreamConfig) bool { return o.Name == u.Name }):
-			d.Errorf(item, "two upstreams are named %q", u.Name)
-		case len(u.Command) == 0 && u.URL == "":
-			d.Errorf(item, "upstream %q needs a command or a url", u.Name)
-		case len(u.Command) > 0 && u.URL != "":
-			d.Errorf(item, "upstream %q has a command and a url: give one", u.Name)
-		case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
-			d.Errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
-		case len(u.Command) > 0 && oauth != nil:
-			d.Errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
-		case token != nil && oauth != nil:
-			d.Errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
-		case authHeader != nil && token != nil:
-			d.Errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
-		case authHeader != nil && oauth != nil:
-			d.Errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
-		case oauth != nil:
-			u.TokenSource = oauth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, DefaultConnectTimeout))
-		}
+		d.checkUpstream(item, &u, out, upstreamKeys{token: token, authHeader: authHeader, oauth: oauth})
 		if u.Dir != "" && !filepath.IsAbs(u.Dir) {
 			u.Dir = filepath.Join(filepath.Dir(d.File), u.Dir)
 		} else if u.Dir == "" && len(u.Command) > 0 {
@@ -312,6 +279,43 @@ func (d *decoder) upstreams(n *yaml.Node) []UpstreamConfig {
 		d.appAt = append(d.appAt, app)
 	}
 	return out
+}
+
+// upstreamKeys are the keys of an upstream that checkUpstream checks
+// together: token is the key (token or token_env) that gave the token,
+// authHeader the Authorization key under headers.
+type upstreamKeys struct {
+	token, authHeader *yaml.Node
+	oauth             *oauthConfig
+}
+
+// checkUpstream checks what the keys of an upstream, at item, say
+// together, given the upstreams before it; with oauth it sets u's token
+// source.
+func (d *decoder) checkUpstream(item *yaml.Node, u *UpstreamConfig, out []UpstreamConfig, k upstreamKeys) {
+	token, authHeader, oauth := k.token, k.authHeader, k.oauth
+	switch {
+	case u.Name == "":
+		d.Errorf(item, "an upstream needs a name")
+	case slices.ContainsFunc(out, func(o UpstreamConfig) bool { return o.Name == u.Name }):
+		d.Errorf(item, "two upstreams are named %q", u.Name)
+	case len(u.Command) == 0 && u.URL == "":
+		d.Errorf(item, "upstream %q needs a command or a url", u.Name)
+	case len(u.Command) > 0 && u.URL != "":
+		d.Errorf(item, "upstream %q has a command and a url: give one", u.Name)
+	case len(u.Command) > 0 && (u.Token != "" || len(u.Header) > 0):
+		d.Errorf(item, "upstream %q: token and headers are for url upstreams", u.Name)
+	case len(u.Command) > 0 && oauth != nil:
+		d.Errorf(item, "upstream %q: oauth is for url upstreams", u.Name)
+	case token != nil && oauth != nil:
+		d.Errorf(item, "upstream %q: give token (or token_env) or oauth, not both", u.Name)
+	case authHeader != nil && token != nil:
+		d.Errorf(authHeader, "upstream %q: an Authorization header and %s both authenticate to the upstream: give one", u.Name, token.Value)
+	case authHeader != nil && oauth != nil:
+		d.Errorf(authHeader, "upstream %q: an Authorization header and oauth both authenticate to the upstream: give one", u.Name)
+	case oauth != nil:
+		u.TokenSource = oauth.tokenSource(u.URL, cmp.Or(u.ConnectTimeout, gateway.DefaultConnectTimeout))
+	}
 }
 
 // checkProgram checks that the directory of an upstream's command (who)
@@ -331,21 +335,6 @@ func (d *decoder) checkProgram(who string, command []string, dir string, command
 			d.Errorf(commandNode.Content[0], "%s: %v", who, err)
 		}
 	}
-}
-
-// CheckHost checks what u names on this machine, as starting it would
-// find it, without starting it: its directory exists and its program is
-// found there.
-func (u Upstream) CheckHost() error {
-	if u.Dir != "" {
-		if err := hostcheck.Dir(u.Dir); err != nil {
-			return err
-		}
-	}
-	if len(u.Command) > 0 {
-		return hostcheck.Program(u.Command[0], u.Dir)
-	}
-	return nil
 }
 
 // environ reads an upstream's added environment: KEY=value entries.
@@ -393,59 +382,6 @@ func (d *decoder) protocolVersion(n *yaml.Node) string {
 func (d *decoder) removedHTTPTransport(key *yaml.Node) {
 	d.Errorf(key, "http_transport was removed: the gateway reaches every url upstream with hookflow's streamable HTTP client; delete the key")
 }
-
-// oauth reads an upstream's OAuth client. Its secret comes from the
-// environment only: a configuration file is read by more people and
-// programs than a secret should be.
-func (d *decoder) oauth(n *yaml.Node) *oauthConfig {
-	o := &oauthConfig{}
-	given := map[string]bool{}
-	d.Mapping(n, "oauth", map[string]func(*yaml.Node){
-		"token_url": func(n *yaml.Node) { o.TokenURL, given["token_url"] = d.url(n), true },
-		"client_id": func(n *yaml.Node) { o.ClientID, given["client_id"] = d.Str(n), true },
-		"client_secret": func(n *yaml.Node) {
-			given["client_secret_env"] = true // reported here, not as missing
-			d.Errorf(n, "a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env")
-		},
-		"client_secret_env": func(n *yaml.Node) { o.ClientSecret, given["client_secret_env"] = d.Env(n), true },
-		"scopes":            func(n *yaml.Node) { o.Scopes = d.Strs(n) },
-		"resource":          func(n *yaml.Node) { o.Resource = d.url(n) },
-	})
-	var missing []string
-	for _, k := range []string{"token_url", "client_id", "client_secret_env"} {
-		if !given[k] {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
-		d.Errorf(n, "oauth needs %s", strings.Join(missing, ", "))
-	}
-	return o
-}
-
-// tokenSource returns the token source of an upstream at upstreamURL: client
-// credentials, a new token at each call (the gateway caches them), each
-// request to the token endpoint bounded by timeout.
-func (o *oauthConfig) tokenSource(upstreamURL string, timeout time.Duration) oauth2.TokenSource {
-	cc := &clientcredentials.Config{
-		ClientID:       o.ClientID,
-		ClientSecret:   o.ClientSecret,
-		TokenURL:       o.TokenURL,
-		Scopes:         o.Scopes,
-		EndpointParams: map[string][]string{"resource": {cmp.Or(o.Resource, upstreamURL)}},
-	}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: timeout})
-	return clientCredentials{cfg: cc, ctx: ctx}
-}
-
-// clientCredentials is a token source that fetches a new token at each
-// call.
-type clientCredentials struct {
-	cfg *clientcredentials.Config
-	ctx context.Context
-}
-
-func (c clientCredentials) Token() (*oauth2.Token, error) { return c.cfg.Token(c.ctx) }
 
 // url reads an http or https URL.
 func (d *decoder) url(n *yaml.Node) string {
@@ -525,4 +461,22 @@ func parseLevel(s string) (slog.Level, error) {
 		return lv, nil
 	}
 	return 0, fmt.Errorf("want debug, info, warn or error, got %q%s", s, yamlconf.DidYouMean(s, []string{"debug", "error", "info", "warn"}))
+}
+
+// checked reads a string that check accepts.
+func (d *decoder) checked(n *yaml.Node, check func(string) error) string {
+	s := d.Str(n)
+	if err := check(s); err != nil && n.Kind == yaml.ScalarNode {
+		d.Errorf(n, "%v", err)
+	}
+	return s
+}
+
+// patterns reads a list of tool names or globs.
+func (d *decoder) patterns(n *yaml.Node) []string {
+	var out []string
+	for _, item := range d.Seq(n) {
+		out = append(out, d.checked(item, filter.Pattern))
+	}
+	return out
 }
