@@ -184,7 +184,7 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	for _, f := range c.Flows {
 		p.audited[f.Index()] = true
 	}
-	r, err := flows.NewRedactor(c.Redact)
+	r, err := flows.NewRedactor(flows.Redaction{Fields: c.Redact, Reveal: c.Reveal})
 	if err != nil {
 		return err
 	}

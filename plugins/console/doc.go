@@ -19,8 +19,10 @@
 // dropped and counted ([Plugin.Dropped]). That goroutine decides the
 // outcome as the audit plugin does (ok, blocked, error, answered_early,
 // recovered), redacts the arguments (a tool's, or a prompt's; and, with
-// Config.Results, the tool result, encoded as the run ends) with a [flows.Redactor] of Config.Redact (give it the audit plugin's list and
-// both hide the same fields), caps each at Config.MaxBytes, and keeps the
+// Config.Results, the tool result, encoded as the run ends) with a
+// [flows.Redactor]: its default secret list, Config.Redact added and
+// Config.Reveal left out (give it the audit plugin's lists and both hide
+// the same fields), caps each at Config.MaxBytes, and keeps the
 // run in a ring of Config.Runs runs. A request refused before any flow
 // ran (the auth plugin's HTTP scope challenge) reaches the console when
 // it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]).

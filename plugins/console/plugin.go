@@ -121,7 +121,7 @@ func (p *Plugin) open(srv *framework.Server) error {
 		return errors.New("the console is closed")
 	}
 	c := p.cfg.withDefaults()
-	r, err := flows.NewRedactor(c.Redact)
+	r, err := flows.NewRedactor(flows.Redaction{Fields: c.Redact, Reveal: c.Reveal})
 	if err != nil {
 		return err
 	}
