@@ -188,6 +188,9 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	if err != nil {
 		return err
 	}
+	if err := pc.OnRefusal(p.RecordRefusal); err != nil {
+		return err
+	}
 	p.redact = r
 	if c.Handler != nil {
 		p.sinks = append(p.sinks, handlerSink{c.Handler})

@@ -56,7 +56,10 @@
 // HTTP scope challenge) runs no flow, so no hook sees it; the refusing
 // middleware hands a flows.Refusal to [Plugin.RecordRefusal], which
 // records it as a blocked run. The auth plugin takes the audit plugin as
-// its Config.Audit.
+// its Config.Audit. A request the server refuses because it names no
+// tool, prompt or resource the caller can see reaches the plugin the same
+// way, from the server itself (framework.PluginContext.OnRefusal): an
+// event decided by framework.RefusedBy with the error the client read.
 //
 // # Size
 //

@@ -25,7 +25,10 @@
 // the same fields), caps each at Config.MaxBytes, and keeps the
 // run in a ring of Config.Runs runs. A request refused before any flow
 // ran (the auth plugin's HTTP scope challenge) reaches the console when
-// it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]).
+// it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]); one
+// the server refuses because it names no tool, prompt or resource the
+// caller can see reaches it from the server (framework.PluginContext.OnRefusal),
+// decided by framework.RefusedBy, with the error the client read.
 //
 // A step's duration is the time between the observer's event before it
 // and its own, so it includes the runner's few nanoseconds between hooks.

@@ -99,6 +99,9 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if !first {
 		return nil // attached to a second app: one observer serves both
 	}
+	if err := pc.OnRefusal(p.RecordRefusal); err != nil {
+		return err
+	}
 	return pc.Observe(p.observe)
 }
 
