@@ -73,6 +73,11 @@ type page struct {
 }
 
 func (p *Plugin) render(w http.ResponseWriter, name string, data any) {
+	p.renderStatus(w, http.StatusOK, name, data)
+}
+
+// renderStatus draws the page name with data, answering code.
+func (p *Plugin) renderStatus(w http.ResponseWriter, code int, name string, data any) {
 	var b bytes.Buffer
 	if err := p.tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		p.srv.Logger().Error("console: rendering", "page", name, "err", err)
@@ -80,6 +85,7 @@ func (p *Plugin) render(w http.ResponseWriter, name string, data any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
 	_, _ = w.Write(b.Bytes())
 }
 
@@ -126,7 +132,7 @@ func sortedKeys(m map[string]bool) []string {
 func (p *Plugin) runPage(w http.ResponseWriter, r *http.Request) {
 	run := p.ring.get(parseSeq(r.PathValue("seq")))
 	if run == nil {
-		http.Error(w, "no such run: the console keeps the newest "+strconv.Itoa(p.cfg.Runs)+" runs", http.StatusNotFound)
+		p.problem(w, http.StatusNotFound, "No such run", "No such run: the console keeps the newest "+strconv.Itoa(p.cfg.Runs)+" runs.")
 		return
 	}
 	title := "Run of " + run.Flow

@@ -147,6 +147,7 @@ func (p *Plugin) open(srv *framework.Server) error {
 		mux := http.NewServeMux()
 		mux.Handle(c.Path, p.handler)
 		mux.Handle(c.Path+"/", p.handler)
+		mux.Handle("/favicon.ico", p.handler)
 		p.listener = framework.NewHTTPServer("", mux)
 		go func() {
 			if err := p.listener.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
