@@ -46,8 +46,11 @@
 //   - / lists the newest runs (flow, entity, upstream, principal, outcome,
 //     duration, the deciding hook), filtered by outcome, tool, principal,
 //     upstream and flow from the query; new runs appear as they finish,
-//     through a Server-Sent Events stream (/events, same filters).
-//   - /runs/{n} is one run: its outcome, the hook that decided it, the
+//     through a Server-Sent Events stream (/events, same filters) that
+//     resumes after the last run a viewer saw and counts what it cannot
+//     replay (docs/console.md).
+//   - /runs/{id} is one run, by its ULID (time-ordered, never reused
+//     across restarts): its outcome, the hook that decided it, the
 //     reason the client read, a waterfall of each hook and step with its
 //     outcome (ran, skipped, blocked, answered early, failed open, timed
 //     out, failed, canceled, recovered, respond refused) and duration,

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -35,7 +34,7 @@ func (p *Plugin) newHandler() http.Handler {
 	})
 	mux.HandleFunc("GET "+base+"/{$}", p.runsPage)
 	mux.HandleFunc("GET "+base, p.runsPage)
-	mux.HandleFunc("GET "+base+"/runs/{seq}", p.runPage)
+	mux.HandleFunc("GET "+base+"/runs/{id}", p.runPage)
 	mux.HandleFunc("GET "+base+"/plan", p.planPage)
 	mux.HandleFunc("GET "+base+"/upstreams", p.upstreamsPage)
 	mux.HandleFunc("GET "+base+"/rates", p.ratesPage)
@@ -158,12 +157,4 @@ func (f filter) query() string {
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-func parseSeq(s string) uint64 {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -93,6 +93,10 @@ var allOutcomes = []string{outcomeOK, outcomeBlocked, outcomeFailed, outcomeAnsw
 
 func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r)
+	// The newest run's ID before the list: the page's stream starts after
+	// it, so a run that ends meanwhile is sent (the script skips a run the
+	// list already shows) rather than lost.
+	after := p.ring.lastID()
 	runs := p.ring.list(pageRuns, f.keep)
 	all := p.ring.list(p.cfg.Runs, func(*record) bool { return true })
 	tools := map[string]bool{}
@@ -117,7 +121,8 @@ func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 		Outcomes []string
 		Tools    []string
 		Flows    []string
-	}{page{"Runs", "runs"}, f, f.query(), runs, len(all), p.cfg.Runs, pageRuns, p.Dropped(), allOutcomes, sortedKeys(tools), flowIDs})
+		After    string
+	}{page{"Runs", "runs"}, f, f.query(), runs, len(all), p.cfg.Runs, pageRuns, p.Dropped(), allOutcomes, sortedKeys(tools), flowIDs, after})
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -130,7 +135,11 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func (p *Plugin) runPage(w http.ResponseWriter, r *http.Request) {
-	run := p.ring.get(parseSeq(r.PathValue("seq")))
+	run, earlier := p.ring.byID(r.PathValue("id"))
+	if earlier {
+		p.problem(w, http.StatusNotFound, "No such run", "This run is of an earlier start of the server: the console keeps the runs of its current start only.")
+		return
+	}
 	if run == nil {
 		p.problem(w, http.StatusNotFound, "No such run", "No such run: the console keeps the newest "+strconv.Itoa(p.cfg.Runs)+" runs.")
 		return
