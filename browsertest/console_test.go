@@ -209,7 +209,7 @@ func TestConsole(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(q.consoleURL+"/")); err != nil {
 			t.Fatal(err)
 		}
-		waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "on"`, 30*time.Second)
+		waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "live"`, 30*time.Second)
 		call(t, cs, "get_weather", map[string]any{"city": "Paris"})
 		took := waitTrue(t, ctx, `[...document.querySelectorAll("#runs tbody tr.run")].some(r => r.innerText.includes("get_weather"))`, 10*time.Second)
 		t.Logf("the call appeared in the list %v after it returned", took)

@@ -88,7 +88,7 @@ plugins:
 	if err := chromedp.Do(ctx, chromedp.Navigate(consoleURL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "on"`, 30*time.Second)
+	waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "live"`, 30*time.Second)
 	if got := call(t, cs, "get_weather", map[string]any{"city": "Paris"}); !strings.Contains(got, "Paris") {
 		t.Errorf("get_weather through the gateway: %q", got)
 	}

@@ -25,7 +25,9 @@
 // text (the model reads it), unless the error is, or wraps, a
 // *jsonrpc.Error, which goes out as a protocol error. The other flows return
 // protocol errors. An unknown tool, prompt or resource is a protocol error
-// with code -32602. A panic in a hook, a tool or anywhere in the server's
+// with code -32602 (a resource's is the SDK's resource-not-found code);
+// no flow runs for it, and readers of runs learn of it through
+// [PluginContext.OnRefusal]. A panic in a hook, a tool or anywhere in the server's
 // request handling is recovered: the request gets an error and the server
 // keeps serving.
 //

@@ -262,7 +262,7 @@ func runEntity[T any, R mcp.Result](ctx context.Context, b *entityBase[T], metho
 	info := s.requestInfo(method, req)
 	var zero R
 	if b.vis.sight(info, &b.entity) == Hidden {
-		return zero, hidden(&b.entity)
+		return zero, s.refuseHidden(ctx, info, &b.entity, nil)
 	}
 	output, err := s.runner.Run(ctx, flows.Run{Flow: b.flow, Entity: &b.entity, Request: info, Input: input, Plan: b.plan.Load(), Steps: steps})
 	if err != nil {

@@ -85,6 +85,9 @@ func (s *Server) flowMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		flow, ok := flows.ForMethod(method)
 		if !ok || steps[flow.Index()] == nil {
+			if ok && len(s.refusals) > 0 {
+				return s.resolving(ctx, flow, method, req, next)
+			}
 			return next(ctx, method, req) // an entity's flow: its own handler runs it
 		}
 		st := steps[flow.Index()]

@@ -52,6 +52,9 @@ type Server struct {
 	// observers are the plugins' observers (PluginContext.Observe),
 	// joined with Options.Observer at Start.
 	observers []flows.Observer
+	// refusals are the readers of requests refused before any flow ran
+	// (PluginContext.OnRefusal); read-only from Start on.
+	refusals []func(context.Context, flows.Refusal)
 
 	lists middlewarePlans
 	// hides is whether a Visibility plugin is attached, set at Start.

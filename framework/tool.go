@@ -163,12 +163,12 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 func (d *toolDef[T, In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s := d.srv
 	info := s.requestInfo("tools/call", req)
-	if d.vis.sight(info, &d.entity) == Hidden {
-		return nil, hidden(&d.entity)
-	}
 	var raw json.RawMessage
 	if req.Params != nil {
 		raw = req.Params.Arguments
+	}
+	if d.vis.sight(info, &d.entity) == Hidden {
+		return nil, s.refuseHidden(ctx, info, &d.entity, raw)
 	}
 	if d.timeout > 0 {
 		var cancel context.CancelFunc

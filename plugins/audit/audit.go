@@ -184,8 +184,11 @@ func (p *Plugin) open(pc *framework.PluginContext) error {
 	for _, f := range c.Flows {
 		p.audited[f.Index()] = true
 	}
-	r, err := flows.NewRedactor(c.Redact)
+	r, err := flows.NewRedactor(flows.Redaction{Fields: c.Redact, Reveal: c.Reveal})
 	if err != nil {
+		return err
+	}
+	if err := pc.OnRefusal(p.RecordRefusal); err != nil {
 		return err
 	}
 	p.redact = r

@@ -22,13 +22,17 @@ type Config struct {
 	// (relative to the file's directory), "stderr", or its fields.
 	// Without File or Handler, events go to the server's logger.
 	File File `yaml:"file"`
-	// Redact lists the argument fields whose values are replaced by
-	// [Redacted]: a name ("password") matches that field at any depth, a
-	// dotted path ("card.number", "items.*.token") matches from the top, "*"
-	// matching any name; arrays are transparent. Names compare
-	// case-insensitively. It is a flows.Redactor's field list, so other
-	// readers of run data given the same list hide the same fields.
+	// Redact lists argument fields whose values are replaced by
+	// [Redacted] besides the default secret list of flows.Redactor
+	// (passwords, tokens, secrets, API keys, cookies…): a name ("ssn")
+	// matches fields whose words end with its words at any depth
+	// ("user_ssn"), a dotted path ("card.number", "items.*.pin") matches
+	// from the top. Other readers of run data given the same lists hide
+	// the same fields.
 	Redact []string `yaml:"redact"`
+	// Reveal lists names the default secret list hides that are recorded
+	// anyway ("session_id"); Redact wins over it.
+	Reveal []string `yaml:"reveal"`
 	// QueueSize is how many events may wait for the sinks (default 1024).
 	// When the queue is full, events are dropped and counted.
 	QueueSize int `yaml:"queue_size"`
@@ -101,8 +105,13 @@ func (c Config) Validate() error {
 		}
 	}
 	for i, r := range c.Redact {
-		if _, err := flows.NewRedactor([]string{r}); err != nil {
+		if _, err := flows.NewRedactor(flows.Redaction{Fields: []string{r}}); err != nil {
 			invalid(fmt.Sprintf("redact[%d]", i), "%s", flows.Reason(err))
+		}
+	}
+	for i, r := range c.Reveal {
+		if _, err := flows.NewRedactor(flows.Redaction{Reveal: []string{r}}); err != nil {
+			invalid(fmt.Sprintf("reveal[%d]", i), "%s", flows.Reason(err))
 		}
 	}
 	for i, f := range c.Flows {

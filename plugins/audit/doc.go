@@ -17,10 +17,12 @@
 // # What is recorded
 //
 // The arguments of tools/call and prompts/get are recorded as the client
-// sent them (before any hook rewrote them), with the fields of
-// [Config.Redact] replaced by [Redacted] (a flows.Redactor applies them,
-// as it does for any reader of run data given the same list). Tokens and
-// HTTP headers are never recorded.
+// sent them (before any hook rewrote them), with secret-bearing fields
+// replaced by [Redacted]: a flows.Redactor's default list (passwords,
+// tokens, secrets, API keys, cookies… in any spelling, at any depth)
+// with [Config.Redact] added and [Config.Reveal] left out, as for any
+// reader of run data given the same lists. Tokens and HTTP headers are
+// never recorded.
 //
 // The error of a failed run is the reason the client was given, with one
 // exception: input that fails validation is recorded by where it failed
@@ -54,7 +56,10 @@
 // HTTP scope challenge) runs no flow, so no hook sees it; the refusing
 // middleware hands a flows.Refusal to [Plugin.RecordRefusal], which
 // records it as a blocked run. The auth plugin takes the audit plugin as
-// its Config.Audit.
+// its Config.Audit. A request the server refuses because it names no
+// tool, prompt or resource the caller can see reaches the plugin the same
+// way, from the server itself (framework.PluginContext.OnRefusal): an
+// event decided by framework.RefusedBy with the error the client read.
 //
 // # Size
 //

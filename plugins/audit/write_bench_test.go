@@ -25,7 +25,7 @@ func benchItem() *item {
 // line's encoding alone, against json.Marshal.
 func BenchmarkAuditWrite(b *testing.B) {
 	newPlugin := func(b *testing.B, s sink) *Plugin {
-		r, err := flows.NewRedactor(nil)
+		r, err := flows.NewRedactor(flows.Redaction{})
 		if err != nil {
 			b.Fatal(err)
 		}

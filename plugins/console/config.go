@@ -43,10 +43,16 @@ type Config struct {
 	// (default DefaultRuns, 1000; at most MaxRuns, 100000). Older runs
 	// are forgotten.
 	Runs int `yaml:"runs"`
-	// Redact lists the argument and result fields whose values the
-	// console shows as [flows.Redacted]: the audit plugin's field list,
-	// read by the same [flows.Redactor], so the same fields are hidden.
+	// Redact lists argument and result fields the console shows as
+	// [flows.Redacted] besides the default secret list of
+	// [flows.Redactor] (passwords, tokens, secrets, API keys, cookies…):
+	// the audit plugin's list, read the same way, so the same fields are
+	// hidden.
 	Redact []string `yaml:"redact"`
+	// Reveal lists names the default secret list hides that the console
+	// shows anyway ("session_id"), as the audit plugin's; Redact wins
+	// over it.
+	Reveal []string `yaml:"reveal"`
 	// MaxBytes caps the arguments and the result kept of each run, after
 	// redaction (default DefaultMaxBytes, 4 KiB; at most 1 MiB): a longer
 	// one is cut and marked.
@@ -145,8 +151,13 @@ func (c Config) Validate() error {
 		}
 	}
 	for i, r := range c.Redact {
-		if _, err := flows.NewRedactor([]string{r}); err != nil {
+		if _, err := flows.NewRedactor(flows.Redaction{Fields: []string{r}}); err != nil {
 			invalid(fmt.Sprintf("redact[%d]", i), "%s", flows.Reason(err))
+		}
+	}
+	for i, r := range c.Reveal {
+		if _, err := flows.NewRedactor(flows.Redaction{Reveal: []string{r}}); err != nil {
+			invalid(fmt.Sprintf("reveal[%d]", i), "%s", flows.Reason(err))
 		}
 	}
 	return errors.Join(errs...)

@@ -19,11 +19,16 @@
 // dropped and counted ([Plugin.Dropped]). That goroutine decides the
 // outcome as the audit plugin does (ok, blocked, error, answered_early,
 // recovered), redacts the arguments (a tool's, or a prompt's; and, with
-// Config.Results, the tool result, encoded as the run ends) with a [flows.Redactor] of Config.Redact (give it the audit plugin's list and
-// both hide the same fields), caps each at Config.MaxBytes, and keeps the
+// Config.Results, the tool result, encoded as the run ends) with a
+// [flows.Redactor]: its default secret list, Config.Redact added and
+// Config.Reveal left out (give it the audit plugin's lists and both hide
+// the same fields), caps each at Config.MaxBytes, and keeps the
 // run in a ring of Config.Runs runs. A request refused before any flow
 // ran (the auth plugin's HTTP scope challenge) reaches the console when
-// it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]).
+// it is given as the auth plugin's Auditor ([Plugin.RecordRefusal]); one
+// the server refuses because it names no tool, prompt or resource the
+// caller can see reaches it from the server (framework.PluginContext.OnRefusal),
+// decided by framework.RefusedBy, with the error the client read.
 //
 // A step's duration is the time between the observer's event before it
 // and its own, so it includes the runner's few nanoseconds between hooks.
@@ -41,8 +46,11 @@
 //   - / lists the newest runs (flow, entity, upstream, principal, outcome,
 //     duration, the deciding hook), filtered by outcome, tool, principal,
 //     upstream and flow from the query; new runs appear as they finish,
-//     through a Server-Sent Events stream (/events, same filters).
-//   - /runs/{n} is one run: its outcome, the hook that decided it, the
+//     through a Server-Sent Events stream (/events, same filters) that
+//     resumes after the last run a viewer saw and counts what it cannot
+//     replay (docs/console.md).
+//   - /runs/{id} is one run, by its ULID (time-ordered, never reused
+//     across restarts): its outcome, the hook that decided it, the
 //     reason the client read, a waterfall of each hook and step with its
 //     outcome (ran, skipped, blocked, answered early, failed open, timed
 //     out, failed, canceled, recovered, respond refused) and duration,

@@ -17,15 +17,24 @@ const (
 )
 
 // events serves the runs list's live stream (Server-Sent Events): an
-// event "run" per new run that matches the list's filters, its data the
-// list's row; an event "dropped" whose data counts the runs left out
-// because the viewer read slower than runs finished (its buffer holds
-// viewerBuffer runs).
+// event "run" per new run that matches the list's filters, its id the
+// run's ID and its data the list's row; an event "dropped" whose data
+// counts the runs left out because the viewer read slower than runs
+// finished (its buffer holds viewerBuffer runs). A stream that names the
+// run its viewer saw last, as the Last-Event-ID header of a reconnecting
+// browser or the "after" query parameter of a page's first stream,
+// starts with the runs kept since; an event "missed" counts those no
+// longer kept ("restart" when the run is of an earlier start).
 func (p *Plugin) events(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r)
 	v := newViewer()
-	if !p.ring.subscribe(v, p.cfg.Viewers) {
-		http.Error(w, "too many live viewers: at most "+strconv.Itoa(p.cfg.Viewers), http.StatusServiceUnavailable)
+	after := r.Header.Get("Last-Event-ID")
+	if after == "" {
+		after = r.URL.Query().Get("after")
+	}
+	ok, missed := p.ring.subscribe(v, p.cfg.Viewers, after)
+	if !ok {
+		p.problem(w, http.StatusServiceUnavailable, "Too many viewers", "Too many live viewers: at most "+strconv.Itoa(p.cfg.Viewers)+".")
 		return
 	}
 	defer p.ring.unsubscribe(v)
@@ -41,9 +50,17 @@ func (p *Plugin) events(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush() == nil
 	}
-	if !send([]byte("retry: 2000\n: live\n\n")) {
+	hello := "retry: 2000\n: live\n\n"
+	switch {
+	case missed < 0:
+		hello += "event: missed\ndata: restart\n\n"
+	case missed > 0:
+		hello += "event: missed\ndata: " + strconv.Itoa(missed) + "\n\n"
+	}
+	if !send([]byte(hello)) {
 		return
 	}
+	v.wakeUp() // the replayed runs
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	var buf, row bytes.Buffer
@@ -73,7 +90,7 @@ func (p *Plugin) events(w http.ResponseWriter, r *http.Request) {
 			if err := p.tmpl.ExecuteTemplate(&row, "row", run); err != nil {
 				return
 			}
-			buf.WriteString("event: run\nid: " + strconv.FormatUint(run.Seq, 10) + "\n")
+			buf.WriteString("event: run\nid: " + run.ID + "\n")
 			for _, ln := range strings.Split(row.String(), "\n") {
 				buf.WriteString("data: " + ln + "\n")
 			}

@@ -146,7 +146,10 @@ func (l *live) add(ev *flows.Event, now time.Time) {
 // record is one finished run as the console shows it. It is immutable once
 // in the ring.
 type record struct {
+	// Seq numbers the run in the ring, from 1; ID names it for good
+	// (see runid.go).
 	Seq       uint64
+	ID        string
 	Start     time.Time
 	Duration  time.Duration
 	Flow      string
@@ -183,16 +186,17 @@ type stepView struct {
 
 // ring keeps the newest runs, and tells the live streams of each new one.
 type ring struct {
-	mu   sync.Mutex
-	runs []*record // a circle of len cap; next is where the next run goes
-	next int
-	full bool
-	seq  uint64
-	subs map[*viewer]struct{}
+	mu    sync.Mutex
+	runs  []*record // a circle of len cap; next is where the next run goes
+	next  int
+	full  bool
+	seq   uint64
+	stamp stamp
+	subs  map[*viewer]struct{}
 }
 
 func newRing(n int) *ring {
-	return &ring{runs: make([]*record, n), subs: map[*viewer]struct{}{}}
+	return &ring{runs: make([]*record, n), subs: map[*viewer]struct{}{}, stamp: newStamp()}
 }
 
 // add numbers r, keeps it, and offers it to every viewer.
@@ -200,7 +204,7 @@ func (g *ring) add(r *record) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.seq++
-	r.Seq = g.seq
+	r.Seq, r.ID = g.seq, g.stamp.runID(time.Now(), g.seq)
 	g.runs[g.next] = r
 	g.next++
 	if g.next == len(g.runs) {
@@ -233,6 +237,32 @@ func (g *ring) list(n int, keep func(*record) bool) []*record {
 func (g *ring) get(seq uint64) *record {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.getLocked(seq)
+}
+
+// byID returns the run id names, if it is still kept, and whether id
+// names a run of an earlier start of the console.
+func (g *ring) byID(id string) (r *record, earlier bool) {
+	low, ours, ok := g.stamp.parseRunID(id)
+	if !ok || !ours {
+		return nil, ok
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r := g.getLocked(g.seqOf(low)); r != nil && r.ID == id {
+		return r, false
+	}
+	return nil, false
+}
+
+// seqOf returns the newest number, up to g.seq, whose low 32 bits are
+// low. Callers hold mu.
+func (g *ring) seqOf(low uint32) uint64 {
+	return g.seq - uint64(uint32(g.seq)-low)
+}
+
+// getLocked is get; callers hold mu.
+func (g *ring) getLocked(seq uint64) *record {
 	if seq == 0 || seq > g.seq || g.seq-seq >= uint64(len(g.runs)) {
 		return nil
 	}
@@ -240,15 +270,61 @@ func (g *ring) get(seq uint64) *record {
 }
 
 // subscribe adds v to the viewers told of new runs, unless there are
-// already max of them.
-func (g *ring) subscribe(v *viewer, max int) bool {
+// already max of them. When after names a run (a run ID the viewer saw
+// last), the runs kept since come first, at most replayMax of them, and
+// missed counts those after it no longer kept or past replayMax (-1: after
+// is of an earlier start, so how many is not known). Replay and the live
+// runs after it come under one lock: none is lost or sent twice.
+func (g *ring) subscribe(v *viewer, max int, after string) (ok bool, missed int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.subs) >= max {
-		return false
+		return false, 0
 	}
 	g.subs[v] = struct{}{}
-	return true
+	if after == "" {
+		return true, 0
+	}
+	low, ours, valid := g.stamp.parseRunID(after)
+	switch {
+	case !valid:
+		return true, 0
+	case !ours:
+		return true, -1
+	}
+	last := g.seqOf(low)
+	oldest := g.seq - uint64(g.kept()) + 1
+	if last+1 < oldest {
+		missed = int(oldest - last - 1)
+		last = oldest - 1
+	}
+	if n := g.seq - last; n > replayMax {
+		missed += int(n - replayMax)
+		last = g.seq - replayMax
+	}
+	for s := last + 1; s <= g.seq; s++ {
+		v.queue = append(v.queue, g.getLocked(s))
+	}
+	v.replayed = len(v.queue)
+	return true, missed
+}
+
+// kept returns how many runs the ring holds. Callers hold mu.
+func (g *ring) kept() int {
+	if g.full {
+		return len(g.runs)
+	}
+	return g.next
+}
+
+// lastID returns the newest run's ID, or "".
+func (g *ring) lastID() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r := g.getLocked(g.seq); r != nil {
+		return r.ID
+	}
+	return ""
 }
 
 func (g *ring) unsubscribe(v *viewer) {
@@ -262,12 +338,19 @@ func (g *ring) unsubscribe(v *viewer) {
 // stream says how many.
 const viewerBuffer = 64
 
+// replayMax is how many kept runs a reconnecting viewer is sent at most:
+// the runs list's length.
+const replayMax = pageRuns
+
 // viewer is one open live stream: a bounded buffer of runs to send.
 type viewer struct {
 	mu      sync.Mutex
 	queue   []*record
 	dropped int
-	wake    chan struct{}
+	// replayed is how many runs subscribe queued before the first take:
+	// the buffer holds them besides its viewerBuffer.
+	replayed int
+	wake     chan struct{}
 }
 
 func newViewer() *viewer { return &viewer{wake: make(chan struct{}, 1)} }
@@ -275,13 +358,18 @@ func newViewer() *viewer { return &viewer{wake: make(chan struct{}, 1)} }
 // offer queues r, dropping the oldest queued run when the buffer is full.
 func (v *viewer) offer(r *record) {
 	v.mu.Lock()
-	if len(v.queue) == viewerBuffer {
+	if len(v.queue) >= viewerBuffer+v.replayed {
 		copy(v.queue, v.queue[1:])
-		v.queue = v.queue[:viewerBuffer-1]
+		v.queue = v.queue[:len(v.queue)-1]
 		v.dropped++
 	}
 	v.queue = append(v.queue, r)
 	v.mu.Unlock()
+	v.wakeUp()
+}
+
+// wakeUp tells the viewer's stream that runs wait.
+func (v *viewer) wakeUp() {
 	select {
 	case v.wake <- struct{}{}:
 	default:
@@ -294,6 +382,6 @@ func (v *viewer) take() ([]*record, int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	q, d := v.queue, v.dropped
-	v.queue, v.dropped = nil, 0
+	v.queue, v.dropped, v.replayed = nil, 0, 0
 	return q, d
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -27,11 +26,15 @@ const Version = "v1"
 func (p *Plugin) newHandler() http.Handler {
 	base := p.cfg.Path
 	mux := http.NewServeMux()
-	static, _ := fs.Sub(assets, "static")
-	mux.Handle("GET "+base+"/static/"+Version+"/", http.StripPrefix(base+"/static/"+Version+"/", http.FileServerFS(static)))
+	mux.HandleFunc("GET "+base+"/static/"+Version+"/{file}", p.static)
+	mux.HandleFunc("GET "+base+"/favicon.ico", favicon)
+	mux.HandleFunc("GET /favicon.ico", favicon)
+	mux.HandleFunc("GET "+base+"/", func(w http.ResponseWriter, r *http.Request) {
+		p.problem(w, http.StatusNotFound, "Not found", "The console has no page at this address.")
+	})
 	mux.HandleFunc("GET "+base+"/{$}", p.runsPage)
 	mux.HandleFunc("GET "+base, p.runsPage)
-	mux.HandleFunc("GET "+base+"/runs/{seq}", p.runPage)
+	mux.HandleFunc("GET "+base+"/runs/{id}", p.runPage)
 	mux.HandleFunc("GET "+base+"/plan", p.planPage)
 	mux.HandleFunc("GET "+base+"/upstreams", p.upstreamsPage)
 	mux.HandleFunc("GET "+base+"/rates", p.ratesPage)
@@ -48,7 +51,7 @@ func (p *Plugin) newHandler() http.Handler {
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
-			http.Error(w, "the console is read-only: use GET", http.StatusMethodNotAllowed)
+			p.problem(w, http.StatusMethodNotAllowed, "Read-only", "The console is read-only: use GET.")
 			return
 		}
 		mux.ServeHTTP(w, r)
@@ -70,7 +73,7 @@ func (p *Plugin) allowed(w http.ResponseWriter, r *http.Request) bool {
 			return true
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+p.cfg.Scope+`"`)
-		http.Error(w, "the console needs the scope "+p.cfg.Scope, http.StatusForbidden)
+		p.problem(w, http.StatusForbidden, "Forbidden", "The console needs the scope "+p.cfg.Scope+".")
 		return false
 	}
 	if p.cfg.Token != "" {
@@ -78,21 +81,51 @@ func (p *Plugin) allowed(w http.ResponseWriter, r *http.Request) bool {
 	} else {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
-	http.Error(w, "the console needs its credential: the admin token, or a bearer token with the scope "+p.cfg.Scope, http.StatusUnauthorized)
+	p.problem(w, http.StatusUnauthorized, "Sign in", "The console needs its credential: the admin token, or a bearer token with the scope "+p.cfg.Scope+".")
 	return false
 }
 
-// presented returns the token r presents: a bearer token, or the password
-// of basic authentication.
+// presented returns the token r presents: a bearer token (the scheme in
+// any case), or the password of basic authentication.
 func presented(r *http.Request) (string, bool) {
 	a := r.Header.Get("Authorization")
-	if tok, ok := strings.CutPrefix(a, "Bearer "); ok {
+	if scheme, tok, ok := strings.Cut(a, " "); ok && strings.EqualFold(scheme, "Bearer") {
 		return tok, true
 	}
 	if _, pw, ok := r.BasicAuth(); ok {
 		return pw, true
 	}
 	return "", false
+}
+
+// static serves a file of the console's stylesheet and script: its URL
+// names the console's Version, so a browser may keep it for good. A
+// directory is not a file: it is not listed.
+func (p *Plugin) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	st, err := fs.Stat(assets, "static/"+name)
+	if err != nil || !st.Mode().IsRegular() {
+		p.problem(w, http.StatusNotFound, "Not found", "The console has no such file.")
+		return
+	}
+	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+	http.ServeFileFS(w, r, assets, "static/"+name)
+}
+
+// favicon serves the console's icon, for the browser's tab.
+func favicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "private, max-age=86400")
+	w.Header().Set("Content-Type", "image/svg+xml")
+	http.ServeFileFS(w, r, assets, "static/favicon.svg")
+}
+
+// problem answers code with a small page of the console's frame: a
+// title, the problem and a way back.
+func (p *Plugin) problem(w http.ResponseWriter, code int, title, problem string) {
+	p.renderStatus(w, code, "error", struct {
+		page
+		Problem string
+	}{page{title, ""}, problem})
 }
 
 // filter is what the runs list and its live stream show: every field
@@ -124,12 +157,4 @@ func (f filter) query() string {
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-func parseSeq(s string) uint64 {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }

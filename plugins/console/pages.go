@@ -73,6 +73,11 @@ type page struct {
 }
 
 func (p *Plugin) render(w http.ResponseWriter, name string, data any) {
+	p.renderStatus(w, http.StatusOK, name, data)
+}
+
+// renderStatus draws the page name with data, answering code.
+func (p *Plugin) renderStatus(w http.ResponseWriter, code int, name string, data any) {
 	var b bytes.Buffer
 	if err := p.tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		p.srv.Logger().Error("console: rendering", "page", name, "err", err)
@@ -80,6 +85,7 @@ func (p *Plugin) render(w http.ResponseWriter, name string, data any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
 	_, _ = w.Write(b.Bytes())
 }
 
@@ -87,6 +93,10 @@ var allOutcomes = []string{outcomeOK, outcomeBlocked, outcomeFailed, outcomeAnsw
 
 func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r)
+	// The newest run's ID before the list: the page's stream starts after
+	// it, so a run that ends meanwhile is sent (the script skips a run the
+	// list already shows) rather than lost.
+	after := p.ring.lastID()
 	runs := p.ring.list(pageRuns, f.keep)
 	all := p.ring.list(p.cfg.Runs, func(*record) bool { return true })
 	tools := map[string]bool{}
@@ -111,7 +121,8 @@ func (p *Plugin) runsPage(w http.ResponseWriter, r *http.Request) {
 		Outcomes []string
 		Tools    []string
 		Flows    []string
-	}{page{"Runs", "runs"}, f, f.query(), runs, len(all), p.cfg.Runs, pageRuns, p.Dropped(), allOutcomes, sortedKeys(tools), flowIDs})
+		After    string
+	}{page{"Runs", "runs"}, f, f.query(), runs, len(all), p.cfg.Runs, pageRuns, p.Dropped(), allOutcomes, sortedKeys(tools), flowIDs, after})
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -124,9 +135,13 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func (p *Plugin) runPage(w http.ResponseWriter, r *http.Request) {
-	run := p.ring.get(parseSeq(r.PathValue("seq")))
+	run, earlier := p.ring.byID(r.PathValue("id"))
+	if earlier {
+		p.problem(w, http.StatusNotFound, "No such run", "This run is of an earlier start of the server: the console keeps the runs of its current start only.")
+		return
+	}
 	if run == nil {
-		http.Error(w, "no such run: the console keeps the newest "+strconv.Itoa(p.cfg.Runs)+" runs", http.StatusNotFound)
+		p.problem(w, http.StatusNotFound, "No such run", "No such run: the console keeps the newest "+strconv.Itoa(p.cfg.Runs)+" runs.")
 		return
 	}
 	title := "Run of " + run.Flow

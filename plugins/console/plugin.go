@@ -99,6 +99,9 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if !first {
 		return nil // attached to a second app: one observer serves both
 	}
+	if err := pc.OnRefusal(p.RecordRefusal); err != nil {
+		return err
+	}
 	return pc.Observe(p.observe)
 }
 
@@ -121,7 +124,7 @@ func (p *Plugin) open(srv *framework.Server) error {
 		return errors.New("the console is closed")
 	}
 	c := p.cfg.withDefaults()
-	r, err := flows.NewRedactor(c.Redact)
+	r, err := flows.NewRedactor(flows.Redaction{Fields: c.Redact, Reveal: c.Reveal})
 	if err != nil {
 		return err
 	}
@@ -144,6 +147,7 @@ func (p *Plugin) open(srv *framework.Server) error {
 		mux := http.NewServeMux()
 		mux.Handle(c.Path, p.handler)
 		mux.Handle(c.Path+"/", p.handler)
+		mux.Handle("/favicon.ico", p.handler)
 		p.listener = framework.NewHTTPServer("", mux)
 		go func() {
 			if err := p.listener.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
