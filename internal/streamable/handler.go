@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -391,8 +392,16 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 // contentJSON reports whether the request's Content-Type is JSON.
 func contentJSON(r *http.Request) bool {
 	// The media type is what comes before the parameters (RFC 9110
-	// 8.3.1); mime.ParseMediaType would also allocate the parameters,
-	// which are not needed.
-	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	// 8.3.1). Without parameters it is compared as it is; with them,
+	// mime.ParseMediaType checks them too (and allocates them), so that
+	// malformed ones are refused 415, as the SDK's transport refuses them.
+	ct := r.Header.Get("Content-Type")
+	mt, _, params := strings.Cut(ct, ";")
+	if params {
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil {
+			return false
+		}
+	}
 	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
