@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,33 @@ func TestPromptHookNoSamplingNotice(t *testing.T) {
 				t.Errorf("another client log message: %q", <-logs)
 			}
 		})
+	}
+}
+
+// Unnamed hooks have names that tell them apart in logs, audit records and
+// the console: a derived name that hooks of other events share gets the
+// event, and its position among the event's hooks of that name.
+func TestUnnamedHooksToldApart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	settingsFile := f.path("settings.json")
+	body := `{"hooks": {
+		"PreToolUse": [{"matcher": "delete", "hooks": [{"type": "prompt", "prompt": "Judge: $ARGUMENTS"}, {"type": "prompt", "prompt": "Judge again: $ARGUMENTS"}]}],
+		"PostToolUse": [{"matcher": "delete", "hooks": [{"type": "prompt", "prompt": "Review: $ARGUMENTS"}, {"type": "http", "url": "http://127.0.0.1:1/hook"}]}]
+	}}`
+	if err := os.WriteFile(settingsFile, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config(nil)
+	cfg.SettingsFile = settingsFile
+	s := f.serve(cfg)
+	var got []string
+	for _, h := range s.plugin.Hooks() {
+		got = append(got, h.Name)
+	}
+	slices.Sort(got)
+	want := []string{"http", "prompt.PostToolUse", "prompt.PreToolUse", "prompt.PreToolUse-2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
 	}
 }
