@@ -21,7 +21,7 @@ func legacyInputClient(req *mcp.CallToolRequest) bool {
 		return false
 	}
 	ip := req.Session.InitializeParams()
-	return ip != nil && ip.ProtocolVersion < "2026-07-28"
+	return ip != nil && ip.ProtocolVersion < withoutInitialize
 }
 
 // inputRounds is called when the tool answered req of a legacy client with

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +51,37 @@ func (s *Server) requestInfo(method string, req mcp.Request) *flows.Request {
 		r.ClientCapabilities = clientCapsCache.get(meta, mcp.MetaKeyClientCapabilities, cr.ClientCapabilities)
 		r.ProtocolVersion = cr.ProtocolVersion()
 	}
+	if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && r.ClientInfo == nil {
+		s.initializing(r, ip)
+	}
 	return r
+}
+
+// withoutInitialize is the first protocol version without initialize: its
+// requests carry the client's info in their _meta.
+const withoutInitialize = "2026-07-28"
+
+// initializing fills r, the request info of an initialize request, from
+// the request's own params. The SDK keeps a session's initialize params
+// only once its initialize handler has run, after the hooks of the
+// initialize flow's first stages, and after r is built: read from the
+// session, the client would be unknown to every hook of the flow.
+// ProtocolVersion is the version the SDK's handler will answer: the
+// client's when the server speaks it, else the newest the server speaks
+// that has initialize.
+func (s *Server) initializing(r *flows.Request, ip *mcp.InitializeParams) {
+	r.ClientInfo = ip.ClientInfo
+	r.ClientCapabilities = ip.Capabilities
+	versions := mcp.SupportedProtocolVersions()
+	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
+		versions = sdk.SupportedProtocolVersions
+	}
+	r.ProtocolVersion = "2025-11-25"
+	if slices.Contains(versions, ip.ProtocolVersion) && ip.ProtocolVersion < withoutInitialize {
+		r.ProtocolVersion = ip.ProtocolVersion
+	} else if i := slices.IndexFunc(versions, func(v string) bool { return v < withoutInitialize }); i >= 0 {
+		r.ProtocolVersion = versions[i]
+	}
 }
 
 // isNilParams reports whether p is nil or a typed nil: a list request

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -229,5 +230,55 @@ func TestClientInfoPerClient(t *testing.T) {
 	defer mu.Unlock()
 	if !equal(seen, want) {
 		t.Errorf("hooks saw %v, want %v", seen, want)
+	}
+}
+
+// TestClientInfoAtSessionStart reads the client's info, capabilities and
+// protocol version from hooks of the flow that starts a session, on every
+// protocol version: initialize before 2026-07-28 (where the SDK keeps the
+// params in the session only after its own handler), server/discover's
+// _meta after.
+func TestClientInfoAtSessionStart(t *testing.T) {
+	for _, version := range mcp.SupportedProtocolVersions() {
+		t.Run(version, func(t *testing.T) {
+			var mu sync.Mutex
+			var seen []string
+			srv := framework.NewServer(&mcp.Implementation{Name: "start", Version: "1"}, nil)
+			for _, st := range []stages.Stage{stages.BeforeValidation, stages.BeforeExecute, stages.AfterExecute} {
+				if err := srv.Hook(flows.Hook{Flow: flows.SessionInitialize, Stage: st, Name: "who-" + st.String(), Fn: func(c *flows.Context) error {
+					r := c.Request()
+					name, sampling := "<none>", false
+					if r.ClientInfo != nil {
+						name = r.ClientInfo.Name + " " + r.ClientInfo.Version
+					}
+					if r.ClientCapabilities != nil {
+						sampling = r.ClientCapabilities.Sampling != nil
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					seen = append(seen, fmt.Sprintf("%s %s: %s sampling=%v version=%s", r.Method, st, name, sampling, r.ProtocolVersion))
+					return nil
+				}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cs := inMemory(version)(t, srv, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}})
+			if got := cs.InitializeResult().ProtocolVersion; got != version {
+				t.Fatalf("negotiated %s, want %s", got, version)
+			}
+			method := "initialize"
+			if version >= "2026-07-28" {
+				method = "server/discover"
+			}
+			var want []string
+			for _, st := range []stages.Stage{stages.BeforeValidation, stages.BeforeExecute, stages.AfterExecute} {
+				want = append(want, fmt.Sprintf("%s %s: test-client 1.0.0 sampling=true version=%s", method, st, version))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !equal(seen, want) {
+				t.Errorf("hooks saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

@@ -140,6 +140,7 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 		cp.errs = append(cp.errs, e)
 	}
 	names := map[string]bool{}
+	var placed []placedHook
 	for _, key := range sortedKeys(s) {
 		var ev settings.Event
 		err := ev.UnmarshalText([]byte(key))
@@ -177,21 +178,58 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 				if c == nil {
 					continue
 				}
-				if names[key+"/"+c.Name] {
-					if h.Name != "" {
+				if h.Name != "" {
+					if names[key+"/"+c.Name] {
 						fail(hpath, src.Errorf(hpath, "another hook of %s is named %q: set \"name\" to tell them apart", key, c.Name))
 						continue
 					}
-					base := c.Name
-					for n := 2; names[key+"/"+c.Name]; n++ {
-						c.Name = fmt.Sprintf("%s-%d", base, n)
-					}
+					names[key+"/"+c.Name] = true
 				}
-				names[key+"/"+c.Name] = true
-				cp.promptIdentity(c)
-				cp.out = append(cp.out, c)
+				placed = append(placed, placedHook{c, key, h.Name == ""})
 			}
 		}
+	}
+	nameUnnamed(placed, names)
+	for _, ph := range placed {
+		cp.promptIdentity(ph.c)
+		cp.out = append(cp.out, ph.c)
+	}
+}
+
+// placedHook is a hook of a file with the event key it is under, and
+// whether its name is derived (from its program, or its kind).
+type placedHook struct {
+	c       *compiled
+	key     string
+	derived bool
+}
+
+// nameUnnamed makes the derived names of a file's hooks tell them apart:
+// a name that hooks under other events have too (one script on two
+// events, or two prompt hooks) gets its event, "guard.PreToolUse"; and a
+// name its event has already gets its position among them,
+// "prompt.PreToolUse-2". names holds the file's given names, by event.
+func nameUnnamed(placed []placedHook, names map[string]bool) {
+	events := map[string]map[string]bool{} // name -> event keys
+	for _, ph := range placed {
+		if events[ph.c.Name] == nil {
+			events[ph.c.Name] = map[string]bool{}
+		}
+		events[ph.c.Name][ph.key] = true
+	}
+	for _, ph := range placed {
+		if !ph.derived {
+			continue
+		}
+		c := ph.c
+		if len(events[c.Name]) > 1 {
+			c.Name += "." + ph.key
+		}
+		base := c.Name
+		for n := 2; names[ph.key+"/"+c.Name]; n++ {
+			c.Name = fmt.Sprintf("%s-%d", base, n)
+		}
+		names[ph.key+"/"+c.Name] = true
 	}
 }
 

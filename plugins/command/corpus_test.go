@@ -58,7 +58,7 @@ func TestCorpus(t *testing.T) {
 			return command.Import{File: filepath.Join(root, ".claude", "settings.json"),
 				Shell: []string{"PostToolUse[0].hooks[0]", "UserPromptSubmit[0].hooks[0]"}}
 		},
-		hooks: []string{"no-delete/script", "guard/script", "guard-2/script", "cat/shell", "http/http", "cat/program", "cd/shell", "prompt/prompt"},
+		hooks: []string{"no-delete/script", "guard/script", "guard-2/script", "cat.PostToolUse/shell", "http/http", "cat.SessionStart/program", "cd/shell", "prompt/prompt"},
 		block: "deleting is not allowed here",
 		checks: func(t *testing.T, infos []command.HookInfo) {
 			if infos[0].Timeout != 10*time.Second {
@@ -77,7 +77,7 @@ func TestCorpus(t *testing.T) {
 		imp: func(root string) command.Import {
 			return command.Import{File: filepath.Join(root, ".gemini", "settings.json")}
 		},
-		hooks: []string{"secret-scan/script", "scan/script", "scan/script"},
+		hooks: []string{"secret-scan/script", "scan.AfterTool/script", "scan.SessionStart/script"},
 		block: "gemini: no deletes",
 		checks: func(t *testing.T, infos []command.HookInfo) {
 			// Gemini CLI's timeouts are milliseconds.

@@ -104,6 +104,10 @@ type Failure struct {
 	Took time.Duration
 	// RequestID and SessionID say which request it served.
 	RequestID, SessionID string
+	// remote is set for a hook that calls a server (an http hook): its
+	// client reads the kind and a fixed cause, never the hook's URL, the
+	// transport's error or the answer's body, which name the server.
+	remote bool
 }
 
 // UntrustedText is all a client reads of a [FailChanged] failure: which
@@ -119,11 +123,25 @@ func (f *Failure) Error() string {
 	if f.Kind == FailChanged {
 		return UntrustedText
 	}
+	if f.remote {
+		return fmt.Sprintf("command hook %q failed (%s): %s", f.Name, f.Kind, remoteCause(f.Kind, f.Err))
+	}
 	msg := fmt.Sprintf("command hook %q failed (%s): %s", f.Name, f.Kind, f.Err)
 	if f.Stderr != "" {
 		msg += ": " + f.Stderr
 	}
 	return msg
+}
+
+// remoteCause is what the client of a remote hook's failure reads of its
+// cause: the failures whose text is the hook's own (a timeout, a status,
+// the output cap) as they are, and for any other a fixed text.
+func remoteCause(kind FailureKind, err string) string {
+	switch kind {
+	case FailTimeout, FailHTTPStatus, FailOutputCap, FailBadOutput, FailCanceled, FailShutdown, FailRateLimit, FailBusy:
+		return err
+	}
+	return "its server could not be reached"
 }
 
 func (f *Failure) attrs() []slog.Attr {

@@ -57,6 +57,9 @@ func TestHTTPHooks(t *testing.T) {
 	defer srv.Close()
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer tlsSrv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	gone := closed.URL
+	closed.Close()
 
 	tests := []struct {
 		name    string
@@ -64,6 +67,7 @@ func TestHTTPHooks(t *testing.T) {
 		rule    settings.FailureRule
 		wantErr string // "" wants the call to go on
 		failure string
+		audited string // what the audit record says of the cause, besides the kind
 	}{
 		{name: "a deny blocks", url: srv.URL + "/deny", wantErr: "policy says no"},
 		{name: "an empty 2xx lets the call go on", url: srv.URL + "/empty"},
@@ -71,8 +75,9 @@ func TestHTTPHooks(t *testing.T) {
 		{name: "a non-2xx status blocks under failClosed", url: srv.URL + "/down", rule: settings.RuleClosed, wantErr: "failed (http_status): answered 502 Bad Gateway", failure: "http_status"},
 		{name: "a body that is not JSON is bad output", url: srv.URL + "/text", failure: "bad_output"},
 		{name: "a body over the cap blocks", url: srv.URL + "/big", wantErr: "failed (output_cap)", failure: "output_cap"},
-		{name: "a redirect to another host is not followed", url: srv.URL + "/away", rule: settings.RuleClosed, wantErr: "another host than the hook's URL: not followed", failure: "start"},
-		{name: "an unverified certificate is refused", url: tlsSrv.URL + "/", rule: settings.RuleClosed, wantErr: "certificate", failure: "start"},
+		{name: "a redirect to another host is not followed", url: srv.URL + "/away", rule: settings.RuleClosed, wantErr: "failed (start): its server could not be reached", failure: "start", audited: "another host than the hook's URL: not followed"},
+		{name: "an unverified certificate is refused", url: tlsSrv.URL + "/", rule: settings.RuleClosed, wantErr: "failed (start): its server could not be reached", failure: "start", audited: "certificate"},
+		{name: "a server that is not there blocks under failClosed", url: gone + "/deny", rule: settings.RuleClosed, wantErr: "failed (start): its server could not be reached", failure: "start", audited: "connection refused"},
 		{name: "a timeout is a non-blocking failure", url: srv.URL + "/slow", failure: "timeout"},
 	}
 	for _, tt := range tests {
@@ -100,11 +105,17 @@ func TestHTTPHooks(t *testing.T) {
 			r := s.Call(plugintest.ToolEcho, echoHi)
 			if tt.wantErr != "" {
 				r.WantToolError(tt.wantErr)
+				// The client never reads where the hook's server is.
+				for _, u := range []string{srv.URL, tlsSrv.URL, other.URL, gone} {
+					if host := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"); strings.Contains(r.Text(), host) {
+						t.Errorf("the client reads the hook's server %s: %s", host, r.Text())
+					}
+				}
 			} else if r.IsError() {
 				t.Fatalf("the call was blocked: %s", r.Text())
 			}
-			if tt.failure != "" && len(f.audit.find("command hook failure", `kind="`+tt.failure+`"`)) != 1 {
-				t.Errorf("failure %q not audited: %q", tt.failure, f.audit.recs)
+			if tt.failure != "" && len(f.audit.find("command hook failure", `kind="`+tt.failure+`"`, tt.audited)) != 1 {
+				t.Errorf("failure %q (%q) not audited: %q", tt.failure, tt.audited, f.audit.recs)
 			}
 			if tt.url == srv.URL+"/deny" {
 				mu.Lock()

@@ -173,7 +173,9 @@ func (p *Plugin) checkHooks(logger *slog.Logger) []flows.Hook {
 		logger.Info("command hooks: prompt hooks ask the client's model through MCP sampling; for a client without sampling they fail by their rule (a session without it is named in a warning)",
 			"hooks", strings.Join(prompted, ", "))
 		regs = append(regs, flows.Hook{Flow: flows.SessionInitialize, Stage: stages.AfterExecute, Priority: cfg.Priority,
-			Name: "sampling-check", Fn: p.warnNoSampling(prompted)})
+			Name: "sampling-check", Fn: p.warnNoSampling(prompted)},
+			flows.Hook{Flow: flows.LoggingSetLevel, Stage: stages.AfterExecute, Priority: cfg.Priority,
+				Name: "sampling-notice", Fn: p.tellNoSampling(prompted)})
 	}
 	if slices.ContainsFunc(p.hooks, func(h *hook) bool { return h.Event == settings.UserPromptSubmit }) {
 		regs = append(regs, flows.Hook{Flow: flows.PromptsGetPrompt, Stage: stages.AfterExecute, Priority: cfg.Priority,

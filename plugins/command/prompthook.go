@@ -180,19 +180,42 @@ func (h *hook) sampleLater(c *flows.Context, params *mcp.CreateMessageParams) (d
 	return decision{asked: true}, nil
 }
 
-// warnNoSampling tells the operator and the client, when a session starts
-// without sampling, which prompt hooks cannot run for it.
+// warnNoSampling tells the operator, when a session starts without
+// sampling, which prompt hooks cannot run for it, naming the client; the
+// client is told too when its request carries a log level (2026-07-28's
+// _meta), else by [Plugin.tellNoSampling] once it sets one.
 func (p *Plugin) warnNoSampling(names []string) func(c *flows.Context) error {
 	return func(c *flows.Context) error {
-		caps := c.Request().ClientCapabilities
-		if caps != nil && caps.Sampling != nil {
+		if samples(c.Request()) {
 			return nil
 		}
-		msg := fmt.Sprintf("this client does not offer sampling, so the prompt hooks %s cannot ask its model: each fails by its rule when it runs", strings.Join(names, ", "))
-		p.logger().Warn("command hooks: "+msg, "client", clientName(c.Request()))
+		msg := noSamplingMessage(names)
+		p.logger().Warn("command hooks: "+msg, "client", clientName(c.Request()), "session", c.Request().SessionID)
 		_ = framework.Log(c, "warning", map[string]string{"hooks": strings.Join(names, ", "), "message": msg})
 		return nil
 	}
+}
+
+// tellNoSampling sends the client of a session without sampling the
+// warning of [Plugin.warnNoSampling] when it sets its log level: a client
+// of a protocol with initialize cannot have set one when its session
+// started, and the SDK sends no log message before it has.
+func (p *Plugin) tellNoSampling(names []string) func(c *flows.Context) error {
+	return func(c *flows.Context) error {
+		if samples(c.Request()) {
+			return nil
+		}
+		_ = framework.Log(c, "warning", map[string]string{"hooks": strings.Join(names, ", "), "message": noSamplingMessage(names)})
+		return nil
+	}
+}
+
+func samples(r *flows.Request) bool {
+	return r.ClientCapabilities != nil && r.ClientCapabilities.Sampling != nil
+}
+
+func noSamplingMessage(names []string) string {
+	return fmt.Sprintf("this client does not offer sampling, so the prompt hooks %s cannot ask its model: each fails by its rule when it runs", strings.Join(names, ", "))
 }
 
 func clientName(r *flows.Request) string {

@@ -2,7 +2,9 @@ package command_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,12 +80,21 @@ func TestPromptHooks(t *testing.T) {
 				if tt.failure != "" && len(f.audit.find("command hook failure", `kind="`+tt.failure+`"`)) != 1 {
 					t.Errorf("failure %q not audited: %q", tt.failure, f.audit.recs)
 				}
-				if tt.handler == nil && len(f.log.find("this client does not offer sampling, so the prompt hooks judge cannot ask its model")) != 1 {
-					t.Errorf("the session without sampling was not named at its start: %q", f.log.recs)
+				// Only a session without sampling is warned of, naming its client.
+				warned := len(f.log.find("this client does not offer sampling, so the prompt hooks judge cannot ask its model", `client="sampler"`))
+				if want := btoi(tt.handler == nil); warned != want {
+					t.Errorf("%d warnings naming the client, want %d: %q", warned, want, f.log.recs)
 				}
 			})
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cmpOr(a, b string) string {
@@ -217,5 +228,86 @@ func TestPromptHookTrustKeys(t *testing.T) {
 	}
 	if len(keys) != 3 {
 		t.Errorf("trust-store keys %v, want 3", keys)
+	}
+}
+
+// A client of a protocol with initialize reads the warning of a session
+// without sampling when it sets its log level, as the SDK sends no log
+// message before; a client that samples reads none.
+func TestPromptHookNoSamplingNotice(t *testing.T) {
+	t.Parallel()
+	for _, sampling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sampling=%v", sampling), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := f.serve(f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "prompt", Name: "judge", Prompt: "Judge: $ARGUMENTS"})))
+			logs := make(chan string, 4)
+			opts := &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+				logs <- fmt.Sprint(req.Params.Data)
+			}}
+			if sampling {
+				opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: `{"ok": true}`}}, nil
+				}
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			if _, err := s.Server().Connect(context.Background(), st, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "sampler", Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+				t.Fatal(err)
+			}
+			// A ping after the level: its answer comes after any log
+			// message the level's hooks sent, on the same session.
+			if err := cs.Ping(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if !sampling {
+				select {
+				case got := <-logs:
+					if !strings.Contains(got, "this client does not offer sampling, so the prompt hooks judge cannot ask its model") {
+						t.Errorf("client log message %q, want the one naming the prompt hook", got)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("no client log message after the client set its level")
+				}
+			}
+			if len(logs) > 0 {
+				t.Errorf("another client log message: %q", <-logs)
+			}
+		})
+	}
+}
+
+// Unnamed hooks have names that tell them apart in logs, audit records and
+// the console: a derived name that hooks of other events share gets the
+// event, and its position among the event's hooks of that name.
+func TestUnnamedHooksToldApart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	settingsFile := f.path("settings.json")
+	body := `{"hooks": {
+		"PreToolUse": [{"matcher": "delete", "hooks": [{"type": "prompt", "prompt": "Judge: $ARGUMENTS"}, {"type": "prompt", "prompt": "Judge again: $ARGUMENTS"}]}],
+		"PostToolUse": [{"matcher": "delete", "hooks": [{"type": "prompt", "prompt": "Review: $ARGUMENTS"}, {"type": "http", "url": "http://127.0.0.1:1/hook"}]}]
+	}}`
+	if err := os.WriteFile(settingsFile, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config(nil)
+	cfg.SettingsFile = settingsFile
+	s := f.serve(cfg)
+	var got []string
+	for _, h := range s.plugin.Hooks() {
+		got = append(got, h.Name)
+	}
+	slices.Sort(got)
+	want := []string{"http", "prompt.PostToolUse", "prompt.PreToolUse", "prompt.PreToolUse-2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
 	}
 }
