@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookflow/hookflow/plugins/command/sandbox"
+	"github.com/hookflow/hookflow/plugins/command/internal/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 )

@@ -11,8 +11,8 @@
 // workflow. This doc says what the Go API adds to it. The settings'
 // values and the reading of their files are package [settings]'s
 // (plugins/command/settings), the trust store package [trust]'s
-// (plugins/command/trust), the processes package [sandbox]'s
-// (plugins/command/sandbox).
+// (plugins/command/trust); how the processes run is the plugin's own,
+// in plugins/command/internal/sandbox, which no other package imports.
 //
 // # Configuration
 //
@@ -46,8 +46,8 @@
 //
 // Every failure of a hook ([FailureKind]) is logged with its kind, exit
 // code and the end of its stderr, sent to [Config.Audit], recorded with
-// those details in the run, where later hooks read it with [Failures],
-// and counted by [Plugin.FailureCount]. What it does to the call is the
+// those details in the run as a [*Failure] (see there where later hooks
+// find it), and counted by [Plugin.FailureCount]. What it does to the call is the
 // hook's [settings.FailureRule]: its own ([settings.Hook.OnFailure]), else its file's
 // ([Import.FailClosed]), else the configuration's ([Config.FailClosed]):
 // under [settings.RuleAgent], the default, only a decision blocks, as in the

@@ -16,8 +16,8 @@ import (
 type FailureKind uint8
 
 // The kinds of failure. Each is handled by the hook's rule
-// ([settings.Hook.OnFailure]), logged, recorded in the run ([Failures]) and sent to
-// [Config.Audit].
+// ([settings.Hook.OnFailure]), logged, recorded in the run (a [*Failure])
+// and sent to [Config.Audit].
 const (
 	// FailStart: the process could not be started.
 	FailStart FailureKind = iota + 1
@@ -78,7 +78,11 @@ func (k FailureKind) String() string {
 	return "FailureKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Failure is one failure of one command hook in one run.
+// Failure is one failure of one command hook in one run. The hook
+// returns it as its error, so that the run holds it: a failure its rule
+// let through is in [flows.Context.Failures], one that blocked is the
+// run's [flows.Context.Err] in finally; [errors.As] finds the *Failure
+// in either.
 type Failure struct {
 	// Hook is the hook's ID, Name its name, Event its event.
 	Hook  string
@@ -110,18 +114,18 @@ type Failure struct {
 	remote bool
 }
 
-// UntrustedText is all a client reads of a [FailChanged] failure: which
+// untrustedText is all a client reads of a [FailChanged] failure: which
 // script, where it lives and which hashes the store holds are for the
 // operator, in the log and the audit record, not for whoever made the
 // call.
-const UntrustedText = "a command hook is not trusted: the operator must review it"
+const untrustedText = "a command hook is not trusted: the operator must review it"
 
 // Error returns the failure as the client reads it when it fails a run:
 // the hook's name, what happened and the end of its stderr; for
-// [FailChanged], [UntrustedText] alone.
+// [FailChanged], only that the operator must review the hook.
 func (f *Failure) Error() string {
 	if f.Kind == FailChanged {
-		return UntrustedText
+		return untrustedText
 	}
 	if f.remote {
 		return fmt.Sprintf("command hook %q failed (%s): %s", f.Name, f.Kind, remoteCause(f.Kind, f.Err))
@@ -153,16 +157,6 @@ func (f *Failure) attrs() []slog.Attr {
 	}
 }
 
-var failuresKey = flows.NewKey[[]Failure]("command.failures")
-
-// Failures returns the command-hook failures of c's run so far, in the
-// order they happened, whatever their policy: a finally hook (an audit
-// hook, for example) sees those that a fail-open policy let through.
-func Failures(c *flows.Context) []Failure {
-	f, _ := failuresKey.Get(c)
-	return f
-}
-
 // tail returns the last max bytes of b as text, cut at a rune boundary.
 func tail(b []byte, max int) string {
 	if len(b) > max {
@@ -188,7 +182,6 @@ func trimSpace(b []byte) []byte {
 // record logs f, sends it to the audit handler and adds it to the run.
 func (p *Plugin) record(c *flows.Context, f Failure) {
 	p.failures.Add(1)
-	failuresKey.Set(c, append(Failures(c), f))
 	p.logger().LogAttrs(c.Context(), slog.LevelWarn, "command hook failed", f.attrs()...)
 	if p.cfg.Audit != nil {
 		r := slog.NewRecord(time.Now(), slog.LevelWarn, "command hook failure", 0)

@@ -168,7 +168,7 @@ func TestProgramFilesTrust(t *testing.T) {
 	if err := os.WriteFile(f.path("guard.sh"), []byte("echo edited >&2; exit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s.Call(plugintest.ToolEcho, echoHi).WantToolError(command.UntrustedText)
+	s.Call(plugintest.ToolEcho, echoHi).WantToolError("a command hook is not trusted: the operator must review it")
 	if len(f.log.find("the file "+f.path("guard.sh")+" its command names changed since it was trusted")) != 1 {
 		t.Errorf("no warning of the edited file: %q", f.log.find("changed"))
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/hookflow/hookflow/flows"
-	"github.com/hookflow/hookflow/plugins/command/sandbox"
+	"github.com/hookflow/hookflow/plugins/command/internal/sandbox"
 )
 
 // maxRedirects bounds the redirects an http hook follows, all to its own

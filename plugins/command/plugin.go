@@ -15,7 +15,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/command/sandbox"
+	"github.com/hookflow/hookflow/plugins/command/internal/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 	"github.com/hookflow/hookflow/plugins/command/trust"
 	"github.com/hookflow/hookflow/stages"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
-	"github.com/hookflow/hookflow/plugins/command/sandbox"
+	"github.com/hookflow/hookflow/plugins/command/internal/sandbox"
 	"github.com/hookflow/hookflow/plugins/command/settings"
 )
 

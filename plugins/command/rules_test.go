@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -46,11 +47,18 @@ func TestFailureRules(t *testing.T) {
 			cfg.SettingsFile, cfg.FailClosed = settings, tt.failClosed
 			f.trust(cfg)
 			p := command.New(cfg)
-			var failures []string // the run's Failures, read in finally
+			var failures []string        // the run's Failures, read in finally
+			var found []*command.Failure // the *Failure in them or in the run's error
 			h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{p}, Setup: func(srv *framework.Server) error {
 				return srv.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "failures", Fn: func(c *flows.Context) error {
 					for _, err := range c.Failures() {
 						failures = append(failures, err.Error())
+						if f, ok := errors.AsType[*command.Failure](err); ok {
+							found = append(found, f)
+						}
+					}
+					if f, ok := errors.AsType[*command.Failure](c.Err()); ok {
+						found = append(found, f)
 					}
 					return nil
 				}})
@@ -71,6 +79,14 @@ func TestFailureRules(t *testing.T) {
 				if len(failures) != 1 || !strings.Contains(failures[0], "exited with code 127") {
 					t.Errorf("Failures %v, want the hook's non-blocking failure", failures)
 				}
+			}
+			wantPolicy := flows.FailOpen
+			if tt.blocks {
+				wantPolicy = flows.FailClosed
+			}
+			if len(found) != 1 || found[0].Name != "crash" || found[0].Kind != command.FailExit || found[0].ExitCode != 127 ||
+				found[0].Policy != wantPolicy || found[0].Stderr != "jq: command not found" {
+				t.Errorf("the run's *command.Failure values: %+v, want one exit 127 failure of crash, policy %v", found, wantPolicy)
 			}
 			if p.FailureCount() != 1 || len(f.log.find("command hook failed", `kind="exit"`, `stderr="jq: command not found"`)) != 1 {
 				t.Errorf("failure not counted and logged: %d, %q", p.FailureCount(), f.log.recs)

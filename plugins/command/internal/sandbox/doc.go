@@ -15,8 +15,8 @@
 // it never started, an [*Error] of a closed set of [Code] values.
 //
 // It is the plugin's part, split out so that the process rules read on
-// their own: plugins/command imports it, and nothing else of hookflow
-// should. It imports plugins/command/trust (for the forms) and no other
+// their own, and internal so that only plugins/command imports it: it is
+// no API. It imports plugins/command/trust (for the forms) and no other
 // package of hookflow's. A Sandbox is safe for concurrent runs once
 // [Sandbox.Reap] has been called.
 package sandbox

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookflow/hookflow/plugins/command/sandbox"
+	"github.com/hookflow/hookflow/plugins/command/internal/sandbox"
 )
 
 // A child that leaves the hook's process group with setsid is killed
