@@ -2,7 +2,9 @@ package browsertest_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -22,98 +24,122 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// gapsJS counts, down the live list (newest first), the places where a
-// run's number does not follow the next row's and no marker row says
-// how many runs are missing there: the silent gaps.
-const gapsJS = `(() => {
-	let prev = null, gaps = 0;
-	for (const r of document.querySelectorAll("#runs tbody tr")) {
-		if (r.classList.contains("dropped")) { prev = null; continue; }
-		const s = Number(r.dataset.seq);
-		if (prev !== null && s !== prev - 1) { gaps++; }
-		prev = s;
-	}
-	return gaps;
-})()`
-
 // TestLiveListUnderLoad opens the runs list while calls come at
-// HOOKFLOW_LIVE_RATE a second (400) for HOOKFLOW_LIVE_SECONDS (60),
-// pauses and resumes it once (a reconnection after the last run it
-// received), and checks that the list has no silent gap: every run
-// between its first row and its newest is there, or a row counts the
-// missing ones.
+// HOOKFLOW_LIVE_RATE a second (400) for HOOKFLOW_LIVE_SECONDS (60), the
+// quickstart writing its audit file, and checks the list against that
+// file. The page is opened a quarter in; half-way, a proxy between the
+// browser and the console drops the stream for real (both connections
+// closed, new ones refused for a second), and the page must show that it
+// is reconnecting, resume by itself with Last-Event-ID and be live again.
+// At the end every run of the audit file since the page was drawn is
+// listed, or counted by a marker whose counts add up exactly.
 func TestLiveListUnderLoad(t *testing.T) {
 	rate, seconds := envInt("HOOKFLOW_LIVE_RATE", 400), envInt("HOOKFLOW_LIVE_SECONDS", 60)
 	ctx := browser(t)
-	q := startQuickstart(t)
-	if err := authorized(ctx); err != nil {
+	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	q := startQuickstart(t, "-audit", auditPath)
+	px := startProxy(t, q.consoleURL)
+	if err := errors.Join(authorized(ctx), collect(ctx)); err != nil {
 		t.Fatal(err)
 	}
 	total := time.Duration(seconds) * time.Second
 	ld := startLoad(t, q, rate, total)
-	load := ld.end
 	time.Sleep(total / 4) // opened mid-traffic
-	if err := chromedp.Do(ctx, chromedp.Navigate(q.consoleURL+"/")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(px.url()+"/")); err != nil {
 		t.Fatal(err)
 	}
 	waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "live"`, 30*time.Second)
-	time.Sleep(total / 4)
-	// Reconnected once: paused for a second, resumed after the last run.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#live-toggle"))); err != nil {
-		t.Fatal(err)
+	var s seen
+	follow(t, ctx, &s, time.Now().Add(total/4), nil)
+	before := len(s.states)
+	px.drop(t, time.Second)
+	back := func() bool { return reconnected(s.states[before:]) }
+	if follow(t, ctx, &s, time.Now().Add(30*time.Second), back); !back() {
+		t.Fatalf("after the drop the list did not show reconnecting and then live: %q", s.states[before:])
 	}
-	waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "paused"`, 10*time.Second)
-	time.Sleep(time.Second)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#live-toggle"))); err != nil {
-		t.Fatal(err)
-	}
-	waitTrue(t, ctx, `document.getElementById("runs").dataset.live === "live"`, 30*time.Second)
-	// Until the load ends, and once after, the list has no silent gap;
-	// the second's pause outlasted the replay of 200 runs at this rate,
-	// so the list must count the missed ones.
-	var markers []string
-	check := func() {
-		gaps, err := chromedp.Run(ctx, chromedp.Evaluate[int](gapsJS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gaps != 0 {
-			t.Fatalf("%d silent gaps in the live list:\n%s", gaps, html(t, ctx))
-		}
-		m, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tbody tr.dropped")].map(r => r.innerText)`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		markers = append(markers, m...)
-	}
-	for loading := true; loading; {
-		select {
-		case <-load:
-			loading = false
-		case <-time.After(200 * time.Millisecond):
-			check()
-		}
-	}
+	follow(t, ctx, &s, time.Now().Add(2*total), ld.end)
 	ld.wg.Wait()
-	time.Sleep(2 * time.Second) // the last runs reach the page
-	check()
-	t.Logf("%d calls in %v (%d not sent: the machine was behind)", ld.done.Load(), total, ld.skipped.Load())
-	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#runs tbody tr.run").length`))
+	follow(t, ctx, &s, time.Now().Add(30*time.Second), quiet(&s, 3*time.Second)) // the last runs reach the page and the audit file
+	t.Logf("%d calls in %v (%d not sent: the machine was behind); states: %q", ld.done.Load(), total, ld.skipped.Load(), slices.Compact(s.states))
+	checkResumed(t, px.streams(), &s)
+	missed, errs := s.checkGaps()
+	audit, err := readAudit(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d runs listed at the end; markers seen: %q", rows, slices.Compact(markers))
-	missed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("runs").dataset.missed || ""`))
-	if err != nil {
-		t.Fatal(err)
+	report, aerrs := checkAudit(&s, audit, missed)
+	t.Log(report)
+	for _, err := range append(errs, aerrs...) {
+		t.Error(err)
 	}
-	t.Logf("missed, by the list's count: %q; status: %s", missed, text(t, ctx, "#live-status"))
-	if rate >= 400 && missed == "" {
-		t.Error("a second's pause at this rate missed more runs than a replay sends, and no row said so")
+	if rate >= 400 && missed == 0 {
+		t.Error("a drop of the stream at this rate outlasted a replay's 200 runs, and no marker counted the rest")
 	}
-	if rows == 0 {
-		t.Error("the list shows no run")
+}
+
+// follow drains the page's notes every 250 ms until deadline, or until
+// done is closed, or (a func) returns true.
+func follow(t *testing.T, ctx context.Context, s *seen, deadline time.Time, done any) {
+	t.Helper()
+	for time.Now().Before(deadline) {
+		if err := s.drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		switch d := done.(type) {
+		case chan struct{}:
+			select {
+			case <-d:
+				return
+			default:
+			}
+		case func() bool:
+			if d() {
+				return
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// quiet returns a func that is true once s has got no row for d.
+func quiet(s *seen, d time.Duration) func() bool {
+	n, since := -1, time.Now()
+	return func() bool {
+		if got := len(s.initial) + len(s.live); got != n {
+			n, since = got, time.Now()
+		}
+		return time.Since(since) >= d
+	}
+}
+
+// reconnected reports whether states, since a drop, show reconnecting
+// and then live, and never disconnected (the stream given up).
+func reconnected(states []string) bool {
+	i := slices.Index(states, "reconnecting")
+	return i >= 0 && slices.Contains(states[i:], "live") && !slices.Contains(states, "disconnected")
+}
+
+// checkResumed checks that the page's first stream started after the run
+// it was drawn with, and that a later one resumed by Last-Event-ID, as
+// the browser reconnects, after a run the page had listed.
+func checkResumed(t *testing.T, opens []streamOpen, s *seen) {
+	t.Helper()
+	if len(opens) < 2 {
+		t.Fatalf("the stream was opened %d times, want a reconnection: %+v", len(opens), opens)
+	}
+	if opens[0].after == "" {
+		t.Errorf("the first stream named no run to start after: %+v", opens[0])
+	}
+	ids := map[string]bool{}
+	for _, it := range s.list() {
+		ids[it.ID] = true
+	}
+	for _, o := range opens[1:] {
+		if o.lastEventID != "" && ids[o.lastEventID] {
+			return
+		}
+	}
+	t.Errorf("no reconnection resumed by Last-Event-ID after a listed run: %+v", opens)
 }
 
 // load is calls of get_weather at a steady rate, on 16 sessions.

@@ -94,9 +94,9 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startQuickstart builds and starts the quickstart with -http, -token and
-// -console, and waits until the console answers.
-func startQuickstart(t *testing.T) *quickstart {
+// startQuickstart builds and starts the quickstart with -http, -token,
+// -console and the flags in more, and waits until the console answers.
+func startQuickstart(t *testing.T, more ...string) *quickstart {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "quickstart")
@@ -108,7 +108,7 @@ func startQuickstart(t *testing.T) *quickstart {
 	}
 	mcpAddr, consoleAddr := freeAddr(t), freeAddr(t)
 	q := &quickstart{mcpURL: "http://" + mcpAddr + "/", consoleURL: "http://" + consoleAddr + "/console", log: &syncBuffer{}}
-	cmd := exec.Command(bin, "-http", mcpAddr, "-token", mcpToken, "-console", consoleAddr)
+	cmd := exec.Command(bin, append([]string{"-http", mcpAddr, "-token", mcpToken, "-console", consoleAddr}, more...)...)
 	cmd.Env = append(os.Environ(), "HOOKFLOW_CONSOLE_TOKEN="+consoleToken)
 	cmd.Stdout, cmd.Stderr = q.log, q.log
 	if err := cmd.Start(); err != nil {

@@ -16,7 +16,8 @@
 // protected resource metadata, served without a token at
 // /.well-known/oauth-protected-resource. Without
 // -token (and over stdio) nobody has that scope, so the auth plugin hides
-// set_forecast and blocks calls to it. Audit events go to stderr as JSON.
+// set_forecast and blocks calls to it. Audit events go to stderr as JSON,
+// or with -audit <file> to that file, rotated by size.
 //
 // With -console the console (plugins/console) serves the recent runs, each
 // hook's outcome, the plans and the rates at http://<address>/console,

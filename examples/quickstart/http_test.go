@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/hookflow/hookflow/plugins/audit"
 )
 
 // With -token, an OAuth client can discover the server: a request without
@@ -14,7 +16,7 @@ import (
 // served without a token.
 func TestTokenServerIsDiscoverable(t *testing.T) {
 	const base = "http://quickstart.test"
-	q, err := newServer(nil, slog.New(slog.DiscardHandler), slog.DiscardHandler, staticToken("s3cret"), base)
+	q, err := newServer(nil, slog.New(slog.DiscardHandler), audit.Config{Handler: slog.DiscardHandler}, staticToken("s3cret"), base)
 	if err != nil {
 		t.Fatal(err)
 	}

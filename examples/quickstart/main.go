@@ -35,6 +35,7 @@ func main() {
 	token := flag.String("token", "", "with -http: require this bearer token, which grants the weather.admin scope")
 	traces := flag.Bool("otel", false, "trace every run with OpenTelemetry and print the spans as JSON lines (on stdout; on stderr when serving stdio)")
 	consoleAddr := flag.String("console", "", "serve the console on this address, e.g. 127.0.0.1:9090; its token is the environment variable "+consoleTokenEnv)
+	auditFile := flag.String("audit", "", "write the audit events as JSON lines to this file (rotated by size) instead of stderr")
 	flag.Parse()
 
 	var more []framework.Plugin
@@ -66,7 +67,11 @@ func main() {
 	if *addr == "" || *token == "" {
 		base = ""
 	}
-	q, err := newServer(nil, logger, slog.NewJSONHandler(os.Stderr, nil), staticToken(*token), base, more...)
+	sink := audit.Config{Handler: slog.NewJSONHandler(os.Stderr, nil)}
+	if *auditFile != "" {
+		sink = audit.Config{File: audit.File{Path: *auditFile}}
+	}
+	q, err := newServer(nil, logger, sink, staticToken(*token), base, more...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,11 +130,11 @@ type quickstart struct {
 }
 
 // newServer builds the quickstart server. observer, when set, sees every
-// hook call; auditTo receives the audit events; verify checks bearer tokens
-// on HTTP; base, when set, is the server's URL, whose protected resource
-// metadata the auth plugin's challenges name; more are further plugins
-// (-otel adds the tracer).
-func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handler, verify sdkauth.TokenVerifier, base string, more ...framework.Plugin) (*quickstart, error) {
+// hook call; sink is where the audit events go (its Handler or File);
+// verify checks bearer tokens on HTTP; base, when set, is the server's
+// URL, whose protected resource metadata the auth plugin's challenges
+// name; more are further plugins (-otel adds the tracer).
+func newServer(observer flows.Observer, logger *slog.Logger, sink audit.Config, verify sdkauth.TokenVerifier, base string, more ...framework.Plugin) (*quickstart, error) {
 	srv := framework.NewServer(&mcp.Implementation{Name: "quickstart", Version: "0.1.0"}, &framework.Options{
 		Observer: observer,
 		Logger:   logger,
@@ -139,7 +144,7 @@ func newServer(observer flows.Observer, logger *slog.Logger, auditTo slog.Handle
 	}
 	q := &quickstart{
 		srv:   srv,
-		audit: audit.New(audit.Config{Handler: auditTo, Flows: []flows.ID{flows.ToolsCallTool}}),
+		audit: audit.New(audit.Config{Handler: sink.Handler, File: sink.File, Flows: []flows.ID{flows.ToolsCallTool}}),
 		auth:  auth.New(authConfig(verify, base)),
 	}
 	if err := srv.Use(append([]framework.Plugin{q.auth, q.audit}, more...)...); err != nil {
@@ -203,7 +208,7 @@ func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 		}
 		return slog.Attr{}
 	}})
-	q, err := newServer(observer, slog.New(slog.DiscardHandler), auditTo, staticToken(""), "", more...)
+	q, err := newServer(observer, slog.New(slog.DiscardHandler), audit.Config{Handler: auditTo}, staticToken(""), "", more...)
 	if err != nil {
 		return err
 	}

@@ -132,6 +132,30 @@ func TestBlockedRun(t *testing.T) {
 	}
 }
 
+// A row of the list names its run's hookflow request ID, the one its
+// run page shows (and the audit event's request_id).
+func TestRowRequestID(t *testing.T) {
+	h, _, ts := newConsole(t, console.Config{})
+	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "ok"})
+	list := waitFor(t, ts, "/console/?tool=echo", `data-request="`)
+	attr := func(s, name string) string {
+		i := strings.Index(s, name+`="`)
+		if i < 0 {
+			t.Fatalf("no %s in:\n%s", name, s)
+		}
+		v := s[i+len(name)+2:]
+		return v[:strings.IndexByte(v, '"')]
+	}
+	req, id := attr(list, "data-request"), attr(list, "data-id")
+	if req == "" {
+		t.Fatalf("an empty request ID:\n%s", list)
+	}
+	_, run := get(t, ts, "/console/runs/"+id)
+	if want := "<dt>Request</dt><dd>" + req + "</dd>"; !strings.Contains(run, want) {
+		t.Errorf("the run page lacks %s:\n%s", want, run)
+	}
+}
+
 // The plan page lists a tool's hooks stage by stage in the order a call
 // runs them, with their owners.
 func TestPlanPage(t *testing.T) {
