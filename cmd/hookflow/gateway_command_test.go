@@ -18,7 +18,7 @@ import (
 // "hookflow hooks trust". The guard blocks echo {"x": 1} and lets
 // echo {"x": 2} through.
 func TestGatewayCommandHooks(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	upURL, _ := startUpstream(t, upstream, "127.0.0.1:0")
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project")

@@ -151,7 +151,7 @@ func waitFor(t *testing.T, what string, logs *plugintest.Buffer, check func() bo
 // follows the upstream: 200 while it is up, 503 once it is killed, 200
 // again once it listens again.
 func TestGatewayHealth(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	url, up := startUpstream(t, upstream, "127.0.0.1:0")
 	config := filepath.Join(t.TempDir(), "gateway.yaml")
 	yaml := "serve: {http: '127.0.0.1:0', health: /healthz}\n" +
@@ -197,7 +197,7 @@ func TestGatewayHealth(t *testing.T) {
 // on a listener of their own, opened before the upstreams connect: while
 // the upstream's command waits, the gateway is live and not ready.
 func TestGatewayHealthAddr(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	dir := t.TempDir()
 	// The upstream's command waits for a line on a FIFO before it runs
 	// the upstream: the test decides when the gateway can connect.
@@ -251,7 +251,7 @@ func TestGatewayHealthAddr(t *testing.T) {
 // before and of a new one, are still served; a second SIGTERM ends the
 // drain, and the process exits 0.
 func TestGatewayDrain(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	url, _ := startUpstream(t, upstream, "127.0.0.1:0")
 	addr, logs, cmd := startGateway(t, hookflow, nil, "-url", url, "-http", "127.0.0.1:0", "-health", "/healthz", "-drain", "10m")
 	base := "http://" + addr
@@ -311,7 +311,7 @@ func TestGatewayDrain(t *testing.T) {
 // after serve.session_timeout without a request, the gateway closes it,
 // and with it the stdio upstream process it ran for that session.
 func TestGatewaySessionTimeout(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	addr, logs, cmd := startGateway(t, hookflow, nil, "-command", upstream, "-http", "127.0.0.1:0", "-health", "/healthz", "-session-timeout", "1s")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1}, nil)

@@ -26,7 +26,7 @@ func TestGatewayHostileBodies(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to read the gateway's memory")
 	}
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	url, _ := startUpstream(t, upstream, "127.0.0.1:0")
 	config := filepath.Join(t.TempDir(), "gateway.yaml")
 	yaml := "serve: {http: '127.0.0.1:0', health: /healthz}\n" +

@@ -64,7 +64,7 @@ func auditEvents(t *testing.T, path string) []auditEvent {
 // decision with its interceptor; a third, whose app has no audit plugin,
 // records the app's decisions with the server's.
 func TestGatewayIntercept(t *testing.T) {
-	hookflow, upstream, testhost := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream"), build(t, "plugins/intercept/internal/testhost")
+	hookflow, upstream, testhost := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream"), build(t, "plugins/intercept/internal/testhost")
 	upURL, _ := startUpstream(t, upstream, "127.0.0.1:0")
 	guardURL := startInterceptorHost(t, testhost, "allow,deny", "s3cret")
 	t.Setenv("HOOKFLOW_TEST_GUARD_TOKEN", "s3cret")
@@ -164,7 +164,7 @@ apps:
 // interceptor no host lists, which only the hosts can tell, stops the
 // start with a hint.
 func TestGatewayInterceptExplain(t *testing.T) {
-	upstream, testhost := build(t, "plugins/gateway/internal/upstream"), build(t, "plugins/intercept/internal/testhost")
+	upstream, testhost := build(t, "plugins/gateway/internal/testupstream"), build(t, "plugins/intercept/internal/testhost")
 	config := filepath.Join(t.TempDir(), "gateway.yaml")
 	yaml := "upstreams:\n  - {name: up, command: ['" + upstream + "']}\n" +
 		"plugins:\n  intercept:\n    servers: [{name: local, command: ['" + testhost + "', -serve, 'deny,allow']}]\n" +

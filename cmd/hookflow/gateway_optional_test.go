@@ -15,7 +15,7 @@ import (
 // cause; once the upstream listens, the gateway connects it and reports
 // up.
 func TestGatewayOptionalUpstream(t *testing.T) {
-	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/upstream")
+	hookflow, upstream := build(t, "cmd/hookflow"), build(t, "plugins/gateway/internal/testupstream")
 	// A free port, closed again: the optional upstream will listen there.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/internal/streamable"
+
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
 // conn is one upstream session: the main one (ss nil) or a client
@@ -104,7 +106,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	}
 	c.cs = cs
 	if stderr != nil {
-		goSafe(u.log, "waiting for an upstream process", func() {
+		ups.Go(u.log, "waiting for an upstream process", func() {
 			// The session ends when the process does (or the gateway
 			// closes it): say how it ended.
 			err := cs.Wait()
@@ -296,7 +298,7 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 	p := *req.Params
 	p.ProgressToken = k.token
 	ctx, ss := context.WithoutCancel(k.ctx), k.ss
-	c.u.g.out.push(ss, outItem{up: c.u, send: func() { _ = ss.NotifyProgress(ctx, &p) }})
+	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.NotifyProgress(ctx, &p) }})
 }
 
 // logMessage sends an upstream log message on to the client, on the
@@ -305,7 +307,7 @@ func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRe
 func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	nctx, _ := c.notifyCtx(ctx)
 	params, ss := req.Params, c.ss
-	c.u.g.out.push(ss, outItem{up: c.u, send: func() { _ = ss.Log(nctx, params) }})
+	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.Log(nctx, params) }})
 }
 
 // notifyCtx returns the context to send the client a notification of the
@@ -338,7 +340,7 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 	nctx, onCall := c.notifyCtx(ctx)
 	params, ss, bare := req.Params, c.ss, context.WithoutCancel(ctx)
-	c.u.g.out.push(ss, outItem{essential: true, up: c.u, send: func() {
+	c.u.g.out.Push(ss, ups.Item{Essential: true, Dropped: &c.u.dropped, Send: func() {
 		err := ss.NotifyElicitationComplete(nctx, params)
 		if err != nil && onCall {
 			// The call's stream closed meanwhile: send it on no call's.
@@ -452,7 +454,7 @@ func (c *conn) drain(ss *mcp.ServerSession) {
 	deadline := time.Now().Add(drainTimeout)
 	c.drainHandlers(deadline)
 	if ss != nil {
-		c.u.g.out.flushed(ss, deadline)
+		c.u.g.out.Flushed(ss, deadline)
 	}
 }
 
@@ -517,7 +519,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		switch wire.Code {
 		case codeClientClosing, codeServerClosing, codeRejected:
 			// The SDK's own transport errors, not the upstream's answer.
-			goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
+			ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 			u.warnFailed("went away", method, name, err)
 			return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 		}
@@ -525,7 +527,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 	}
 	switch {
 	case c.refused.Load():
-		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
+		ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
 	case errors.Is(context.Cause(ctx), errTotalTimeout):
@@ -533,17 +535,17 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		u.warnFailed("did not finish in time", method, name, fmt.Errorf("not done within %v, progress or not", u.cfg.MaxTotalTimeout))
 		return fmt.Errorf("upstream %q did not finish %s %q within %v", u.cfg.Name, method, name, u.cfg.MaxTotalTimeout)
 	case errors.Is(context.Cause(ctx), errTimeout):
-		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
+		ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("did not answer in time", method, name, fmt.Errorf("no answer within %v", u.cfg.Timeout))
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
+		ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
 	}
-	goSafe(u.log, "checking an upstream", func() { u.suspect(c) })
+	ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 	u.warnFailed("failed", method, name, err)
 	return fmt.Errorf("upstream %q failed %s %q; the gateway's log has the cause", u.cfg.Name, method, name)
 }
@@ -569,3 +571,20 @@ var errTimeout = errors.New("gateway: upstream timeout")
 // errTotalTimeout is the cause of a forwarded request's context when the
 // upstream did not finish within the upstream's MaxTotalTimeout.
 var errTotalTimeout = errors.New("gateway: upstream total timeout")
+
+// recovering is the receiving middleware of an upstream session's client
+// that recovers a panic of the gateway's handlers of what the upstream
+// sends (notifications, and sampling, elicitation and roots requests):
+// the panic is logged, and a request fails with an internal error
+// instead of the process.
+func (c *conn) recovering(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				ups.LogPanic(c.u.log, "handling "+method+" from the upstream", v)
+				res, err = nil, fmt.Errorf("gateway: internal error handling %s", method)
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}

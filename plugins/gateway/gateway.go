@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 	"github.com/hookflow/hookflow/stages"
 )
 
@@ -146,7 +148,10 @@ type Upstream struct {
 type Gateway struct {
 	ups        []*upstream
 	queueLimit int
-	out        *queues
+	// log and out are set at Attach: the server's logger, and the queues
+	// of the notifications to its client sessions.
+	log *slog.Logger
+	out *ups.Queues
 	// peers are the gateways of the server attached before this one
 	// (Config.Peers).
 	peers []*Gateway
@@ -197,7 +202,7 @@ type Config struct {
 // New returns a gateway configured by cfg. The configuration is checked
 // at Attach.
 func New(cfg Config) *Gateway {
-	g := &Gateway{queueLimit: cfg.QueueLimit, peers: slices.Clone(cfg.Peers), out: newQueues(cfg.QueueLimit), owed: map[owedUpdate]bool{},
+	g := &Gateway{queueLimit: cfg.QueueLimit, peers: slices.Clone(cfg.Peers), owed: map[owedUpdate]bool{},
 		sessions: map[*mcp.ServerSession]bool{}, seen: map[toldKey]told{}, force: map[toldKey]bool{}, changes: map[string]uint64{}}
 	for _, u := range cfg.Upstreams {
 		g.ups = append(g.ups, newUpstream(g, u))
@@ -219,7 +224,8 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 	if err := g.config().Validate(); err != nil {
 		return err
 	}
-	g.out.log = pc.Server.Logger()
+	g.log = pc.Server.Logger()
+	g.out = ups.NewQueues(cmp.Or(g.queueLimit, DefaultQueueLimit), g.log)
 	var reg framework.Registrar = pc.Server
 	if pc.App != nil {
 		reg = pc.App
@@ -269,7 +275,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 		return err
 	}
 	for _, u := range g.ups {
-		goSafe(u.log, "running upstream "+u.cfg.Name, u.run)
+		ups.Go(u.log, "running upstream "+u.cfg.Name, u.run)
 	}
 	g.mu.Lock()
 	g.attached = true
@@ -378,13 +384,16 @@ func (g *Gateway) Close() error {
 	var wg sync.WaitGroup
 	for _, u := range g.ups {
 		wg.Go(func() {
-			defer recovered(u.log, "closing upstream "+u.cfg.Name)
+			defer ups.Recovered(u.log, "closing upstream "+u.cfg.Name)
 			u.close()
 		})
 	}
 	wg.Wait()
 	return nil
 }
+
+// DefaultQueueLimit is the default of [Config.QueueLimit].
+const DefaultQueueLimit = 1024
 
 // TerminateAfter is how long a stdio upstream's process has to exit once
 // the gateway closes its input, before it gets SIGTERM (and as long again
@@ -497,6 +506,29 @@ func From(c *flows.Context) (*Mounted, bool) {
 	return m, ok && m != nil
 }
 
+// TokenError is the error of a request to an upstream for which the
+// [Upstream.TokenSource] gave no token. It wraps the source's error: for a
+// token endpoint's refusal, an *oauth2.RetrieveError with its answer.
+type TokenError struct {
+	// Upstream is the upstream's name.
+	Upstream string
+	Err      error
+}
+
+// Error names the upstream and the token endpoint, and gives its answer.
+func (e *TokenError) Error() string {
+	var re *oauth2.RetrieveError
+	if errors.As(e.Err, &re) && re.Response != nil && re.Response.Request != nil {
+		u := *re.Response.Request.URL
+		u.User, u.RawQuery, u.Fragment = nil, "", ""
+		return fmt.Sprintf("upstream %q: the token endpoint %s answered: %v", e.Upstream, u.Redacted(), e.Err)
+	}
+	return fmt.Sprintf("upstream %q: getting an OAuth token: %v", e.Upstream, e.Err)
+}
+
+// Unwrap returns the source's error.
+func (e *TokenError) Unwrap() error { return e.Err }
+
 // invalid is an error of the gateway's configuration. It is plain: the
 // server wraps a plugin's error in a hookflow error of code invalid,
 // naming the plugin, and a second one would say so twice.
@@ -510,43 +542,4 @@ func (c *Upstream) command() *exec.Cmd {
 	cmd.Dir = c.Dir
 	cmd.Env = Environ(c.InheritEnv, c.Env)
 	return cmd
-}
-
-// roundTripper returns the HTTP transport of a URL upstream, shared by its
-// sessions: one that keeps enough idle connections for every client
-// session's calls (the default transport keeps two per host, so that
-// concurrent calls would open a connection each), with the token (or the
-// TokenSource's, which wins over an Authorization in Header) and headers
-// added to every request.
-func (c *Upstream) roundTripper(tok *tokens) http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 256
-	var next http.RoundTripper = t
-	if tok != nil {
-		next = tokenTransport{src: tok, next: t}
-	}
-	if c.Token == "" && len(c.Header) == 0 {
-		return next
-	}
-	h := c.Header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if c.Token != "" {
-		h.Set("Authorization", "Bearer "+c.Token)
-	}
-	return headerTransport{h: h, next: next}
-}
-
-type headerTransport struct {
-	h    http.Header
-	next http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, vs := range t.h {
-		r.Header[k] = slices.Clone(vs)
-	}
-	return t.next.RoundTrip(r)
 }

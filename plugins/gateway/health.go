@@ -157,7 +157,7 @@ func (u *upstream) secrets() []string {
 		s = append(s, c.Token)
 	}
 	if u.tok != nil {
-		if t := u.tok.current(); t != "" {
+		if t := u.tok.Current(); t != "" {
 			s = append(s, t)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
-// upstreamBin is the test upstream (internal/upstream), built once by
+// upstreamBin is the test upstream (internal/testupstream), built once by
 // TestMain.
 var upstreamBin string
 
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	upstreamBin = filepath.Join(dir, "upstream")
-	out, err := exec.Command("go", "build", "-o", upstreamBin, "./internal/upstream").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", upstreamBin, "./internal/testupstream").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building the test upstream: %v\n%s", err, out)
 		os.RemoveAll(dir)

@@ -1,6 +1,10 @@
 package gateway
 
-import "log/slog"
+import (
+	"log/slog"
+
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
+)
 
 // startOptional is Attach's answer to an optional upstream that could not
 // be reached (err): the gateway starts without it, the upstream down with
@@ -15,7 +19,7 @@ func (u *upstream) startOptional(err error) {
 // it answers; then it watches it until the gateway closes. Meanwhile
 // reapIdle closes the idle upstream sessions of client sessions.
 func (u *upstream) run() {
-	goSafe(u.log, "closing idle sessions of upstream "+u.cfg.Name, u.reapIdle)
+	ups.Go(u.log, "closing idle sessions of upstream "+u.cfg.Name, u.reapIdle)
 	u.mu.Lock()
 	connected := u.main != nil
 	u.mu.Unlock()

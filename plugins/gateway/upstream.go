@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
 // upstream is one mounted upstream server: its main session (which lists
@@ -28,7 +30,7 @@ type upstream struct {
 	// rt is the HTTP transport of a URL upstream; tok its tokens when it
 	// has a TokenSource.
 	rt  http.RoundTripper
-	tok *tokens
+	tok *ups.Tokens
 	srv *framework.Server
 	reg framework.Registrar
 	log *slog.Logger
@@ -127,12 +129,12 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
 	var rt http.RoundTripper
-	var tok *tokens
+	var tok *ups.Tokens
 	if cfg.URL != "" {
 		if cfg.TokenSource != nil {
-			tok = &tokens{up: cfg.Name, src: cfg.TokenSource}
+			tok = ups.NewTokens(cfg.Name, cfg.TokenSource, func(err error) error { return &TokenError{Upstream: cfg.Name, Err: err} })
 		}
-		rt = cfg.roundTripper(tok)
+		rt = ups.HTTPTransport(cfg.Token, cfg.Header, tok)
 	}
 	return &upstream{g: g, cfg: cfg, rt: rt, tok: tok, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, shared: map[string]map[*mcp.ServerSession]bool{}, own: map[*mcp.ServerSession]map[string]bool{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
@@ -178,7 +180,7 @@ func (u *upstream) keepWatching() {
 	for {
 		panicked := true
 		func() {
-			defer recovered(u.log, "watching upstream "+u.cfg.Name)
+			defer ups.Recovered(u.log, "watching upstream "+u.cfg.Name)
 			u.watch()
 			panicked = false
 		}()
@@ -202,7 +204,7 @@ func (u *upstream) watch() {
 		c := u.main
 		u.mu.Unlock()
 		ended := make(chan error, 1)
-		goSafe(u.log, "waiting for an upstream session", func() { ended <- c.cs.Wait() })
+		ups.Go(u.log, "waiting for an upstream session", func() { ended <- c.cs.Wait() })
 	serving:
 		for {
 			select {
@@ -356,7 +358,7 @@ func (u *upstream) dropSessions() *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for _, p := range ps {
 		wg.Go(func() {
-			defer recovered(u.log, "closing a client's upstream session")
+			defer ups.Recovered(u.log, "closing a client's upstream session")
 			<-p.ready
 			if p.conn != nil {
 				p.conn.cs.Close()
@@ -399,7 +401,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		delete(u.sessions, key)
 		old := p.conn
 		p = nil
-		goSafe(u.log, "closing a broken upstream session", func() { old.cs.Close() })
+		ups.Go(u.log, "closing a broken upstream session", func() { old.cs.Close() })
 	}
 	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
 		u.mu.Unlock()
@@ -430,7 +432,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		}
 		// The cause is the operator's (an address, a token endpoint's
 		// answer), and no answer of the upstream to send the client.
-		goSafe(u.log, "checking an upstream", func() { u.suspect(nil) })
+		ups.Go(u.log, "checking an upstream", func() { u.suspect(nil) })
 		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
@@ -465,15 +467,15 @@ func (u *upstream) open(ctx context.Context, p *pending, key any, ss *mcp.Server
 	}
 	if ss != nil {
 		// A replaced session: the client's subscriptions go on.
-		goSafe(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
+		ups.Go(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
 	}
-	goSafe(u.log, "tracking a client's upstream session", func() {
+	ups.Go(u.log, "tracking a client's upstream session", func() {
 		// The client session's end ends its upstream session, and
 		// the upstream session's end forgets it.
 		done := make(chan struct{})
-		goSafe(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
+		ups.Go(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
 		if ss != nil {
-			goSafe(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
+			ups.Go(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
 		}
 		<-done
 		u.forget(key, p)
@@ -501,7 +503,7 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	if p == nil {
 		return
 	}
-	goSafe(u.log, "telling an upstream the roots changed", func() {
+	ups.Go(u.log, "telling an upstream the roots changed", func() {
 		<-p.ready
 		if p.conn != nil {
 			p.conn.rootsChanged()
@@ -538,7 +540,7 @@ func (u *upstream) suspect(failed *conn) {
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
 	if failed != nil && failed != c && !closed && !failed.broken.Load() && failed.checking.CompareAndSwap(false, true) {
-		goSafe(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
+		ups.Go(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
 	}
 	if !up || c == nil {
 		return

@@ -13,6 +13,8 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
 // An upstream may offer each client session its own entities: a tool
@@ -356,7 +358,7 @@ func (g *Gateway) watchSession(ss *mcp.ServerSession) {
 	if seen {
 		return
 	}
-	goSafe(g.out.log, "waiting for a client session", func() {
+	ups.Go(g.log, "waiting for a client session", func() {
 		_ = ss.Wait()
 		for _, u := range g.ups {
 			u.forgetSubscriptions(ss)

@@ -11,7 +11,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
-// upstreamBin is the gateway's test upstream (../internal/upstream),
+// upstreamBin is the gateway's test upstream (../internal/testupstream),
 // built once by TestMain.
 var upstreamBin string
 
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	upstreamBin = filepath.Join(dir, "upstream")
-	out, err := exec.Command("go", "build", "-o", upstreamBin, "../internal/upstream").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", upstreamBin, "../internal/testupstream").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building the test upstream: %v\n%s", err, out)
 		os.RemoveAll(dir)

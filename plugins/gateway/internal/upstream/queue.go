@@ -1,21 +1,19 @@
-package gateway
+package upstream
 
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultQueueLimit is the default of [Config.QueueLimit].
-const DefaultQueueLimit = 1024
-
 // dropLogEvery is how often, at most, the gateway logs that it still
 // drops notifications to a client session.
 const dropLogEvery = 10 * time.Second
 
-// queues holds, per client session, the notifications of upstreams on
+// Queues holds, per client session, the notifications of upstreams on
 // their way to it (progress, log messages, completions of URL-mode
 // elicitations), sent in order by one goroutine per session that has
 // some. An upstream's notification is handled by the MCP SDK one at a
@@ -25,8 +23,9 @@ const dropLogEvery = 10 * time.Second
 // could grow without end. Queueing here takes the handler no time, and
 // the queue of a session holds at most limit entries: a new one drops
 // the oldest progress notification or log message (a completion only
-// when nothing else is queued), counted.
-type queues struct {
+// when nothing else is queued), counted. One Queues serves every
+// upstream of a gateway; it is safe for concurrent use.
+type Queues struct {
 	limit int
 	log   *slog.Logger
 
@@ -39,7 +38,7 @@ type queues struct {
 // entries or sends one.
 type outbox struct {
 	ss    *mcp.ServerSession
-	items []outItem
+	items []Item
 	// pushed counts the entries queued, done those sent or dropped:
 	// flushed waits for done to reach pushed.
 	pushed, done uint64
@@ -49,34 +48,36 @@ type outbox struct {
 	loggedAt time.Time
 }
 
-// outItem is one notification to a client session.
-type outItem struct {
-	// essential marks a completion of a URL-mode elicitation, dropped
+// Item is one notification to a client session.
+type Item struct {
+	// Essential marks a completion of a URL-mode elicitation, dropped
 	// only when nothing else is queued.
-	essential bool
-	up        *upstream // whose notification it is
-	send      func()
+	Essential bool
+	// Dropped counts the notifications of the upstream whose notification
+	// it is that were dropped.
+	Dropped *atomic.Uint64
+	// Send sends it.
+	Send func()
 }
 
-func newQueues(limit int) *queues {
-	if limit == 0 {
-		limit = DefaultQueueLimit
-	}
-	q := &queues{limit: limit, boxes: map[*mcp.ServerSession]*outbox{}}
+// NewQueues returns the queues of a gateway, each holding at most limit
+// entries, logging to log what they drop.
+func NewQueues(limit int, log *slog.Logger) *Queues {
+	q := &Queues{limit: limit, log: log, boxes: map[*mcp.ServerSession]*outbox{}}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 
-// push queues it for ss, dropping the oldest entry that may be dropped
+// Push queues it for ss, dropping the oldest entry that may be dropped
 // when the queue is full.
-func (q *queues) push(ss *mcp.ServerSession, it outItem) {
+func (q *Queues) Push(ss *mcp.ServerSession, it Item) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	b := q.boxes[ss]
 	if b == nil {
 		b = &outbox{ss: ss}
 		q.boxes[ss] = b
-		goSafe(q.log, "sending notifications to a client session", func() { q.run(b) })
+		Go(q.log, "sending notifications to a client session", func() { q.run(b) })
 	}
 	if len(b.items) >= q.limit {
 		q.dropOne(b)
@@ -87,17 +88,17 @@ func (q *queues) push(ss *mcp.ServerSession, it outItem) {
 
 // dropOne drops b's oldest entry that is not essential, or its oldest
 // when all are; it is called with q.mu held.
-func (q *queues) dropOne(b *outbox) {
+func (q *Queues) dropOne(b *outbox) {
 	i := 0
-	for i < len(b.items) && b.items[i].essential {
+	for i < len(b.items) && b.items[i].Essential {
 		i++
 	}
 	if i == len(b.items) {
 		i = 0
 	}
-	b.items[i].up.dropped.Add(1)
+	b.items[i].Dropped.Add(1)
 	if i == 0 {
-		b.items[0] = outItem{}
+		b.items[0] = Item{}
 		b.items = b.items[1:]
 	} else {
 		b.items = append(b.items[:i], b.items[i+1:]...)
@@ -118,14 +119,14 @@ func (q *queues) dropOne(b *outbox) {
 }
 
 // run sends b's entries in order until b is empty, then forgets b.
-func (q *queues) run(b *outbox) {
+func (q *Queues) run(b *outbox) {
 	q.mu.Lock()
 	for len(b.items) > 0 {
 		it := b.items[0]
-		b.items[0] = outItem{}
+		b.items[0] = Item{}
 		b.items = b.items[1:]
 		q.mu.Unlock()
-		it.send()
+		it.Send()
 		q.mu.Lock()
 		b.done++
 		q.cond.Broadcast()
@@ -138,9 +139,9 @@ func (q *queues) run(b *outbox) {
 	q.mu.Unlock()
 }
 
-// flushed waits until what was queued for ss so far has been sent (or
+// Flushed waits until what was queued for ss so far has been sent (or
 // dropped), or until deadline.
-func (q *queues) flushed(ss *mcp.ServerSession, deadline time.Time) {
+func (q *Queues) Flushed(ss *mcp.ServerSession, deadline time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	b := q.boxes[ss]

@@ -1,4 +1,4 @@
-package gateway
+package upstream_test
 
 import (
 	"bytes"
@@ -7,11 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
-// TestGoSafeRecovers: a panic on a goroutine the gateway starts is logged
+// TestGoRecovers: a panic on a goroutine the gateway starts is logged
 // with what it was doing, and the process goes on.
-func TestGoSafeRecovers(t *testing.T) {
+func TestGoRecovers(t *testing.T) {
 	var mu sync.Mutex
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
@@ -20,7 +22,7 @@ func TestGoSafeRecovers(t *testing.T) {
 		return buf.Write(p)
 	}), nil))
 	done := make(chan struct{})
-	goSafe(log, "testing", func() {
+	upstream.Go(log, "testing", func() {
 		defer close(done)
 		var m map[string]int
 		m["x"] = 1 // panics

@@ -1,4 +1,4 @@
-// Command upstream is the MCP server the gateway's tests mount: a plain
+// Command testupstream is the MCP server the gateway's tests mount: a plain
 // go-sdk server whose tools exercise what a gateway must pass through
 // (progress, logging, cancellation, sampling, elicitation, roots and
 // their changes, list changes, headers) and fail the ways an upstream fails (an isError result, a

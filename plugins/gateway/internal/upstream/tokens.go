@@ -1,4 +1,4 @@
-package gateway
+package upstream
 
 import (
 	"context"
@@ -12,13 +12,15 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// tokens caches the tokens of an upstream's [Upstream.TokenSource]: one
+// Tokens caches the tokens of an upstream's OAuth token source: one
 // token at a time, fetched when none is valid (oauth2's Valid: present
 // and not within ten seconds of its expiry), by one fetch however many
-// requests need it.
-type tokens struct {
+// requests need it. It is safe for concurrent use.
+type Tokens struct {
 	up  string
 	src oauth2.TokenSource
+	// fail makes the error of a request for which src gave no token.
+	fail func(error) error
 
 	mu     sync.Mutex
 	cur    *token
@@ -40,10 +42,17 @@ type fetch struct {
 	err  error
 }
 
+// NewTokens returns the token cache of the upstream named up, whose
+// tokens src gives; fail makes the error of a request for which src
+// gave no token from src's error.
+func NewTokens(up string, src oauth2.TokenSource, fail func(error) error) *Tokens {
+	return &Tokens{up: up, src: src, fail: fail}
+}
+
 // get returns a valid token, fetching one when the cached one is missing
 // or about to expire. It gives up when ctx ends, leaving the fetch to
 // finish for the next request.
-func (t *tokens) get(ctx context.Context) (*token, error) {
+func (t *Tokens) get(ctx context.Context) (*token, error) {
 	t.mu.Lock()
 	if t.cur != nil && t.cur.Valid() {
 		tok := t.cur
@@ -60,7 +69,7 @@ func (t *tokens) get(ctx context.Context) (*token, error) {
 // when it is not to be sent again: the upstream never accepted used (a
 // new token would fare no better: the upstream is misconfigured, or
 // refuses the gateway), or the source answers used again.
-func (t *tokens) refused(ctx context.Context, used *token) (*token, error) {
+func (t *Tokens) refused(ctx context.Context, used *token) (*token, error) {
 	if !used.accepted.Load() {
 		return nil, nil
 	}
@@ -83,8 +92,8 @@ func (t *tokens) refused(ctx context.Context, used *token) (*token, error) {
 	return tok, nil
 }
 
-// current returns the access token in use, "" when there is none.
-func (t *tokens) current() string {
+// Current returns the access token in use, "" when there is none.
+func (t *Tokens) Current() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.cur == nil {
@@ -94,7 +103,7 @@ func (t *tokens) current() string {
 }
 
 // startLocked starts a fetch, or returns the one in flight.
-func (t *tokens) startLocked() *fetch {
+func (t *Tokens) startLocked() *fetch {
 	if t.flight != nil {
 		return t.flight
 	}
@@ -119,46 +128,23 @@ func (t *tokens) startLocked() *fetch {
 }
 
 // wait waits for f, or for ctx to end.
-func (t *tokens) wait(ctx context.Context, f *fetch) (*token, error) {
+func (t *Tokens) wait(ctx context.Context, f *fetch) (*token, error) {
 	select {
 	case <-f.done:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("upstream %q: waiting for an OAuth token: %w", t.up, ctx.Err())
 	}
 	if f.err != nil {
-		return nil, &TokenError{Upstream: t.up, Err: f.err}
+		return nil, t.fail(f.err)
 	}
 	return f.tok, nil
 }
-
-// TokenError is the error of a request to an upstream for which the
-// [Upstream.TokenSource] gave no token. It wraps the source's error: for a
-// token endpoint's refusal, an *oauth2.RetrieveError with its answer.
-type TokenError struct {
-	// Upstream is the upstream's name.
-	Upstream string
-	Err      error
-}
-
-// Error names the upstream and the token endpoint, and gives its answer.
-func (e *TokenError) Error() string {
-	var re *oauth2.RetrieveError
-	if errors.As(e.Err, &re) && re.Response != nil && re.Response.Request != nil {
-		u := *re.Response.Request.URL
-		u.User, u.RawQuery, u.Fragment = nil, "", ""
-		return fmt.Sprintf("upstream %q: the token endpoint %s answered: %v", e.Upstream, u.Redacted(), e.Err)
-	}
-	return fmt.Sprintf("upstream %q: getting an OAuth token: %v", e.Upstream, e.Err)
-}
-
-// Unwrap returns the source's error.
-func (e *TokenError) Unwrap() error { return e.Err }
 
 // tokenTransport sends every request with a token of src, after the
 // upstream's headers; a 401 to a request sent with a token the upstream
 // accepted before gets one retry with a new token.
 type tokenTransport struct {
-	src  *tokens
+	src  *Tokens
 	next http.RoundTripper
 }
 
