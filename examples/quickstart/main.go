@@ -188,27 +188,8 @@ func staticToken(token string) sdkauth.TokenVerifier {
 // the trace of every run and its audit event; more are further plugins.
 func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 	var trace []string
-	observer := func(ev *flows.Event) {
-		if ev.Flow != flows.ToolsCallTool {
-			return // the list runs auth uses to check a tool is visible
-		}
-		what := ev.Hook
-		if what == "" {
-			what = "(" + ev.Step + ")"
-		} else {
-			what = ev.Stage.String() + " " + what
-		}
-		trace = append(trace, fmt.Sprintf("    %-8s %s", ev.Outcome, what))
-	}
 	var events bytes.Buffer
-	auditTo := slog.NewTextHandler(&events, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		switch a.Key {
-		case "outcome", "decided_by", "error", "args":
-			return a
-		}
-		return slog.Attr{}
-	}})
-	q, err := newServer(observer, slog.New(slog.DiscardHandler), audit.Config{Handler: auditTo}, staticToken(""), "", more...)
+	q, err := newServer(traceCalls(&trace), slog.New(slog.DiscardHandler), audit.Config{Handler: demoAudit(&events)}, staticToken(""), "", more...)
 	if err != nil {
 		return err
 	}
@@ -222,7 +203,6 @@ func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 		return err
 	}
 	defer cs.Close()
-
 	calls := []struct {
 		title string
 		tool  string
@@ -242,14 +222,7 @@ func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 		fmt.Fprintf(w, "== %s: %s %v\n", call.title, call.tool, call.args)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
 		fmt.Fprintln(w, strings.Join(trace, "\n"))
-		switch {
-		case err != nil:
-			fmt.Fprintf(w, "  protocol error: %v\n", err)
-		case res.IsError:
-			fmt.Fprintf(w, "  isError result: %s\n", text(res.Content))
-		default:
-			fmt.Fprintf(w, "  result: %s\n", text(res.Content))
-		}
+		printResult(w, res, err)
 		if err := q.audit.Flush(ctx); err != nil {
 			return err
 		}
@@ -267,6 +240,48 @@ func runDemo(ctx context.Context, w io.Writer, more ...framework.Plugin) error {
 	}
 	fmt.Fprintf(w, "== tools/list without a token: %s (auth hides set_forecast)\n", strings.Join(names, ", "))
 	return nil
+}
+
+// traceCalls returns an observer that appends a line to trace for every
+// hook and step of a tools/call run.
+func traceCalls(trace *[]string) flows.Observer {
+	return func(ev *flows.Event) {
+		if ev.Flow != flows.ToolsCallTool {
+			return // the list runs auth uses to check a tool is visible
+		}
+		what := ev.Hook
+		if what == "" {
+			what = "(" + ev.Step + ")"
+		} else {
+			what = ev.Stage.String() + " " + what
+		}
+		*trace = append(*trace, fmt.Sprintf("    %-8s %s", ev.Outcome, what))
+	}
+}
+
+// demoAudit returns the audit handler of the demo: the outcome, the
+// deciding hook, the error and the arguments of each event, as text on w.
+func demoAudit(w io.Writer) slog.Handler {
+	return slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch a.Key {
+		case "outcome", "decided_by", "error", "args":
+			return a
+		}
+		return slog.Attr{}
+	}})
+}
+
+// printResult prints what a call answered: a protocol error, an isError
+// result or a result.
+func printResult(w io.Writer, res *mcp.CallToolResult, err error) {
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "  protocol error: %v\n", err)
+	case res.IsError:
+		fmt.Fprintf(w, "  isError result: %s\n", text(res.Content))
+	default:
+		fmt.Fprintf(w, "  result: %s\n", text(res.Content))
+	}
 }
 
 func text(cs []mcp.Content) string {

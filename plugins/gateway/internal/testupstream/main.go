@@ -150,58 +150,95 @@ func result(format string, args ...any) *mcp.CallToolResult {
 }
 
 func newServer(resources bool, instructions string) *mcp.Server {
-	// rootsSeen holds, per session, what roots/list answered after the
-	// client's last notifications/roots/list_changed, and how many came.
-	var rootsMu sync.Mutex
-	rootsSeen := map[*mcp.ServerSession]string{}
-	rootsChanges := map[*mcp.ServerSession]int{}
+	roots := &rootsLog{seen: map[*mcp.ServerSession]string{}, changes: map[*mcp.ServerSession]int{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1.0.0"}, &mcp.ServerOptions{
-		Instructions: instructions,
-		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
-			// Over HTTP, the notification's context would send roots/list
-			// on the notification's POST, which ends at once.
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			res, err := req.Session.ListRoots(ctx, nil)
-			var uris []string
-			if err != nil {
-				uris = []string{"error: " + err.Error()}
-			} else {
-				for _, r := range res.Roots {
-					uris = append(uris, r.URI)
-				}
-			}
-			rootsMu.Lock()
-			defer rootsMu.Unlock()
-			rootsChanges[req.Session]++
-			rootsSeen[req.Session] = strings.Join(uris, ",")
-		},
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		Instructions:            instructions,
+		RootsListChangedHandler: roots.changed,
+		SubscribeHandler:        func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler:      func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{req.Params.Argument.Value + "-done"}}}, nil
 		},
 	})
-	var cancelled atomic.Int64
-	// received holds every request and notification the server read, as
-	// its method and JSON params: what its client told it.
-	var receivedMu sync.Mutex
-	var received []string
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			params, _ := json.Marshal(req.GetParams())
-			receivedMu.Lock()
-			received = append(received, method+" "+string(params))
-			receivedMu.Unlock()
-			return next(ctx, method, req)
+	rec := &receivedLog{}
+	s.AddReceivingMiddleware(rec.middleware)
+	addSamplingOnly(s)
+	addInspectTools(s, rec)
+	addResultTools(s)
+	addProgressTools(s)
+	addLifeTools(s)
+	addClientTools(s)
+	addRootsTools(s, roots)
+	addListChangers(s)
+	if resources {
+		addResources(s)
+	}
+	return s
+}
+
+// rootsLog holds, per session, what roots/list answered after the
+// client's last notifications/roots/list_changed, and how many came.
+type rootsLog struct {
+	mu      sync.Mutex
+	seen    map[*mcp.ServerSession]string
+	changes map[*mcp.ServerSession]int
+}
+
+// changed asks the client for its roots when it says they changed.
+func (l *rootsLog) changed(_ context.Context, req *mcp.RootsListChangedRequest) {
+	// Over HTTP, the notification's context would send roots/list
+	// on the notification's POST, which ends at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := req.Session.ListRoots(ctx, nil)
+	var uris []string
+	if err != nil {
+		uris = []string{"error: " + err.Error()}
+	} else {
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
 		}
-	})
-	// A client that declares sampling is offered one more tool, as a server
-	// offers what its client can use. The tool is there from the start and
-	// hidden from the other clients, so that a client's initialization
-	// changes no list: a server that added it then would say its tools
-	// changed, a moment later, to that client alone (the gateway's
-	// TestListChangedWhileConnecting has a server that does).
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.changes[req.Session]++
+	l.seen[req.Session] = strings.Join(uris, ",")
+}
+
+// String says how many changes ss's client announced, and its roots after
+// the last: "2: file:///a,file:///b".
+func (l *rootsLog) String(ss *mcp.ServerSession) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return fmt.Sprintf("%d: %s", l.changes[ss], l.seen[ss])
+}
+
+// receivedLog holds every request and notification the server read, as
+// its method and JSON params: what its client told it.
+type receivedLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *receivedLog) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		params, _ := json.Marshal(req.GetParams())
+		l.mu.Lock()
+		l.msgs = append(l.msgs, method+" "+string(params))
+		l.mu.Unlock()
+		return next(ctx, method, req)
+	}
+}
+
+// String lists what the server read, one message a line.
+func (l *receivedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.msgs, "\n")
+}
+
+// addSamplingOnly adds the tool offered only to clients that sample.
+func addSamplingOnly(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "sampling_only", Description: "Offered to clients that declare sampling."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			return result("for a client that samples"), nil, nil
@@ -226,17 +263,27 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			return next(ctx, method, req)
 		}
 	})
+}
+
+// addInspectTools adds the tools that say what the process is and saw.
+func addInspectTools(s *mcp.Server, rec *receivedLog) {
 	mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Says the process's environment, one KEY=value a line."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			return result("%s", strings.Join(os.Environ(), "\n")), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "received", Description: "Says every request and notification the server read, with its params, one a line."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
-			receivedMu.Lock()
-			defer receivedMu.Unlock()
-			return result("%s", strings.Join(received, "\n")), nil, nil
+			return result("%s", rec.String()), nil, nil
 		})
 
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Says the process's ID."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return result("%d", os.Getpid()), nil, nil
+		})
+}
+
+// addResultTools adds the tools that answer at once, well or not.
+func addResultTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its arguments as JSON."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
 			return result("%s", req.Params.Arguments), nil, nil
@@ -251,6 +298,10 @@ func newServer(resources bool, instructions string) *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, &jsonrpc.Error{Code: -32042, Message: "rejected upstream"}
 		})
+}
+
+// addProgressTools adds the tools that report progress and log.
+func addProgressTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Reports progress 1/3, 2/3, 3/3."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			tok := req.Params.GetProgressToken()
@@ -309,6 +360,11 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			}
 			return result("logged"), nil, nil
 		})
+}
+
+// addLifeTools adds the tools that wait, hang, break the stream or die.
+func addLifeTools(s *mcp.Server) {
+	var cancelled atomic.Int64
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Reports progress 0, then waits until the call is cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			if tok := req.Params.GetProgressToken(); tok != nil {
@@ -337,6 +393,11 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			os.Exit(3)
 			return nil, nil, nil
 		})
+}
+
+// addClientTools adds the tools that ask the client: sampling and
+// elicitation.
+func addClientTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client to sample a message."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
 			res, err := sample(ctx, req.Session, in.Text)
@@ -386,6 +447,11 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			}
 			return result("url %s", res.Action), nil, nil
 		})
+}
+
+// addRootsTools adds the tools that read the client's roots, and one
+// that talks to the client every way at once.
+func addRootsTools(s *mcp.Server, roots *rootsLog) {
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			res, err := req.Session.ListRoots(ctx, nil)
@@ -400,9 +466,7 @@ func newServer(resources bool, instructions string) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots_seen", Description: "Says how many roots/list_changed this session heard, and the roots listed after the last."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
-			rootsMu.Lock()
-			defer rootsMu.Unlock()
-			return result("%d: %s", rootsChanges[req.Session], rootsSeen[req.Session]), nil, nil
+			return result("%s", roots.String(req.Session)), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "chat", Description: "Logs its text, reports progress with it as message, asks the client to sample it, reports progress again."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
@@ -430,6 +494,10 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			}
 			return result("chat %s: %s", in.Text, tc.Text), nil, nil
 		})
+}
+
+// addListChangers adds the tools that change the server's lists.
+func addListChangers(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "add_prompt", Description: "Adds a prompt named after its text, and removes greet."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
 			s.AddPrompt(&mcp.Prompt{Name: in.Text, Description: "Added at run time."},
@@ -448,10 +516,6 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			s.RemoveResources("test://hello")
 			return result("ok"), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Says the process's ID."},
-		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
-			return result("%d", os.Getpid()), nil, nil
-		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds a tool named after its text, and removes echo."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
 			s.AddTool(&mcp.Tool{Name: in.Text, Description: "Added at run time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -459,9 +523,11 @@ func newServer(resources bool, instructions string) *mcp.Server {
 			s.RemoveTools("echo")
 			return result("ok"), nil, nil
 		})
-	if !resources {
-		return s
-	}
+}
+
+// addResources adds a resource, a template, a prompt and the tool that
+// says the resource was updated.
+func addResources(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "Says test://hello was updated."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
 			return result("touched"), nil, s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://hello"})
@@ -479,7 +545,6 @@ func newServer(resources bool, instructions string) *mcp.Server {
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["name"]}}}}, nil
 		})
-	return s
 }
 
 // samples reports whether the client that sent req declares sampling.
