@@ -93,10 +93,7 @@ func (s *Server) newHTTPHandler(opts *mcp.StreamableHTTPOptions, origins *http.C
 	if sdk := s.opts.SDK; sdk != nil && sdk.GetSessionID != nil {
 		newID = sdk.GetSessionID
 	}
-	var versions []string
-	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
-		versions = sdk.SupportedProtocolVersions
-	}
+	versions := s.protocolVersions()
 	hh := &httpHandler{srv: s, body: bodyReader{max: maxBody, bodies: s.bodies, timeout: bodyTimeout}}
 	hh.transport = streamable.New(streamable.Options{
 		Server:                     s.sdk,

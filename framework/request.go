@@ -57,6 +57,16 @@ func (s *Server) requestInfo(method string, req mcp.Request) *flows.Request {
 	return r
 }
 
+// protocolVersions returns the protocol versions the server was configured
+// to speak (mcp.ServerOptions.SupportedProtocolVersions), newest first, or
+// nil for every version the SDK speaks.
+func (s *Server) protocolVersions() []string {
+	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
+		return sdk.SupportedProtocolVersions
+	}
+	return nil
+}
+
 // withoutInitialize is the first protocol version without initialize: its
 // requests carry the client's info in their _meta.
 const withoutInitialize = "2026-07-28"
@@ -72,9 +82,9 @@ const withoutInitialize = "2026-07-28"
 func (s *Server) initializing(r *flows.Request, ip *mcp.InitializeParams) {
 	r.ClientInfo = ip.ClientInfo
 	r.ClientCapabilities = ip.Capabilities
-	versions := mcp.SupportedProtocolVersions()
-	if sdk := s.opts.SDK; sdk != nil && len(sdk.SupportedProtocolVersions) > 0 {
-		versions = sdk.SupportedProtocolVersions
+	versions := s.protocolVersions()
+	if versions == nil {
+		versions = mcp.SupportedProtocolVersions()
 	}
 	r.ProtocolVersion = "2025-11-25"
 	if slices.Contains(versions, ip.ProtocolVersion) && ip.ProtocolVersion < withoutInitialize {

@@ -185,14 +185,13 @@ func (h *hook) sampleLater(c *flows.Context, params *mcp.CreateMessageParams) (d
 // client is told too when its request carries a log level (2026-07-28's
 // _meta), else by [Plugin.tellNoSampling] once it sets one.
 func (p *Plugin) warnNoSampling(names []string) func(c *flows.Context) error {
+	tell := p.tellNoSampling(names)
 	return func(c *flows.Context) error {
 		if samples(c.Request()) {
 			return nil
 		}
-		msg := noSamplingMessage(names)
-		p.logger().Warn("command hooks: "+msg, "client", clientName(c.Request()), "session", c.Request().SessionID)
-		_ = framework.Log(c, "warning", map[string]string{"hooks": strings.Join(names, ", "), "message": msg})
-		return nil
+		p.logger().Warn("command hooks: "+noSamplingMessage(names), "client", clientName(c.Request()), "session", c.Request().SessionID)
+		return tell(c)
 	}
 }
 
