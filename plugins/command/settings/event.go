@@ -16,7 +16,7 @@ type Event uint8
 
 // The events. Their names are the agents' (PreToolUse…); Gemini CLI's and
 // OLLM's names of the same events are accepted as aliases in settings
-// ([ParseEvent]). PreReadResource and PostReadResource are hookflow's own:
+// ([Event.UnmarshalText]). PreReadResource and PostReadResource are hookflow's own:
 // no agent has resource events.
 const (
 	// PreToolUse runs in tools:call-tool beforeExecute, with the validated
