@@ -124,7 +124,7 @@ func TestSection(t *testing.T) {
 			root := doc.Content[0]
 			d := &yamlconf.Decoder{File: "f.yaml"}
 			var c config
-			ok := d.Section(root.Content[1], "p", &c)
+			ok := d.Section(root.Content[1], "p", "p", &c)
 			err := d.Err()
 			if ok != (err == nil) {
 				t.Errorf("Section = %v with errors %v", ok, err)
@@ -203,7 +203,7 @@ func TestSectionPathsAndHost(t *testing.T) {
 			}
 			d := &yamlconf.Decoder{File: "/etc/hf/g.yaml", Host: tc.host}
 			var got hosted
-			d.Section(doc.Content[0], "s", &got)
+			d.Section(doc.Content[0], "s", "s", &got)
 			if got != tc.want {
 				t.Errorf("decoded %+v, want %+v", got, tc.want)
 			}

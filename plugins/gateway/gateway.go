@@ -42,30 +42,31 @@ const (
 
 // Upstream is an MCP server the gateway mounts: a command it starts and
 // talks to over stdio, or a streamable HTTP URL. Exactly one of Command and
-// URL is set.
+// URL is set. Its fields' yaml tags are its keys in the hookflow gateway
+// command's configuration file; a field without one is not set there.
 type Upstream struct {
 	// Name identifies the upstream in errors, logs and [Health]; it is
 	// required and unique within a gateway.
-	Name string
+	Name string `yaml:"name"`
 	// Command is the program and its arguments, run without a shell.
-	Command []string
+	Command []string `yaml:"command"`
 	// Env is added to the command's environment, which otherwise holds
 	// only the variables of the gateway's environment that [DefaultEnv]
 	// and InheritEnv name (see [Environ]): an upstream does not see the
 	// gateway's secrets, nor other upstreams'. Env's KEY=value entries win
 	// over an inherited variable of the same name. Dir is the command's
 	// working directory ("" the gateway's).
-	Env []string
-	Dir string
+	Env []string `yaml:"env"`
+	Dir string   `yaml:"dir" path:"relative"`
 	// InheritEnv names further variables of the gateway's environment the
 	// command gets when they are set there, such as LANG or HTTPS_PROXY.
-	InheritEnv []string
+	InheritEnv []string `yaml:"inherit_env"`
 	// URL is the upstream's streamable HTTP endpoint.
-	URL string
+	URL string `yaml:"url"`
 	// Token, when set, is sent as "Authorization: Bearer <Token>"; Header
 	// holds further headers sent with every HTTP request.
-	Token  string
-	Header http.Header
+	Token  string      `yaml:"token" env:"token_env"`
+	Header http.Header `yaml:"headers"`
 	// TokenSource, when set instead of Token, gives the bearer token of
 	// every HTTP request, for an upstream that is an OAuth resource
 	// server. The gateway caches its tokens, so its Token method should
@@ -75,19 +76,19 @@ type Upstream struct {
 	// Prefix is prepended to the names of the upstream's tools and prompts
 	// (ResourcePrefix to its resource URIs): two upstreams with a tool of
 	// one name need a prefix on at least one of them.
-	Prefix string
+	Prefix string `yaml:"prefix"`
 	// ResourcePrefix, such as "files+", is prepended to the upstream's
 	// resource URIs and URI templates, so that their scheme becomes
 	// "files+file": two upstreams with a resource of one URI need one on
 	// at least one of them. See "Filters and prefixes" in the package doc.
-	ResourcePrefix string
+	ResourcePrefix string `yaml:"resource_prefix"`
 	// AllowTools and DenyTools choose the upstream's tools the gateway
 	// mounts, by the upstream's names (before Prefix), each a name or a
 	// path.Match glob such as "read_*": a tool is mounted when AllowTools
 	// is empty or one of its patterns matches, and none of DenyTools'
 	// does. The others are neither listed nor callable.
-	AllowTools []string
-	DenyTools  []string
+	AllowTools []string `yaml:"allow_tools"`
+	DenyTools  []string `yaml:"deny_tools"`
 	// Optional lets the gateway start without the upstream: when it
 	// cannot be reached at Start, the gateway starts degraded (its
 	// [Health] is [StateDown] with the cause) and connects it in the
@@ -103,19 +104,19 @@ type Upstream struct {
 	// the gateway lists entities with. Requests the upstream sends its
 	// client (sampling, elicitation, roots) are then refused, and its log
 	// messages are not forwarded. Stateless HTTP clients always share.
-	Shared bool
+	Shared bool `yaml:"shared"`
 	// ProtocolVersion, when set, is the protocol version every upstream
 	// session asks for. When "", the gateway's own session asks for
 	// 2025-11-25 (on which the upstream may send requests and
 	// notifications to its client) and a client's session for the
 	// client's version.
-	ProtocolVersion string
+	ProtocolVersion string `yaml:"protocol_version"`
 	// Timeout bounds each forwarded request (DefaultTimeout when 0): an
 	// upstream that does not answer in time fails the call, and the
 	// request is cancelled upstream. ConnectTimeout bounds a connection
 	// and the listing after it (DefaultConnectTimeout when 0).
-	Timeout        time.Duration
-	ConnectTimeout time.Duration
+	Timeout        time.Duration `yaml:"timeout"`
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
 	// ResetTimeoutOnProgress makes each progress notification the
 	// upstream sends about a forwarded request start that request's
 	// Timeout again, so that a long operation that reports progress is
@@ -125,8 +126,8 @@ type Upstream struct {
 	// such a request in all, whatever progress it reports
 	// (DefaultMaxTotalTimeout when 0); it applies only with
 	// ResetTimeoutOnProgress.
-	ResetTimeoutOnProgress bool
-	MaxTotalTimeout        time.Duration
+	ResetTimeoutOnProgress bool          `yaml:"reset_timeout_on_progress"`
+	MaxTotalTimeout        time.Duration `yaml:"max_total_timeout"`
 	// MinBackoff and MaxBackoff bound the wait between attempts to
 	// reconnect (DefaultMinBackoff, DefaultMaxBackoff when 0); the wait
 	// doubles after each failed attempt.
@@ -139,7 +140,7 @@ type Upstream struct {
 	// bound reached fails that request, saying so, and opens nothing; a
 	// later request tries again. Shared sessions and the gateway's own
 	// do not count.
-	MaxSessions int
+	MaxSessions int `yaml:"max_sessions"`
 }
 
 // Gateway is a plugin that mounts upstream MCP servers into the server or
@@ -180,7 +181,7 @@ type Gateway struct {
 // with Validate.
 type Config struct {
 	// Upstreams are the MCP servers the gateway mounts.
-	Upstreams []Upstream
+	Upstreams []Upstream `yaml:"upstreams"`
 	// QueueLimit bounds the notifications of upstreams waiting to reach
 	// one client session (DefaultQueueLimit when 0): progress, log
 	// messages and completions of URL-mode elicitations. When a client

@@ -3,52 +3,47 @@ package host
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v4"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
 
 // oauthConfig is an upstream's OAuth client: client credentials at
-// TokenURL, for Resource (RFC 8707; the upstream's URL by default).
+// TokenURL, for Resource (RFC 8707; the upstream's URL by default). Its
+// secret comes from the environment only: a configuration file is read
+// by more people and programs than a secret should be.
 type oauthConfig struct {
-	TokenURL     string
-	ClientID     string
-	ClientSecret string
-	Scopes       []string
-	Resource     string
+	TokenURL     string   `yaml:"token_url"`
+	ClientID     string   `yaml:"client_id"`
+	ClientSecret string   `yaml:"client_secret" env:"client_secret_env,only"`
+	Scopes       []string `yaml:"scopes"`
+	Resource     string   `yaml:"resource"`
 }
 
-// oauth reads an upstream's OAuth client. Its secret comes from the
-// environment only: a configuration file is read by more people and
-// programs than a secret should be.
-func (d *decoder) oauth(n *yaml.Node) *oauthConfig {
-	o := &oauthConfig{}
-	given := map[string]bool{}
-	d.Mapping(n, "oauth", map[string]func(*yaml.Node){
-		"token_url": func(n *yaml.Node) { o.TokenURL, given["token_url"] = d.url(n), true },
-		"client_id": func(n *yaml.Node) { o.ClientID, given["client_id"] = d.Str(n), true },
-		"client_secret": func(n *yaml.Node) {
-			given["client_secret_env"] = true // reported here, not as missing
-			d.Errorf(n, "a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env")
-		},
-		"client_secret_env": func(n *yaml.Node) { o.ClientSecret, given["client_secret_env"] = d.Env(n), true },
-		"scopes":            func(n *yaml.Node) { o.Scopes = d.Strs(n) },
-		"resource":          func(n *yaml.Node) { o.Resource = d.url(n) },
-	})
-	var missing []string
-	for _, k := range []string{"token_url", "client_id", "client_secret_env"} {
-		if !given[k] {
-			missing = append(missing, k)
+// validate reports the keys o lacks, at the first of them, and its URLs
+// that are not http or https ones.
+func (o *oauthConfig) validate() error {
+	var p problems
+	var missing, fields []string
+	for _, k := range []struct{ key, field, value string }{
+		{"token_url", "token_url", o.TokenURL},
+		{"client_id", "client_id", o.ClientID},
+		{"client_secret_env", "client_secret", o.ClientSecret},
+	} {
+		if k.value == "" {
+			missing, fields = append(missing, k.key), append(fields, k.field)
 		}
 	}
-	if len(missing) > 0 && (n.Kind == yaml.MappingNode || n.Tag == "!!null") {
-		d.Errorf(n, "oauth needs %s", strings.Join(missing, ", "))
+	if len(missing) > 0 {
+		p.add(fields[0], "oauth needs %s", strings.Join(missing, ", "))
 	}
-	return o
+	p.url("token_url", o.TokenURL)
+	p.url("resource", o.Resource)
+	return errors.Join(p...)
 }
 
 // tokenSource returns the token source of an upstream at upstreamURL: client
