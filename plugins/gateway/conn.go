@@ -100,7 +100,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		if stderr != nil {
-			stderr.flush()
+			stderr.Flush()
 		}
 		return nil, err
 	}
@@ -109,9 +109,7 @@ func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp
 		ups.Go(u.log, "waiting for an upstream process", func() {
 			// The session ends when the process does (or the gateway
 			// closes it): say how it ended.
-			err := cs.Wait()
-			stderr.flush()
-			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
+			stderr.Ended(cs.Wait())
 		})
 	}
 	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
@@ -167,16 +165,12 @@ func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
 
 // transport is the transport to c's upstream: its command over stdio,
 // with stderr the log of the process's standard error, or its URL.
-func (c *conn) transport() (t mcp.Transport, stderr *stderrLog) {
+func (c *conn) transport() (t mcp.Transport, stderr *ups.Stderr) {
 	u := c.u
 	if len(u.cfg.Command) > 0 {
 		c.counting = true
 		cmd := u.cfg.command()
-		stderr = &stderrLog{log: u.log, cmd: cmd}
-		cmd.Stderr = stderr
-		// A grandchild that keeps the standard error open does not keep
-		// the process's end waiting.
-		cmd.WaitDelay = time.Second
+		stderr = ups.CaptureStderr(u.log, cmd)
 		return countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}, stderr
 	}
 	// hookflow's client transport decodes each message once and tells

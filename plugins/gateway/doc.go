@@ -175,6 +175,14 @@
 // their plugins with a gateway for each, and serves, checks or explains
 // it; the hookflow gateway command calls it.
 //
+// # Layout
+//
+// This package is the mount plugin and the upstream sessions it forwards
+// through. What those sessions use and that knows nothing of mounting (the
+// OAuth client tokens and HTTP transport, the queues to client sessions,
+// the log of a process's standard error) is its internal package
+// upstream; the host program is package host.
+//
 // # Changes
 //
 // A stdio upstream's process no longer inherits the gateway's whole

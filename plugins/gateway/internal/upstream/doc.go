@@ -5,8 +5,11 @@
 //
 // It holds the OAuth client tokens of an upstream behind an
 // authorization server ([Tokens], [HTTPTransport]), the per-client-session
-// queues of the notifications upstreams send ([Queues]), and [Go], the
-// goroutine that logs a panic rather than dying of it.
+// queues of the notifications upstreams send ([Queues]), the log of a
+// stdio upstream's standard error ([Stderr]), and [Go], the goroutine
+// that logs a panic rather than dying of it. Package gateway keeps the
+// upstream sessions themselves (connecting, forwarding, routing what an
+// upstream sends to the client session it is for) and uses these.
 //
 // Concurrency: every type here is safe for concurrent use. [Queues.Push]
 // never blocks on a client: one goroutine per client session sends its
