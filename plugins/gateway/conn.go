@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,12 +45,9 @@ type conn struct {
 	// roots of ss changed (see rootsChanged).
 	client *mcp.Client
 
-	// read and handled count the notifications read from the upstream
-	// and those the client's handlers finished with (see drain); cond
-	// (on mu) is signalled when handled grows.
-	counting      bool
-	read, handled atomic.Int64
-	cond          *sync.Cond
+	// backlog counts the notifications read from the upstream and those
+	// the client's handlers finished with (see drain).
+	backlog ups.Backlog
 	// broken is set once reading from the upstream failed: the session
 	// is over (see markBroken). refused is set once an HTTP upstream
 	// answered 401 or 403 to the gateway's credentials.
@@ -86,7 +82,6 @@ type call struct {
 // requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
 	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
-	c.cond = sync.NewCond(&c.mu)
 	defer close(c.ready)
 	opts := c.clientOptions(caps)
 	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
@@ -168,14 +163,13 @@ func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
 func (c *conn) transport() (t mcp.Transport, stderr *ups.Stderr) {
 	u := c.u
 	if len(u.cfg.Command) > 0 {
-		c.counting = true
 		cmd := u.cfg.command()
 		stderr = ups.CaptureStderr(u.log, cmd)
-		return countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}, stderr
+		t := &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}
+		return ups.Observed{Transport: t, Message: c.incoming, Ended: c.ended}, stderr
 	}
 	// hookflow's client transport decodes each message once and tells
 	// the gateway, with the context of the call it came for.
-	c.counting = true
 	return &streamable.ClientTransport{
 		Endpoint:   u.cfg.URL,
 		HTTPClient: &http.Client{Transport: u.rt},
@@ -417,71 +411,24 @@ func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 func (c *conn) drained(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if counted(method) {
-			c.handled.Add(1)
-			c.mu.Lock()
-			c.cond.Broadcast()
-			c.mu.Unlock()
-		}
+		c.backlog.Handled(method)
 		return res, err
 	}
 }
 
-// counted reports whether a notification is counted by drain: every one
-// the client's handlers see, the cancellations (which the SDK handles
-// as they arrive) aside.
-func counted(method string) bool {
-	return strings.HasPrefix(method, "notifications/") && method != "notifications/cancelled"
-}
-
 // drain waits until the client's handlers have finished with the
-// notifications that arrived before a call's answer, and the queue of
-// client session ss (nil for none) has sent those they queued. The SDK
-// hands a call's answer to the caller as it arrives but queues the
-// notifications before it, so that without this the client could get an
-// upstream tool's last progress or log messages after its result. It
-// waits at most drainTimeout in all; after that, the counts are brought level, so that one
-// notification the handlers never saw does not make every later call
-// wait. incoming counts what the connection reads: over HTTP hookflow's
-// client transport calls it, over stdio countingConn.
+// notifications that arrived before a call's answer (see [ups.Backlog]),
+// and the queue of client session ss (nil for none) has sent those they
+// queued, for [ups.DrainTimeout] at most in all. incoming counts what
+// the connection reads: over HTTP hookflow's client transport calls it,
+// over stdio [ups.Observed].
 func (c *conn) drain(ss *mcp.ServerSession) {
-	deadline := time.Now().Add(drainTimeout)
-	c.drainHandlers(deadline)
+	deadline := time.Now().Add(ups.DrainTimeout)
+	c.backlog.Drain(deadline)
 	if ss != nil {
 		c.u.g.out.Flushed(ss, deadline)
 	}
 }
-
-// drainHandlers is drain's wait for the client's handlers.
-func (c *conn) drainHandlers(deadline time.Time) {
-	target := c.read.Load()
-	if !c.counting || c.handled.Load() >= target {
-		return
-	}
-	timer := time.AfterFunc(time.Until(deadline), func() {
-		c.mu.Lock()
-		c.cond.Broadcast()
-		c.mu.Unlock()
-	})
-	defer timer.Stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.handled.Load() < target {
-		if !time.Now().Before(deadline) {
-			for {
-				h := c.handled.Load()
-				if h >= target || c.handled.CompareAndSwap(h, target) {
-					break
-				}
-			}
-			return
-		}
-		c.cond.Wait()
-	}
-}
-
-// drainTimeout bounds [conn.drain].
-const drainTimeout = time.Second
 
 // callKey is the context key of the [call] a request forwarded upstream
 // belongs to.
@@ -493,7 +440,7 @@ type callKey struct{}
 // flight, so a request failing with the session sees the mark.
 func (c *conn) markBroken(err error) {
 	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		c.broken.Store(true)
+		c.ended()
 	}
 }
 

@@ -5,9 +5,12 @@
 //
 // It holds the OAuth client tokens of an upstream behind an
 // authorization server ([Tokens], [HTTPTransport]), the per-client-session
-// queues of the notifications upstreams send ([Queues]), the log of a
-// stdio upstream's standard error ([Stderr]), and [Go], the goroutine
-// that logs a panic rather than dying of it. Package gateway keeps the
+// queues of the notifications upstreams send ([Queues]), the count of
+// the notifications an upstream session read that its handlers have not
+// finished with ([Backlog]) and the transport that shows a stdio
+// upstream's messages to it ([Observed]), the log of a stdio upstream's
+// standard error ([Stderr]), and [Go], the goroutine that logs a panic
+// rather than dying of it. Package gateway keeps the
 // upstream sessions themselves (connecting, forwarding, routing what an
 // upstream sends to the client session it is for) and uses these.
 //
