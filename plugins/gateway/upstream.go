@@ -76,7 +76,7 @@ type upstream struct {
 	// warnedAllow is set once filter checked the AllowTools patterns.
 	warnedAllow atomic.Bool
 	// idle tracks the requests through each upstream session.
-	idle idleTracker
+	idle ups.Idle[*conn]
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
