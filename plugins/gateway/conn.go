@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,25 +54,13 @@ type conn struct {
 	// checking is set while suspectSession pings this session.
 	checking atomic.Bool
 
-	mu    sync.Mutex
-	next  uint64
-	calls map[string]*call
+	// calls are the calls in flight through the session.
+	calls ups.Calls
+
+	mu sync.Mutex
 	// taskTools are the upstream's tools that must be called as tasks
 	// (see taskTools), which the gateway leaves out.
 	taskTools map[string]bool
-	// order holds the calls in flight, oldest first.
-	order []*call
-}
-
-// call is a request in flight through a conn.
-type call struct {
-	key   string
-	ctx   context.Context
-	ss    *mcp.ServerSession
-	token any // the client's progress token, nil for none
-	// progressed, when not nil, is called for each progress notification
-	// of the call (it restarts the call's timeout).
-	progressed func()
 }
 
 // connect opens an upstream session, the seq'th opened (0 for the main
@@ -81,7 +68,7 @@ type call struct {
 // the upstream the client's capabilities and routes the upstream's
 // requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
-	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
+	c := &conn{u: u, ss: ss, seq: seq, ready: make(chan struct{})}
 	defer close(c.ready)
 	opts := c.clientOptions(caps)
 	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
@@ -200,53 +187,6 @@ func (c *conn) version() string {
 	return ""
 }
 
-// begin registers a call in flight and returns the context to send it
-// upstream with (it names the call to incoming), the progress
-// token to send upstream (nil when the client sent none and progressed is
-// nil: progress restarts no timeout) and the function that ends the call.
-func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
-	c.mu.Lock()
-	c.next++
-	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token, progressed: progressed}
-	c.calls[k.key] = k
-	c.order = append(c.order, k)
-	c.mu.Unlock()
-	if token != nil || progressed != nil {
-		upToken = k.key
-	}
-	return context.WithValue(ctx, callKey{}, k), upToken, func() {
-		c.mu.Lock()
-		for i, o := range c.order {
-			if o == k {
-				c.order = append(c.order[:i], c.order[i+1:]...)
-				break
-			}
-		}
-		c.mu.Unlock()
-		// The SDK hands a response to its caller at once but queues the
-		// notifications before it: the call's progress token is kept a
-		// while, so that its late progress still reaches the client.
-		time.AfterFunc(linger, func() {
-			c.mu.Lock()
-			delete(c.calls, k.key)
-			c.mu.Unlock()
-		})
-	}
-}
-
-// linger is how long a finished call's progress token is still routed.
-const linger = 5 * time.Second
-
-// latest returns the newest call in flight, or nil.
-func (c *conn) latest() *call {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.order) == 0 {
-		return nil
-	}
-	return c.order[len(c.order)-1]
-}
-
 // routeCtx returns the context to send a request to the client with,
 // cancelled when ctx (the upstream's request's) is: call k's (which
 // routes it to that call's stream over HTTP), cancelled also when that
@@ -254,11 +194,11 @@ func (c *conn) latest() *call {
 // to a call is about it (sampling, elicitation); a roots/list is often
 // about no call (the upstream lists roots when they changed) and must
 // outlive the call in flight.
-func (c *conn) routeCtx(ctx context.Context, k *call, bound bool) (context.Context, context.CancelFunc) {
+func (c *conn) routeCtx(ctx context.Context, k *ups.Call, bound bool) (context.Context, context.CancelFunc) {
 	if k == nil {
 		return context.WithCancel(ctx)
 	}
-	base := k.ctx
+	base := k.Ctx
 	if !bound {
 		base = context.WithoutCancel(base)
 	}
@@ -271,21 +211,19 @@ func (c *conn) routeCtx(ctx context.Context, k *call, bound bool) (context.Conte
 // whose call it is about, with the client's own token.
 func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	key, _ := req.Params.ProgressToken.(string)
-	c.mu.Lock()
-	k := c.calls[key]
-	c.mu.Unlock()
+	k := c.calls.Get(key)
 	if k == nil {
 		return
 	}
-	if k.progressed != nil {
-		k.progressed()
+	if k.Progressed != nil {
+		k.Progressed()
 	}
-	if k.token == nil || k.ss == nil {
+	if k.Token == nil || k.Session == nil {
 		return
 	}
 	p := *req.Params
-	p.ProgressToken = k.token
-	ctx, ss := context.WithoutCancel(k.ctx), k.ss
+	p.ProgressToken = k.Token
+	ctx, ss := context.WithoutCancel(k.Ctx), k.Session
 	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.NotifyProgress(ctx, &p) }})
 }
 
@@ -303,20 +241,20 @@ func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
 // goes on that call's stream (onCall true), or ctx's when no call is in
 // flight.
 func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool) {
-	if k := c.latest(); k != nil {
-		return context.WithoutCancel(k.ctx), true
+	if k := c.calls.Latest(); k != nil {
+		return context.WithoutCancel(k.Ctx), true
 	}
 	return context.WithoutCancel(ctx), false
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
+	rctx, cancel := c.routeCtx(ctx, c.calls.Latest(), true)
 	defer cancel()
 	return c.ss.CreateMessageWithTools(rctx, req.Params)
 }
 
 func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
+	rctx, cancel := c.routeCtx(ctx, c.calls.Latest(), true)
 	defer cancel()
 	return c.ss.Elicit(rctx, req.Params)
 }
@@ -364,16 +302,13 @@ const rootsChangedURI = "hookflow-gateway:roots-changed"
 // it (incoming marked it, see related.go); else, or when the
 // upstream sent it on no call's stream, the newest call, as a stdio
 // upstream's requests say nothing of the call they are about.
-func (c *conn) about(req mcp.Request) *call {
+func (c *conn) about(req mcp.Request) *ups.Call {
 	if key, ok := takeRelated(req.GetParams()); ok {
-		c.mu.Lock()
-		k := c.calls[key]
-		c.mu.Unlock()
-		if k != nil {
+		if k := c.calls.Get(key); k != nil {
 			return k
 		}
 	}
-	return c.latest()
+	return c.calls.Latest()
 }
 
 // route answers the upstream's requests to its client (sampling,
@@ -395,7 +330,7 @@ func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
 			return c.ss.Elicit(rctx, p)
 		case *mcp.ListRootsParams:
 			res, err := c.ss.ListRoots(rctx, p)
-			if err != nil && ctx.Err() == nil && k != nil && k.ctx.Err() != nil {
+			if err != nil && ctx.Err() == nil && k != nil && k.Ctx.Err() != nil {
 				// The call ended and its stream closed meanwhile: a
 				// roots/list is about no call, so ask on no call's stream.
 				return c.ss.ListRoots(ctx, p)
@@ -429,10 +364,6 @@ func (c *conn) drain(ss *mcp.ServerSession) {
 		c.u.g.out.Flushed(ss, deadline)
 	}
 }
-
-// callKey is the context key of the [call] a request forwarded upstream
-// belongs to.
-type callKey struct{}
 
 // markBroken marks c broken when err, an error reading from the
 // upstream or reaching it, says the session is over rather than that a

@@ -5,14 +5,17 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
 // incoming sees each message the upstream sends before the SDK does:
 // it counts the notifications in c's backlog (see drain), notes the
 // tools that must be called as tasks from a tools/list result, and marks
 // a request to the client that came on a forwarded call's response (ctx
-// is the call's, see begin) with the call's key (see related.go). ctx
-// carries no call for a message on no call's stream, and over stdio.
+// is the call's, see [ups.Calls.Begin]) with the call's key (see
+// related.go). ctx carries no call for a message on no call's stream,
+// and over stdio.
 func (c *conn) incoming(ctx context.Context, msg jsonrpc.Message) {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
@@ -20,8 +23,8 @@ func (c *conn) incoming(ctx context.Context, msg jsonrpc.Message) {
 			c.backlog.Read(m.Method)
 			return
 		}
-		if k, _ := ctx.Value(callKey{}).(*call); k != nil && toClient(m.Method) {
-			if p, ok := markRelated(m.Params, k.key); ok {
+		if k := ups.CallOf(ctx); k != nil && toClient(m.Method) {
+			if p, ok := markRelated(m.Params, k.Key); ok {
 				m.Params = p
 			}
 		}

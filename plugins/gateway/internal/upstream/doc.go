@@ -15,6 +15,8 @@
 //   - the count of the notifications an upstream session read that its
 //     handlers have not finished with ([Backlog]), and the transport that
 //     shows a stdio upstream's messages to the gateway ([Observed]);
+//   - the calls in flight through an upstream session, by which what the
+//     upstream sends about one finds its client session ([Calls]);
 //   - the requests in flight through each upstream session, which make
 //     it busy or idle ([Idle]);
 //   - the log of a stdio upstream's standard error ([Stderr]);
