@@ -54,8 +54,9 @@ type conn struct {
 	// checking is set while suspectSession pings this session.
 	checking atomic.Bool
 
-	// calls are the calls in flight through the session.
-	calls ups.Calls
+	// relay passes on to ss what the upstream sends about the calls in
+	// flight through the session.
+	relay ups.Relay
 
 	mu sync.Mutex
 	// taskTools are the upstream's tools that must be called as tasks
@@ -69,13 +70,14 @@ type conn struct {
 // requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
 	c := &conn{u: u, ss: ss, seq: seq, ready: make(chan struct{})}
+	c.relay = ups.Relay{Session: ss, Out: u.g.out, Dropped: &u.dropped, Log: u.log, Related: takeRelated}
 	defer close(c.ready)
 	opts := c.clientOptions(caps)
 	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
 	c.client = client
 	client.AddReceivingMiddleware(c.drained)
 	if ss != nil {
-		client.AddReceivingMiddleware(c.route)
+		client.AddReceivingMiddleware(c.relay.Route)
 	}
 	client.AddReceivingMiddleware(c.recovering) // the outermost
 	t, stderr := c.transport()
@@ -111,7 +113,7 @@ func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
 	u, ss := c.u, c.ss
 	opts := &mcp.ClientOptions{
 		Logger:                      u.log,
-		ProgressNotificationHandler: c.progress,
+		ProgressNotificationHandler: c.relay.Progress,
 		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:                &mcp.ClientCapabilities{},
 	}
@@ -125,15 +127,15 @@ func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
 				caps = ip.Capabilities
 			}
 		}
-		opts.LoggingMessageHandler = c.logMessage
+		opts.LoggingMessageHandler = c.relay.LogMessage
 		if caps != nil {
 			if caps.Sampling != nil {
-				opts.CreateMessageWithToolsHandler = c.sample
+				opts.CreateMessageWithToolsHandler = c.relay.Sample
 				opts.Capabilities.Sampling = caps.Sampling
 			}
 			if caps.Elicitation != nil {
-				opts.ElicitationHandler = c.elicit
-				opts.ElicitationCompleteHandler = c.elicitationComplete
+				opts.ElicitationHandler = c.relay.Elicit
+				opts.ElicitationCompleteHandler = c.relay.ElicitationComplete
 				opts.Capabilities.Elicitation = caps.Elicitation
 			}
 			if caps.RootsV2 != nil {
@@ -187,107 +189,16 @@ func (c *conn) version() string {
 	return ""
 }
 
-// routeCtx returns the context to send a request to the client with,
-// cancelled when ctx (the upstream's request's) is: call k's (which
-// routes it to that call's stream over HTTP), cancelled also when that
-// call ends when bound is set; ctx's alone when k is nil. A request bound
-// to a call is about it (sampling, elicitation); a roots/list is often
-// about no call (the upstream lists roots when they changed) and must
-// outlive the call in flight.
-func (c *conn) routeCtx(ctx context.Context, k *ups.Call, bound bool) (context.Context, context.CancelFunc) {
-	if k == nil {
-		return context.WithCancel(ctx)
-	}
-	base := k.Ctx
-	if !bound {
-		base = context.WithoutCancel(base)
-	}
-	rctx, cancel := context.WithCancel(base)
-	stop := context.AfterFunc(ctx, cancel)
-	return rctx, func() { stop(); cancel() }
-}
-
-// progress sends an upstream progress notification on to the client
-// whose call it is about, with the client's own token.
-func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	key, _ := req.Params.ProgressToken.(string)
-	k := c.calls.Get(key)
-	if k == nil {
-		return
-	}
-	if k.Progressed != nil {
-		k.Progressed()
-	}
-	if k.Token == nil || k.Session == nil {
-		return
-	}
-	p := *req.Params
-	p.ProgressToken = k.Token
-	ctx, ss := context.WithoutCancel(k.Ctx), k.Session
-	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.NotifyProgress(ctx, &p) }})
-}
-
-// logMessage sends an upstream log message on to the client, on the
-// newest call's stream (the message may be handled after that call
-// ended: it is sent all the same).
-func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	nctx, _ := c.notifyCtx(ctx)
-	params, ss := req.Params, c.ss
-	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.Log(nctx, params) }})
-}
-
-// notifyCtx returns the context to send the client a notification of the
-// upstream with, never cancelled: the newest call's, so that over HTTP it
-// goes on that call's stream (onCall true), or ctx's when no call is in
-// flight.
-func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool) {
-	if k := c.calls.Latest(); k != nil {
-		return context.WithoutCancel(k.Ctx), true
-	}
-	return context.WithoutCancel(ctx), false
-}
-
-func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.calls.Latest(), true)
-	defer cancel()
-	return c.ss.CreateMessageWithTools(rctx, req.Params)
-}
-
-func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.calls.Latest(), true)
-	defer cancel()
-	return c.ss.Elicit(rctx, req.Params)
-}
-
-// elicitationComplete passes the upstream's
-// notifications/elicitation/complete (the end of a URL-mode elicitation)
-// on to the client session, on the stream of its newest call like a log
-// message: the client matches it to its elicitation by elicitationId.
-func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-	nctx, onCall := c.notifyCtx(ctx)
-	params, ss, bare := req.Params, c.ss, context.WithoutCancel(ctx)
-	c.u.g.out.Push(ss, ups.Item{Essential: true, Dropped: &c.u.dropped, Send: func() {
-		err := ss.NotifyElicitationComplete(nctx, params)
-		if err != nil && onCall {
-			// The call's stream closed meanwhile: send it on no call's.
-			err = ss.NotifyElicitationComplete(bare, params)
-		}
-		if err != nil {
-			c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
-		}
-	}})
-}
-
 // rootsChanged tells the upstream that the roots of the client session
 // changed, when the client offered it roots with listChanged (a
 // notifications/roots/list_changed).
 //
 // The SDK sends that notification only when a Client's roots change, to
 // the sessions of that Client: here cs alone. The client's own list of
-// roots is never read, as route answers the upstream's roots/list with
-// the client session's roots: adding one root to it, again and again
-// (AddRoots replaces a root of the same URI, and notifies), is only the
-// way to send the notification. It waits on the upstream: callers call
+// roots is never read, as c's relay ([ups.Relay.Route]) answers the
+// upstream's roots/list with the client session's roots: adding one root
+// to it, again and again (AddRoots replaces a root of the same URI, and
+// notifies), is only the way to send the notification. It waits on the upstream: callers call
 // it in the background, so as not to hold up the client's session.
 func (c *conn) rootsChanged() {
 	c.client.AddRoots(&mcp.Root{URI: rootsChangedURI})
@@ -296,50 +207,6 @@ func (c *conn) rootsChanged() {
 // rootsChangedURI is the URI of the one root in the list of the SDK
 // client of a client session's upstream session; see [conn.rootsChanged].
 const rootsChangedURI = "hookflow-gateway:roots-changed"
-
-// about returns the call in flight that the upstream's request req is
-// about: over HTTP, the call on whose response stream the upstream sent
-// it (incoming marked it, see related.go); else, or when the
-// upstream sent it on no call's stream, the newest call, as a stdio
-// upstream's requests say nothing of the call they are about.
-func (c *conn) about(req mcp.Request) *ups.Call {
-	if key, ok := takeRelated(req.GetParams()); ok {
-		if k := c.calls.Get(key); k != nil {
-			return k
-		}
-	}
-	return c.calls.Latest()
-}
-
-// route answers the upstream's requests to its client (sampling,
-// elicitation, roots) with the client session's answers. It takes them
-// before the SDK's client handlers, which would check the parameters the
-// client is to check: the gateway passes them on as they are.
-func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		_, roots := req.GetParams().(*mcp.ListRootsParams)
-		k := c.about(req)
-		rctx, cancel := c.routeCtx(ctx, k, !roots)
-		defer cancel()
-		switch p := req.GetParams().(type) {
-		case *mcp.CreateMessageWithToolsParams:
-			return c.ss.CreateMessageWithTools(rctx, p)
-		case *mcp.CreateMessageParams:
-			return c.ss.CreateMessage(rctx, p)
-		case *mcp.ElicitParams:
-			return c.ss.Elicit(rctx, p)
-		case *mcp.ListRootsParams:
-			res, err := c.ss.ListRoots(rctx, p)
-			if err != nil && ctx.Err() == nil && k != nil && k.Ctx.Err() != nil {
-				// The call ended and its stream closed meanwhile: a
-				// roots/list is about no call, so ask on no call's stream.
-				return c.ss.ListRoots(ctx, p)
-			}
-			return res, err
-		}
-		return next(ctx, method, req)
-	}
-}
 
 // drained counts the notifications the client's handlers finished; see
 // [conn.drain].

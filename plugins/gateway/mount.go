@@ -372,7 +372,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, key entit
 	}
 	ctx, cancel, progressed := u.deadline(ctx)
 	defer cancel()
-	ctx, upToken, end := c.calls.Begin(ctx, ss, token, progressed)
+	ctx, upToken, end := c.relay.Calls.Begin(ctx, ss, token, progressed)
 	defer end()
 	res, err := do(ctx, c.cs, upToken)
 	c.drain(ss)

@@ -4,9 +4,8 @@
 // API.
 //
 // Package gateway keeps the upstream sessions themselves: connecting,
-// listing and mounting, forwarding, routing what an upstream sends to the
-// client session it is for. What those sessions use, and that knows
-// nothing of mounting, is here:
+// listing and mounting, forwarding, and what becomes of their failures.
+// What those sessions use, and that knows nothing of mounting, is here:
 //
 //   - the OAuth client tokens of an upstream behind an authorization
 //     server ([Tokens], [HTTPTransport]);
@@ -15,8 +14,9 @@
 //   - the count of the notifications an upstream session read that its
 //     handlers have not finished with ([Backlog]), and the transport that
 //     shows a stdio upstream's messages to the gateway ([Observed]);
-//   - the calls in flight through an upstream session, by which what the
-//     upstream sends about one finds its client session ([Calls]);
+//   - the calls in flight through an upstream session ([Calls]), by
+//     which what the upstream sends about one reaches the client session
+//     that made it ([Relay]);
 //   - the requests in flight through each upstream session, which make
 //     it busy or idle ([Idle]);
 //   - the log of a stdio upstream's standard error ([Stderr]);
