@@ -177,12 +177,14 @@
 //
 // # Layout
 //
-// This package is the mount plugin and the upstream sessions it forwards
-// through. What those sessions use and that knows nothing of mounting (the
+// This package is the mount plugin and each upstream's sessions: opening
+// one per client session, reconnecting, reaping the idle ones. One
+// upstream session (its client, its transport, the relay of what the
+// upstream sends about the calls in flight, the backlog of its
+// notifications) and what it uses that knows nothing of mounting (the
 // OAuth client tokens and HTTP transport, the queues to client sessions,
-// the calls in flight through a session and the relay of what the
-// upstream sends about them, the backlog of its notifications, the tracking of idle sessions, the log of a process's
-// standard error) is its internal package upstream; the host program is package host.
+// the tracking of idle sessions, the log of a process's standard error)
+// is its internal package upstream; the host program is package host.
 //
 // # Changes
 //

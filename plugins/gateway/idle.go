@@ -92,6 +92,6 @@ func (u *upstream) reapOnce(d time.Duration, now time.Time) {
 	u.idle.Keep(open)
 	for _, c := range closing {
 		u.log.Debug("gateway: closing a client session's idle upstream session", slog.Duration("idle_timeout", d))
-		c.cs.Close()
+		c.CS.Close()
 	}
 }

@@ -12,8 +12,8 @@ package gateway
 // before then (its Connection.Read returns a bare jsonrpc.Message).
 //
 // hookflow's client transport (internal/streamable.ClientTransport) tells
-// conn.incoming each message with the context of the call whose response
-// carried it, and incoming marks such a request with the call's key in
+// conn.Incoming each message with the context of the call whose response
+// carried it, and Incoming marks such a request with the call's key in
 // its _meta (markRelated); conn's relay (upstream.Relay) takes the mark
 // out again (takeRelated) before the request goes on to the client. A
 // ClientRequest that said which request's stream it came on would make

@@ -3,10 +3,16 @@
 // gateway (the mount plugin) is its one importer; nothing here is user
 // API.
 //
-// Package gateway keeps the upstream sessions themselves: connecting,
-// listing and mounting, forwarding, and what becomes of their failures.
-// What those sessions use, and that knows nothing of mounting, is here:
+// Package gateway keeps each upstream's sessions (one per client session
+// or shared, reconnected, reaped when idle), what they list and mount,
+// the forwarding of requests and what becomes of their failures. One
+// upstream session, and what it uses, knowing nothing of mounting, is
+// here:
 //
+//   - [Session], one upstream session: its SDK client, its transport
+//     (stdio or HTTP) and its handlers of what the upstream sends; it
+//     tells the gateway what concerns mounting through the [Host] the
+//     gateway gives it;
 //   - the OAuth client tokens of an upstream behind an authorization
 //     server ([Tokens], [HTTPTransport]);
 //   - the per-client-session queues of the notifications upstreams send
