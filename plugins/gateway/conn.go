@@ -6,33 +6,25 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hookflow/hookflow/internal/streamable"
-
 	ups "github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
-// conn is one upstream session: the main one (ss nil) or a client
-// session's. It keeps the calls in flight through it, so that what the
-// upstream sends about a call (progress, log messages, sampling,
-// elicitation and roots requests) reaches the client session that made
-// the call, on that call's stream.
+// conn is the gateway's side of one upstream session (see
+// [ups.Session]): the main one (ss nil) or a client session's. It is the
+// session's [ups.Host].
 type conn struct {
+	ups.Session
 	u  *upstream
 	ss *mcp.ServerSession
-	// cs is set once the session is connected, before ready is closed:
-	// the upstream may send notifications while it connects, and their
-	// handlers run before cs is known (see waitReady).
-	cs    *mcp.ClientSession
+	// ready is closed once the session is connected (CS set) or failed
+	// to: the upstream may send notifications while it connects, and
+	// their handlers run before CS is known (see waitReady).
 	ready chan struct{}
 	// seq orders the upstream sessions by their opening, set before the
 	// upstream can say anything (its list changes are ordered by it while
@@ -42,42 +34,13 @@ type conn struct {
 	seq    uint64
 	listed listing
 	keys   map[entityKey]string
-	// client is the SDK client of cs alone: it tells the upstream the
-	// roots of ss changed (see rootsChanged).
-	client *mcp.Client
-
-	// read and handled count the notifications read from the upstream
-	// and those the client's handlers finished with (see drain); cond
-	// (on mu) is signalled when handled grows.
-	counting      bool
-	read, handled atomic.Int64
-	cond          *sync.Cond
-	// broken is set once reading from the upstream failed: the session
-	// is over (see markBroken). refused is set once an HTTP upstream
-	// answered 401 or 403 to the gateway's credentials.
-	broken, refused atomic.Bool
 	// checking is set while suspectSession pings this session.
 	checking atomic.Bool
 
-	mu    sync.Mutex
-	next  uint64
-	calls map[string]*call
+	mu sync.Mutex
 	// taskTools are the upstream's tools that must be called as tasks
 	// (see taskTools), which the gateway leaves out.
 	taskTools map[string]bool
-	// order holds the calls in flight, oldest first.
-	order []*call
-}
-
-// call is a request in flight through a conn.
-type call struct {
-	key   string
-	ctx   context.Context
-	ss    *mcp.ServerSession
-	token any // the client's progress token, nil for none
-	// progressed, when not nil, is called for each progress notification
-	// of the call (it restarts the call's timeout).
-	progressed func()
 }
 
 // connect opens an upstream session, the seq'th opened (0 for the main
@@ -85,112 +48,17 @@ type call struct {
 // the upstream the client's capabilities and routes the upstream's
 // requests back to ss.
 func (u *upstream) connect(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) (*conn, error) {
-	c := &conn{u: u, ss: ss, seq: seq, calls: map[string]*call{}, ready: make(chan struct{})}
-	c.cond = sync.NewCond(&c.mu)
+	c := &conn{u: u, ss: ss, seq: seq, ready: make(chan struct{})}
+	c.Relay = ups.Relay{Session: ss, Out: u.g.out, Dropped: &u.dropped, Log: u.log, Related: takeRelated}
 	defer close(c.ready)
-	opts := c.clientOptions(caps)
-	client := mcp.NewClient(&mcp.Implementation{Name: "hookflow-gateway", Version: "1"}, opts)
-	c.client = client
-	client.AddReceivingMiddleware(c.drained)
-	if ss != nil {
-		client.AddReceivingMiddleware(c.route)
+	d := ups.Dial{TerminateAfter: TerminateAfter, URL: u.cfg.URL, HTTP: u.rt, Version: version, Caps: caps, Timeout: u.cfg.Timeout}
+	if len(u.cfg.Command) > 0 {
+		d.Command = u.cfg.command()
 	}
-	client.AddReceivingMiddleware(c.recovering) // the outermost
-	t, stderr := c.transport()
-	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		if stderr != nil {
-			stderr.flush()
-		}
+	if err := c.Connect(ctx, d, c); err != nil {
 		return nil, err
 	}
-	c.cs = cs
-	if stderr != nil {
-		ups.Go(u.log, "waiting for an upstream process", func() {
-			// The session ends when the process does (or the gateway
-			// closes it): say how it ended.
-			err := cs.Wait()
-			stderr.flush()
-			u.log.Info("gateway: upstream process ended", slog.Int("pid", stderr.cmd.Process.Pid), slog.Any("status", exitStatus(err)))
-		})
-	}
-	if ss != nil && cs.InitializeResult() != nil && cs.InitializeResult().Capabilities.Logging != nil {
-		// The client's level applies at the gateway, where the messages
-		// are sent on: the upstream sends them all.
-		lctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
-		_ = cs.SetLoggingLevel(lctx, &mcp.SetLoggingLevelParams{Level: "debug"})
-		cancel()
-	}
 	return c, nil
-}
-
-// clientOptions are the options of c's client: the handlers of what the
-// upstream sends, and for a client session's upstream session what its
-// client's capabilities (caps, or those it initialized with) offer.
-func (c *conn) clientOptions(caps *mcp.ClientCapabilities) *mcp.ClientOptions {
-	u, ss := c.u, c.ss
-	opts := &mcp.ClientOptions{
-		Logger:                      u.log,
-		ProgressNotificationHandler: c.progress,
-		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
-		Capabilities:                &mcp.ClientCapabilities{},
-	}
-	opts.ResourceUpdatedHandler = c.resourceUpdated
-	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { u.listChanged(c, "tool") }
-	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { u.listChanged(c, "prompt") }
-	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { u.listChanged(c, "resource") }
-	if ss != nil {
-		if caps == nil {
-			if ip := ss.InitializeParams(); ip != nil {
-				caps = ip.Capabilities
-			}
-		}
-		opts.LoggingMessageHandler = c.logMessage
-		if caps != nil {
-			if caps.Sampling != nil {
-				opts.CreateMessageWithToolsHandler = c.sample
-				opts.Capabilities.Sampling = caps.Sampling
-			}
-			if caps.Elicitation != nil {
-				opts.ElicitationHandler = c.elicit
-				opts.ElicitationCompleteHandler = c.elicitationComplete
-				opts.Capabilities.Elicitation = caps.Elicitation
-			}
-			if caps.RootsV2 != nil {
-				r := *caps.RootsV2
-				opts.Capabilities.RootsV2 = &r
-			}
-		}
-	}
-	return opts
-}
-
-// transport is the transport to c's upstream: its command over stdio,
-// with stderr the log of the process's standard error, or its URL.
-func (c *conn) transport() (t mcp.Transport, stderr *stderrLog) {
-	u := c.u
-	if len(u.cfg.Command) > 0 {
-		c.counting = true
-		cmd := u.cfg.command()
-		stderr = &stderrLog{log: u.log, cmd: cmd}
-		cmd.Stderr = stderr
-		// A grandchild that keeps the standard error open does not keep
-		// the process's end waiting.
-		cmd.WaitDelay = time.Second
-		return countingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: TerminateAfter}, c: c}, stderr
-	}
-	// hookflow's client transport decodes each message once and tells
-	// the gateway, with the context of the call it came for.
-	c.counting = true
-	return &streamable.ClientTransport{
-		Endpoint:   u.cfg.URL,
-		HTTPClient: &http.Client{Transport: u.rt},
-		Hooks: streamable.ClientHooks{
-			Message: c.incoming,
-			Status:  c.noteStatus,
-			Error:   c.markBroken,
-		},
-	}, nil
 }
 
 // waitReady waits until c is connected, or failed to (then it returns
@@ -198,308 +66,9 @@ func (c *conn) transport() (t mcp.Transport, stderr *stderrLog) {
 func (c *conn) waitReady(ctx context.Context) bool {
 	select {
 	case <-c.ready:
-		return c.cs != nil
+		return c.CS != nil
 	case <-ctx.Done():
 		return false
-	}
-}
-
-// version returns the protocol version the upstream session negotiated.
-func (c *conn) version() string {
-	if ir := c.cs.InitializeResult(); ir != nil {
-		return ir.ProtocolVersion
-	}
-	return ""
-}
-
-// begin registers a call in flight and returns the context to send it
-// upstream with (it names the call to incoming), the progress
-// token to send upstream (nil when the client sent none and progressed is
-// nil: progress restarts no timeout) and the function that ends the call.
-func (c *conn) begin(ctx context.Context, ss *mcp.ServerSession, token any, progressed func()) (callCtx context.Context, upToken any, end func()) {
-	c.mu.Lock()
-	c.next++
-	k := &call{key: "hookflow-gw-" + strconv.FormatUint(c.next, 36), ctx: ctx, ss: ss, token: token, progressed: progressed}
-	c.calls[k.key] = k
-	c.order = append(c.order, k)
-	c.mu.Unlock()
-	if token != nil || progressed != nil {
-		upToken = k.key
-	}
-	return context.WithValue(ctx, callKey{}, k), upToken, func() {
-		c.mu.Lock()
-		for i, o := range c.order {
-			if o == k {
-				c.order = append(c.order[:i], c.order[i+1:]...)
-				break
-			}
-		}
-		c.mu.Unlock()
-		// The SDK hands a response to its caller at once but queues the
-		// notifications before it: the call's progress token is kept a
-		// while, so that its late progress still reaches the client.
-		time.AfterFunc(linger, func() {
-			c.mu.Lock()
-			delete(c.calls, k.key)
-			c.mu.Unlock()
-		})
-	}
-}
-
-// linger is how long a finished call's progress token is still routed.
-const linger = 5 * time.Second
-
-// latest returns the newest call in flight, or nil.
-func (c *conn) latest() *call {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.order) == 0 {
-		return nil
-	}
-	return c.order[len(c.order)-1]
-}
-
-// routeCtx returns the context to send a request to the client with,
-// cancelled when ctx (the upstream's request's) is: call k's (which
-// routes it to that call's stream over HTTP), cancelled also when that
-// call ends when bound is set; ctx's alone when k is nil. A request bound
-// to a call is about it (sampling, elicitation); a roots/list is often
-// about no call (the upstream lists roots when they changed) and must
-// outlive the call in flight.
-func (c *conn) routeCtx(ctx context.Context, k *call, bound bool) (context.Context, context.CancelFunc) {
-	if k == nil {
-		return context.WithCancel(ctx)
-	}
-	base := k.ctx
-	if !bound {
-		base = context.WithoutCancel(base)
-	}
-	rctx, cancel := context.WithCancel(base)
-	stop := context.AfterFunc(ctx, cancel)
-	return rctx, func() { stop(); cancel() }
-}
-
-// progress sends an upstream progress notification on to the client
-// whose call it is about, with the client's own token.
-func (c *conn) progress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	key, _ := req.Params.ProgressToken.(string)
-	c.mu.Lock()
-	k := c.calls[key]
-	c.mu.Unlock()
-	if k == nil {
-		return
-	}
-	if k.progressed != nil {
-		k.progressed()
-	}
-	if k.token == nil || k.ss == nil {
-		return
-	}
-	p := *req.Params
-	p.ProgressToken = k.token
-	ctx, ss := context.WithoutCancel(k.ctx), k.ss
-	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.NotifyProgress(ctx, &p) }})
-}
-
-// logMessage sends an upstream log message on to the client, on the
-// newest call's stream (the message may be handled after that call
-// ended: it is sent all the same).
-func (c *conn) logMessage(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	nctx, _ := c.notifyCtx(ctx)
-	params, ss := req.Params, c.ss
-	c.u.g.out.Push(ss, ups.Item{Dropped: &c.u.dropped, Send: func() { _ = ss.Log(nctx, params) }})
-}
-
-// notifyCtx returns the context to send the client a notification of the
-// upstream with, never cancelled: the newest call's, so that over HTTP it
-// goes on that call's stream (onCall true), or ctx's when no call is in
-// flight.
-func (c *conn) notifyCtx(ctx context.Context) (nctx context.Context, onCall bool) {
-	if k := c.latest(); k != nil {
-		return context.WithoutCancel(k.ctx), true
-	}
-	return context.WithoutCancel(ctx), false
-}
-
-func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
-	defer cancel()
-	return c.ss.CreateMessageWithTools(rctx, req.Params)
-}
-
-func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rctx, cancel := c.routeCtx(ctx, c.latest(), true)
-	defer cancel()
-	return c.ss.Elicit(rctx, req.Params)
-}
-
-// elicitationComplete passes the upstream's
-// notifications/elicitation/complete (the end of a URL-mode elicitation)
-// on to the client session, on the stream of its newest call like a log
-// message: the client matches it to its elicitation by elicitationId.
-func (c *conn) elicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-	nctx, onCall := c.notifyCtx(ctx)
-	params, ss, bare := req.Params, c.ss, context.WithoutCancel(ctx)
-	c.u.g.out.Push(ss, ups.Item{Essential: true, Dropped: &c.u.dropped, Send: func() {
-		err := ss.NotifyElicitationComplete(nctx, params)
-		if err != nil && onCall {
-			// The call's stream closed meanwhile: send it on no call's.
-			err = ss.NotifyElicitationComplete(bare, params)
-		}
-		if err != nil {
-			c.u.log.Warn("gateway: passing on an elicitation's completion", slog.Any("err", err))
-		}
-	}})
-}
-
-// rootsChanged tells the upstream that the roots of the client session
-// changed, when the client offered it roots with listChanged (a
-// notifications/roots/list_changed).
-//
-// The SDK sends that notification only when a Client's roots change, to
-// the sessions of that Client: here cs alone. The client's own list of
-// roots is never read, as route answers the upstream's roots/list with
-// the client session's roots: adding one root to it, again and again
-// (AddRoots replaces a root of the same URI, and notifies), is only the
-// way to send the notification. It waits on the upstream: callers call
-// it in the background, so as not to hold up the client's session.
-func (c *conn) rootsChanged() {
-	c.client.AddRoots(&mcp.Root{URI: rootsChangedURI})
-}
-
-// rootsChangedURI is the URI of the one root in the list of the SDK
-// client of a client session's upstream session; see [conn.rootsChanged].
-const rootsChangedURI = "hookflow-gateway:roots-changed"
-
-// about returns the call in flight that the upstream's request req is
-// about: over HTTP, the call on whose response stream the upstream sent
-// it (incoming marked it, see related.go); else, or when the
-// upstream sent it on no call's stream, the newest call, as a stdio
-// upstream's requests say nothing of the call they are about.
-func (c *conn) about(req mcp.Request) *call {
-	if key, ok := takeRelated(req.GetParams()); ok {
-		c.mu.Lock()
-		k := c.calls[key]
-		c.mu.Unlock()
-		if k != nil {
-			return k
-		}
-	}
-	return c.latest()
-}
-
-// route answers the upstream's requests to its client (sampling,
-// elicitation, roots) with the client session's answers. It takes them
-// before the SDK's client handlers, which would check the parameters the
-// client is to check: the gateway passes them on as they are.
-func (c *conn) route(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		_, roots := req.GetParams().(*mcp.ListRootsParams)
-		k := c.about(req)
-		rctx, cancel := c.routeCtx(ctx, k, !roots)
-		defer cancel()
-		switch p := req.GetParams().(type) {
-		case *mcp.CreateMessageWithToolsParams:
-			return c.ss.CreateMessageWithTools(rctx, p)
-		case *mcp.CreateMessageParams:
-			return c.ss.CreateMessage(rctx, p)
-		case *mcp.ElicitParams:
-			return c.ss.Elicit(rctx, p)
-		case *mcp.ListRootsParams:
-			res, err := c.ss.ListRoots(rctx, p)
-			if err != nil && ctx.Err() == nil && k != nil && k.ctx.Err() != nil {
-				// The call ended and its stream closed meanwhile: a
-				// roots/list is about no call, so ask on no call's stream.
-				return c.ss.ListRoots(ctx, p)
-			}
-			return res, err
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// drained counts the notifications the client's handlers finished; see
-// [conn.drain].
-func (c *conn) drained(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if counted(method) {
-			c.handled.Add(1)
-			c.mu.Lock()
-			c.cond.Broadcast()
-			c.mu.Unlock()
-		}
-		return res, err
-	}
-}
-
-// counted reports whether a notification is counted by drain: every one
-// the client's handlers see, the cancellations (which the SDK handles
-// as they arrive) aside.
-func counted(method string) bool {
-	return strings.HasPrefix(method, "notifications/") && method != "notifications/cancelled"
-}
-
-// drain waits until the client's handlers have finished with the
-// notifications that arrived before a call's answer, and the queue of
-// client session ss (nil for none) has sent those they queued. The SDK
-// hands a call's answer to the caller as it arrives but queues the
-// notifications before it, so that without this the client could get an
-// upstream tool's last progress or log messages after its result. It
-// waits at most drainTimeout in all; after that, the counts are brought level, so that one
-// notification the handlers never saw does not make every later call
-// wait. incoming counts what the connection reads: over HTTP hookflow's
-// client transport calls it, over stdio countingConn.
-func (c *conn) drain(ss *mcp.ServerSession) {
-	deadline := time.Now().Add(drainTimeout)
-	c.drainHandlers(deadline)
-	if ss != nil {
-		c.u.g.out.Flushed(ss, deadline)
-	}
-}
-
-// drainHandlers is drain's wait for the client's handlers.
-func (c *conn) drainHandlers(deadline time.Time) {
-	target := c.read.Load()
-	if !c.counting || c.handled.Load() >= target {
-		return
-	}
-	timer := time.AfterFunc(time.Until(deadline), func() {
-		c.mu.Lock()
-		c.cond.Broadcast()
-		c.mu.Unlock()
-	})
-	defer timer.Stop()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.handled.Load() < target {
-		if !time.Now().Before(deadline) {
-			for {
-				h := c.handled.Load()
-				if h >= target || c.handled.CompareAndSwap(h, target) {
-					break
-				}
-			}
-			return
-		}
-		c.cond.Wait()
-	}
-}
-
-// drainTimeout bounds [conn.drain].
-const drainTimeout = time.Second
-
-// callKey is the context key of the [call] a request forwarded upstream
-// belongs to.
-type callKey struct{}
-
-// markBroken marks c broken when err, an error reading from the
-// upstream or reaching it, says the session is over rather than that a
-// request was cancelled. The SDK reads before it fails the requests in
-// flight, so a request failing with the session sees the mark.
-func (c *conn) markBroken(err error) {
-	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		c.broken.Store(true)
 	}
 }
 
@@ -526,7 +95,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		return wire
 	}
 	switch {
-	case c.refused.Load():
+	case c.Refused():
 		ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("refused the gateway's credentials", method, name, err)
 		return fmt.Errorf("upstream %q refused the gateway's credentials for %s %q", u.cfg.Name, method, name)
@@ -540,7 +109,7 @@ func (u *upstream) wrap(ctx context.Context, c *conn, method, name string, err e
 		return fmt.Errorf("upstream %q did not answer %s %q within %v", u.cfg.Name, method, name, u.cfg.Timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case c.broken.Load(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case c.Broken(), errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		ups.Go(u.log, "checking an upstream", func() { u.suspect(c) })
 		u.warnFailed("went away", method, name, err)
 		return fmt.Errorf("upstream %q went away during %s %q", u.cfg.Name, method, name)
@@ -571,20 +140,3 @@ var errTimeout = errors.New("gateway: upstream timeout")
 // errTotalTimeout is the cause of a forwarded request's context when the
 // upstream did not finish within the upstream's MaxTotalTimeout.
 var errTotalTimeout = errors.New("gateway: upstream total timeout")
-
-// recovering is the receiving middleware of an upstream session's client
-// that recovers a panic of the gateway's handlers of what the upstream
-// sends (notifications, and sampling, elicitation and roots requests):
-// the panic is logged, and a request fails with an internal error
-// instead of the process.
-func (c *conn) recovering(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				ups.LogPanic(c.u.log, "handling "+method+" from the upstream", v)
-				res, err = nil, fmt.Errorf("gateway: internal error handling %s", method)
-			}
-		}()
-		return next(ctx, method, req)
-	}
-}

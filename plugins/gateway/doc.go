@@ -175,6 +175,17 @@
 // their plugins with a gateway for each, and serves, checks or explains
 // it; the hookflow gateway command calls it.
 //
+// # Layout
+//
+// This package is the mount plugin and each upstream's sessions: opening
+// one per client session, reconnecting, reaping the idle ones. One
+// upstream session (its client, its transport, the relay of what the
+// upstream sends about the calls in flight, the backlog of its
+// notifications) and what it uses that knows nothing of mounting (the
+// OAuth client tokens and HTTP transport, the queues to client sessions,
+// the tracking of idle sessions, the log of a process's standard error)
+// is its internal package upstream; the host program is package host.
+//
 // # Changes
 //
 // A stdio upstream's process no longer inherits the gateway's whole

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,64 +11,6 @@ import (
 // client session's upstream session (over stdio, its process) stays open
 // without a request through it.
 const DefaultIdleTimeout = 5 * time.Minute
-
-// idleTracker knows, for each upstream session, how many forwarded
-// requests are in flight through it and when the last one ended. Its zero
-// value is ready.
-type idleTracker struct {
-	mu    sync.Mutex
-	conns map[*conn]*idleState
-}
-
-type idleState struct {
-	inFlight int
-	last     time.Time
-}
-
-// busy marks a request through c in flight; the func it returns marks it
-// ended.
-func (t *idleTracker) busy(c *conn) func() {
-	t.mu.Lock()
-	if t.conns == nil {
-		t.conns = map[*conn]*idleState{}
-	}
-	s := t.conns[c]
-	if s == nil {
-		s = &idleState{}
-		t.conns[c] = s
-	}
-	s.inFlight++
-	t.mu.Unlock()
-	return func() {
-		t.mu.Lock()
-		s.inFlight--
-		s.last = time.Now()
-		t.mu.Unlock()
-	}
-}
-
-// idleFor reports how long c has had no request in flight, and false
-// when it has one in flight or has served none yet.
-func (t *idleTracker) idleFor(c *conn, now time.Time) (time.Duration, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.conns[c]
-	if s == nil || s.inFlight > 0 {
-		return 0, false
-	}
-	return now.Sub(s.last), true
-}
-
-// keep forgets the upstream sessions not in open.
-func (t *idleTracker) keep(open map[*conn]bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for c := range t.conns {
-		if !open[c] {
-			delete(t.conns, c)
-		}
-	}
-}
 
 // idleTimeout returns the upstream's idle timeout, 0 for never.
 func (c *Upstream) idleTimeout() time.Duration {
@@ -120,7 +61,7 @@ func (u *upstream) reapOnce(d time.Duration, now time.Time) {
 	for key, p := range u.sessions {
 		switch k := key.(type) {
 		case retired:
-			if _, idle := u.idle.idleFor(k.c, now); idle {
+			if _, idle := u.idle.For(k.c, now); idle {
 				closing = append(closing, k.c)
 				delete(u.sessions, key)
 			} else {
@@ -141,16 +82,16 @@ func (u *upstream) reapOnce(d time.Duration, now time.Time) {
 				// session waits for updates: it is not idle.
 				continue
 			}
-			if idle, ok := u.idle.idleFor(p.conn, now); ok && idle >= d {
+			if idle, ok := u.idle.For(p.conn, now); ok && idle >= d {
 				delete(u.sessions, key)
 				u.sessions[retired{p.conn}] = p
 			}
 		}
 	}
 	u.mu.Unlock()
-	u.idle.keep(open)
+	u.idle.Keep(open)
 	for _, c := range closing {
 		u.log.Debug("gateway: closing a client session's idle upstream session", slog.Duration("idle_timeout", d))
-		c.cs.Close()
+		c.CS.Close()
 	}
 }

@@ -51,10 +51,10 @@ func (u *upstream) instructions() string {
 	u.mu.Lock()
 	c := u.main
 	u.mu.Unlock()
-	if c == nil || c.cs == nil {
+	if c == nil || c.CS == nil {
 		return ""
 	}
-	if ir := c.cs.InitializeResult(); ir != nil {
+	if ir := c.CS.InitializeResult(); ir != nil {
 		return ir.Instructions
 	}
 	return ""

@@ -366,16 +366,16 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, key entit
 	if err != nil {
 		return zero, err
 	}
-	defer u.idle.busy(c)()
+	defer u.idle.Busy(c)()
 	if err := u.unknownTo(c, key); err != nil {
 		return zero, err
 	}
 	ctx, cancel, progressed := u.deadline(ctx)
 	defer cancel()
-	ctx, upToken, end := c.begin(ctx, ss, token, progressed)
+	ctx, upToken, end := c.Calls.Begin(ctx, ss, token, progressed)
 	defer end()
-	res, err := do(ctx, c.cs, upToken)
-	c.drain(ss)
+	res, err := do(ctx, c.CS, upToken)
+	c.Drain(ss)
 	if err != nil {
 		return zero, u.wrap(ctx, c, method, name, err)
 	}

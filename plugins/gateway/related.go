@@ -12,10 +12,10 @@ package gateway
 // before then (its Connection.Read returns a bare jsonrpc.Message).
 //
 // hookflow's client transport (internal/streamable.ClientTransport) tells
-// conn.incoming each message with the context of the call whose response
-// carried it, and incoming marks such a request with the call's key in
-// its _meta (markRelated); conn.about takes the mark out again
-// (takeRelated) before the request goes on to the client. A
+// conn.Incoming each message with the context of the call whose response
+// carried it, and Incoming marks such a request with the call's key in
+// its _meta (markRelated); conn's relay (upstream.Relay) takes the mark
+// out again (takeRelated) before the request goes on to the client. A
 // ClientRequest that said which request's stream it came on would make
 // the mark unnecessary.
 
@@ -31,7 +31,7 @@ import (
 const relatedMetaKey = "hookflow.gateway/call"
 
 // toClient reports whether method is one of the requests the gateway
-// passes on to the client session (see conn.route).
+// passes on to the client session (see upstream.Relay.Route).
 func toClient(method string) bool {
 	switch method {
 	case "sampling/createMessage", "elicitation/create", "roots/list":

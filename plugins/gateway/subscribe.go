@@ -53,9 +53,9 @@ func (u *upstream) subscribe(ctx context.Context, req mcp.Request, uri string, o
 	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout, errTimeout)
 	defer cancel()
 	if on {
-		err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		err = c.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	} else {
-		err = c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+		err = c.CS.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil && on {
 		u.mu.Lock()
@@ -106,9 +106,9 @@ func (u *upstream) subscribeShared(ctx context.Context, ss *mcp.ServerSession, u
 	defer cancel()
 	var err error
 	if on {
-		err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		err = c.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	} else {
-		err = c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+		err = c.CS.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil && on {
 		u.mu.Lock()
@@ -135,7 +135,7 @@ func (u *upstream) resubscribe(c *conn) {
 	u.mu.Unlock()
 	for _, uri := range uris {
 		ctx, cancel := context.WithTimeout(context.Background(), u.cfg.Timeout)
-		if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		if err := c.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			u.log.Warn("gateway: subscribing again on a new upstream session", slog.String("uri", uri), slog.Any("err", err))
 		}
 		cancel()
@@ -157,13 +157,13 @@ func (u *upstream) forgetSubscriptions(ss *mcp.ServerSession) {
 	u.g.forgetOwed(ss)
 }
 
-// resourceUpdated passes the upstream's notifications/resources/updated
+// ResourceUpdated passes the upstream's notifications/resources/updated
 // on: from a client session's own upstream session, to that session;
 // from a shared one, to the sessions subscribed through it; each only
 // when it subscribed to the URI. The SDK sends an update to every
 // session subscribed to the URI: the gateway's hook on what the server
 // sends (deliverUpdates) lets through only the updates owed.
-func (c *conn) resourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+func (c *conn) ResourceUpdated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 	u, uri := c.u, req.Params.URI
 	var to []*mcp.ServerSession
 	u.mu.Lock()

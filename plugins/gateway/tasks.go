@@ -14,7 +14,7 @@ import (
 // are left out: the MCP SDK the gateway is built on cannot make a
 // task-augmented call, and its Tool does not even say that a tool needs
 // one, so the gateway reads it from the upstream's tools/list results
-// as they arrive (conn.incoming).
+// as they arrive (conn.Incoming).
 
 // taskTools returns the names of the tools of a tools/list result that
 // must be called as tasks (execution.taskSupport "required"): the MCP
@@ -64,7 +64,7 @@ func (c *conn) noteTaskTools(names []string) {
 // task-augmented call, and a client would see a tool it cannot call.
 // Each is logged once per upstream.
 func (c *conn) list(ctx context.Context) (listing, error) {
-	l, err := list(ctx, c.cs)
+	l, err := list(ctx, c.CS)
 	if err != nil {
 		return l, err
 	}

@@ -76,7 +76,7 @@ type upstream struct {
 	// warnedAllow is set once filter checked the AllowTools patterns.
 	warnedAllow atomic.Bool
 	// idle tracks the requests through each upstream session.
-	idle idleTracker
+	idle ups.Idle[*conn]
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -103,7 +103,7 @@ func (p *pending) broken() bool {
 	}
 	select {
 	case <-p.ready:
-		return p.conn != nil && p.conn.broken.Load()
+		return p.conn != nil && p.conn.Broken()
 	default:
 		return false
 	}
@@ -168,7 +168,7 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 	}
 	l, err := c.list(ctx)
 	if err != nil {
-		c.cs.Close()
+		c.CS.Close()
 		return nil, listing{}, fmt.Errorf("listing: %w", err)
 	}
 	return c, l, nil
@@ -204,7 +204,7 @@ func (u *upstream) watch() {
 		c := u.main
 		u.mu.Unlock()
 		ended := make(chan error, 1)
-		ups.Go(u.log, "waiting for an upstream session", func() { ended <- c.cs.Wait() })
+		ups.Go(u.log, "waiting for an upstream session", func() { ended <- c.CS.Wait() })
 	serving:
 		for {
 			select {
@@ -340,7 +340,7 @@ func (u *upstream) close() {
 	u.mu.Unlock()
 	closing := u.dropSessions()
 	if main != nil {
-		main.cs.Close()
+		main.CS.Close()
 	}
 	// A stdio upstream's process must be gone before the gateway's is:
 	// one the gateway left running would outlive it.
@@ -361,7 +361,7 @@ func (u *upstream) dropSessions() *sync.WaitGroup {
 			defer ups.Recovered(u.log, "closing a client's upstream session")
 			<-p.ready
 			if p.conn != nil {
-				p.conn.cs.Close()
+				p.conn.CS.Close()
 			}
 		})
 	}
@@ -387,7 +387,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 	}
 	var key any = ss
 	if u.cfg.Shared || ss == nil || (extra != nil && ss.ID() == "") {
-		if version == "" || version == main.version() {
+		if version == "" || version == main.Version() {
 			u.mu.Unlock()
 			return main, nil
 		}
@@ -401,7 +401,7 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		delete(u.sessions, key)
 		old := p.conn
 		p = nil
-		ups.Go(u.log, "closing a broken upstream session", func() { old.cs.Close() })
+		ups.Go(u.log, "closing a broken upstream session", func() { old.CS.Close() })
 	}
 	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
 		u.mu.Unlock()
@@ -473,9 +473,9 @@ func (u *upstream) open(ctx context.Context, p *pending, key any, ss *mcp.Server
 		// The client session's end ends its upstream session, and
 		// the upstream session's end forgets it.
 		done := make(chan struct{})
-		ups.Go(u.log, "waiting for a client's upstream session", func() { _ = p.conn.cs.Wait(); close(done) })
+		ups.Go(u.log, "waiting for a client's upstream session", func() { _ = p.conn.CS.Wait(); close(done) })
 		if ss != nil {
-			ups.Go(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.cs.Close() })
+			ups.Go(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.CS.Close() })
 		}
 		<-done
 		u.forget(key, p)
@@ -506,7 +506,7 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	ups.Go(u.log, "telling an upstream the roots changed", func() {
 		<-p.ready
 		if p.conn != nil {
-			p.conn.rootsChanged()
+			p.conn.RootsChanged()
 		}
 	})
 }
@@ -539,7 +539,7 @@ func (u *upstream) suspect(failed *conn) {
 	c := u.main
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
-	if failed != nil && failed != c && !closed && !failed.broken.Load() && failed.checking.CompareAndSwap(false, true) {
+	if failed != nil && failed != c && !closed && !failed.Broken() && failed.checking.CompareAndSwap(false, true) {
 		ups.Go(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
 	}
 	if !up || c == nil {
@@ -547,7 +547,7 @@ func (u *upstream) suspect(failed *conn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
-	if err := c.cs.Ping(ctx, nil); err != nil {
+	if err := c.CS.Ping(ctx, nil); err != nil {
 		u.log.Warn("gateway: upstream does not answer a ping", slog.Any("err", err))
 		// Down now: closing the session may itself wait on the upstream
 		// (an HTTP session ends with a request).
@@ -556,7 +556,7 @@ func (u *upstream) suspect(failed *conn) {
 			u.state, u.since, u.err = StateDown, time.Now(), fmt.Errorf("no answer to a ping: %w", err)
 		}
 		u.mu.Unlock()
-		c.cs.Close()
+		c.CS.Close()
 	}
 }
 
@@ -567,9 +567,9 @@ func (u *upstream) suspectSession(c *conn) {
 	defer c.checking.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
 	defer cancel()
-	if err := c.cs.Ping(ctx, nil); err != nil {
+	if err := c.CS.Ping(ctx, nil); err != nil {
 		u.log.Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
-		c.cs.Close()
+		c.CS.Close()
 	}
 }
 

@@ -3,10 +3,30 @@
 // gateway (the mount plugin) is its one importer; nothing here is user
 // API.
 //
-// It holds the OAuth client tokens of an upstream behind an
-// authorization server ([Tokens], [HTTPTransport]), the per-client-session
-// queues of the notifications upstreams send ([Queues]), and [Go], the
-// goroutine that logs a panic rather than dying of it.
+// Package gateway keeps each upstream's sessions (one per client session
+// or shared, reconnected, reaped when idle), what they list and mount,
+// the forwarding of requests and what becomes of their failures. One
+// upstream session, and what it uses, knowing nothing of mounting, is
+// here:
+//
+//   - [Session], one upstream session: its SDK client, its transport
+//     (stdio or HTTP) and its handlers of what the upstream sends; it
+//     tells the gateway what concerns mounting through the [Host] the
+//     gateway gives it;
+//   - the OAuth client tokens of an upstream behind an authorization
+//     server ([Tokens], [HTTPTransport]);
+//   - the per-client-session queues of the notifications upstreams send
+//     ([Queues]);
+//   - the count of the notifications an upstream session read that its
+//     handlers have not finished with ([Backlog]), and the transport that
+//     shows a stdio upstream's messages to the gateway ([Observed]);
+//   - the calls in flight through an upstream session ([Calls]), by
+//     which what the upstream sends about one reaches the client session
+//     that made it ([Relay]);
+//   - the requests in flight through each upstream session, which make
+//     it busy or idle ([Idle]);
+//   - the log of a stdio upstream's standard error ([Stderr]);
+//   - [Go], the goroutine that logs a panic rather than dying of it.
 //
 // Concurrency: every type here is safe for concurrent use. [Queues.Push]
 // never blocks on a client: one goroutine per client session sends its
