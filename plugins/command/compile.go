@@ -27,6 +27,8 @@ type compiled struct {
 	pin *trust.Pinned
 	// dir is the hook's working directory: its file's project directory.
 	dir string
+	// mcp is what an mcp_tool hook calls; nil for the other kinds.
+	mcp *mcpCall
 }
 
 // compiler compiles the hooks of every source of a configuration.
@@ -386,8 +388,7 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl sandbox.Process, ok bo
 	}
 	maps.Copy(vars, h.Env)
 	o := sandbox.Options{Dir: s.dir, Vars: vars, Runner: h.Runner, Runners: src.opts.runners, Shell: h.Shell}
-	if o.Shell == "" && (slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
-		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks."))) {
+	if o.Shell == "" && names(src.opts.shell, h, s.path) {
 		o.Shell = "bash"
 	}
 	var err error

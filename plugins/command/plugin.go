@@ -43,6 +43,9 @@ type Plugin struct {
 	failures atomic.Uint64
 	// sb runs the hooks' processes.
 	sb *sandbox.Sandbox
+	// srv is the server the plugin is attached to, whose tools mcp_tool
+	// hooks call.
+	srv *framework.Server
 	// http is the client of the http hooks.
 	http *http.Client
 	// sessionIDs are the session IDs hooks read on transports without
@@ -112,6 +115,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
 	}
 	p.sb = sb
+	p.srv = pc.Server
 	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
@@ -141,7 +145,23 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	for _, h := range p.hooks {
 		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
 	}
+	pc.AfterStart(p.checkTools)
 	return nil
+}
+
+// checkTools refuses mcp_tool hooks whose tool the server does not have
+// once it has every tool, each at its file:line:col.
+func (p *Plugin) checkTools() error {
+	var errs []error
+	for _, h := range p.hooks {
+		if h.mcp == nil {
+			continue
+		}
+		if _, ok := p.srv.Tool(h.mcp.target); !ok {
+			errs = append(errs, fmt.Errorf("%s: %s.tool: %q of server %q is %s here, which this server does not have", h.Where, h.Path, h.hook.Tool, h.hook.Server, h.mcp.target))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkHooks are the plugin's hooks beside the command hooks: the
