@@ -46,6 +46,9 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 		env["CLAUDE_ENV_FILE"] = os.DevNull
 	}
 	maps.Copy(env, c.hook.Env)
+	if c.mcp != nil {
+		c.mcp.target, _ = cfg.target(c.hook.Server, c.hook.Tool)
+	}
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,7 +30,8 @@ type mcpToolKind struct{}
 // mcpCall is what an mcp_tool hook calls.
 type mcpCall struct {
 	// target is the tool's name on this server: the server's prefix and
-	// the hook's tool.
+	// the hook's tool, set at Attach ("" for a server not mapped, which
+	// fails Start).
 	target string
 	input  map[string]any
 	// send is the hook's sendArguments: its input may name the call's
@@ -47,8 +47,9 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.-]+)\}`)
 // it carries.
 var metaFields = []string{"hook_event_name", "tool_name", "cwd", "session_id", "transcript_path", "permission_mode", "tool_use_id"}
 
-// compile checks an mcp_tool hook's server, tool and input, and maps the
-// server to this server's tools (see [Config.MCPServers]).
+// compile checks an mcp_tool hook's server, tool and input; Attach maps
+// the server to this server's tools (see [Config.MCPServers]), and Start
+// checks the tool is there.
 func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	h := s.hook
 	h.SendArguments = h.SendArguments || names(s.src.opts.sendArgs, h, s.path)
@@ -56,15 +57,8 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	if h.URL != "" || len(h.Headers) > 0 || len(h.AllowedEnvVars) > 0 || h.Prompt != "" || h.Model != "" {
 		p.bad("url", "an mcp_tool hook has no url, headers, allowedEnvVars, prompt or model")
 	}
-	prefix, known := cp.cfg.MCPServers[h.Server]
-	switch {
-	case h.Server == "":
+	if h.Server == "" {
 		p.bad("server", "is missing: an mcp_tool hook names the MCP server of its tool")
-	case h.Server == cp.cfg.ServerName:
-		prefix, known = "", true
-	}
-	if !known && h.Server != "" {
-		p.bad("server", "%q is neither this server (server_name %q) nor one of mcp_servers (%s): map the agent's server name to the prefix of its tools here", h.Server, cp.cfg.ServerName, strings.Join(slices.Sorted(maps.Keys(cp.cfg.MCPServers)), ", "))
 	}
 	if h.Tool == "" {
 		p.bad("tool", "is missing: an mcp_tool hook names the tool it calls")
@@ -82,7 +76,7 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	if len(p.errs) > 0 {
 		return nil
 	}
-	m := &mcpCall{target: prefix + h.Tool, input: h.Input, send: h.SendArguments}
+	m := &mcpCall{input: h.Input, send: h.SendArguments}
 	in, _ := json.Marshal(h.Input)
 	line := string(in)
 	if m.send {
@@ -91,14 +85,25 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	c := s.compiled()
 	c.mcp = m
 	c.Protocol, c.Name = settings.Claude, cmp.Or(h.Name, h.Type)
-	c.Command = fmt.Sprintf("mcp_tool %s/%s (tool %s) with %s", h.Server, h.Tool, m.target, line)
-	def, _ := json.Marshal([]any{"mcp_tool", h.Server, h.Tool, m.target, h.Input, m.send})
+	c.Command = fmt.Sprintf("mcp_tool %s/%s with %s", h.Server, h.Tool, line)
+	def, _ := json.Marshal([]any{"mcp_tool", h.Server, h.Tool, h.Input, m.send})
 	sum := sha256.Sum256(def)
 	c.Identity = trust.Identity{Form: trust.FormMCPTool, Script: "mcp_tool:" + h.Server + "/" + h.Tool, Line: line, SHA256: hex.EncodeToString(sum[:])}
 	if cp.store != nil {
 		c.Trust = cp.store.Status(c.Identity)
 	}
 	return c
+}
+
+// target returns the name on this server of the tool an mcp_tool hook
+// names: the server's prefix ([Config.MCPServers], "" for
+// [Config.ServerName]) and the tool. ok is false for another server.
+func (c Config) target(server, tool string) (name string, ok bool) {
+	prefix, ok := c.MCPServers[server]
+	if !ok && server == c.ServerName {
+		prefix, ok = "", true
+	}
+	return prefix + tool, ok
 }
 
 // placeholders returns the paths of the ${path} placeholders in v's

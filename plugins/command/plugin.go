@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -157,7 +158,11 @@ func (p *Plugin) checkTools() error {
 		if h.mcp == nil {
 			continue
 		}
-		if _, ok := p.srv.Tool(h.mcp.target); !ok {
+		cfg := p.cfg
+		if _, known := cfg.target(h.hook.Server, h.hook.Tool); !known {
+			errs = append(errs, fmt.Errorf("%s: %s.server: %q is neither this server (server_name %q) nor one of mcp_servers (%s): map the agent's server name to the prefix of its tools here",
+				h.Where, h.Path, h.hook.Server, cfg.ServerName, strings.Join(slices.Sorted(maps.Keys(cfg.MCPServers)), ", ")))
+		} else if _, ok := p.srv.Tool(h.mcp.target); !ok {
 			errs = append(errs, fmt.Errorf("%s: %s.tool: %q of server %q is %s here, which this server does not have", h.Where, h.Path, h.hook.Tool, h.hook.Server, h.mcp.target))
 		}
 	}
