@@ -183,3 +183,22 @@ func TestCorpusMCPTool(t *testing.T) {
 		})
 	}
 }
+
+// A lenient import's mcp_tool hooks whose server is not mapped here are
+// left out at Start with a warning, as its other bad entries are.
+func TestCorpusMCPToolLenient(t *testing.T) {
+	f := newFixture(t)
+	root := copyCorpus(t, f, "claude-mcptool")
+	cfg := f.config(nil)
+	cfg.Imports = []command.Import{{File: filepath.Join(root, ".claude", "settings.json"), Lenient: true}}
+	s, sent := policyServer(f, cfg)
+	if r := s.Call("delete", DeleteIn{Path: "x"}); r.IsError() {
+		t.Errorf("delete: %s", r.Text())
+	}
+	if n := len(sent()); n != 0 {
+		t.Errorf("a hook left out called its tool %d times", n)
+	}
+	if w := f.log.find("entry skipped (lenient)", `.server: "policy" is neither this server`); len(w) != 2 {
+		t.Errorf("warnings %q, want one per hook", f.log.recs)
+	}
+}

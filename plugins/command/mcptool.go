@@ -37,6 +37,12 @@ type mcpCall struct {
 	// send is the hook's sendArguments: its input may name the call's
 	// data.
 	send bool
+	// lenient is set for a hook of a lenient import: a server or tool
+	// Start does not find leaves it out, with a warning, instead of
+	// failing Start.
+	lenient bool
+	// skip is set when Start left the hook out so.
+	skip bool
 }
 
 // placeholder is a ${path} of an mcp_tool hook's input.
@@ -76,7 +82,7 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	if len(p.errs) > 0 {
 		return nil
 	}
-	m := &mcpCall{input: h.Input, send: h.SendArguments}
+	m := &mcpCall{input: h.Input, send: h.SendArguments, lenient: s.src.opts.lenient}
 	in, _ := json.Marshal(h.Input)
 	line := string(in)
 	if m.send {
@@ -134,6 +140,9 @@ func placeholders(v any) []string {
 func (mcpToolKind) run(h *hook, c *flows.Context, stdin []byte) (decision, error) {
 	var none decision
 	m := h.mcp
+	if m.skip {
+		return none, nil
+	}
 	guarded := ""
 	if ent := c.Entity(); ent != nil && ent.Kind == flows.EntityTool {
 		guarded = ent.Name

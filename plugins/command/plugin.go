@@ -150,8 +150,9 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	return nil
 }
 
-// checkTools refuses mcp_tool hooks whose tool the server does not have
-// once it has every tool, each at its file:line:col.
+// checkTools refuses mcp_tool hooks whose server is not mapped or whose
+// tool the server does not have, once it has every tool, each at its
+// file:line:col; a lenient import's are left out with a warning.
 func (p *Plugin) checkTools() error {
 	var errs []error
 	for _, h := range p.hooks {
@@ -159,11 +160,19 @@ func (p *Plugin) checkTools() error {
 			continue
 		}
 		cfg := p.cfg
+		var err error
 		if _, known := cfg.target(h.hook.Server, h.hook.Tool); !known {
-			errs = append(errs, fmt.Errorf("%s: %s.server: %q is neither this server (server_name %q) nor one of mcp_servers (%s): map the agent's server name to the prefix of its tools here",
-				h.Where, h.Path, h.hook.Server, cfg.ServerName, strings.Join(slices.Sorted(maps.Keys(cfg.MCPServers)), ", ")))
+			err = fmt.Errorf("%s: %s.server: %q is neither this server (server_name %q) nor one of mcp_servers (%s): map the agent's server name to the prefix of its tools here",
+				h.Where, h.Path, h.hook.Server, cfg.ServerName, strings.Join(slices.Sorted(maps.Keys(cfg.MCPServers)), ", "))
 		} else if _, ok := p.srv.Tool(h.mcp.target); !ok {
-			errs = append(errs, fmt.Errorf("%s: %s.tool: %q of server %q is %s here, which this server does not have", h.Where, h.Path, h.hook.Tool, h.hook.Server, h.mcp.target))
+			err = fmt.Errorf("%s: %s.tool: %q of server %q is %s here, which this server does not have", h.Where, h.Path, h.hook.Tool, h.hook.Server, h.mcp.target)
+		}
+		switch {
+		case err != nil && h.mcp.lenient:
+			h.mcp.skip = true
+			p.logger().Warn("command hooks: entry skipped (lenient): "+err.Error(), "hook", h.Name)
+		case err != nil:
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
