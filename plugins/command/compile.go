@@ -317,6 +317,9 @@ func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, 
 	}
 	s := &site{ev: ev, key: key, matcherText: matcherText, match: m, hook: h, path: path, src: src, dir: dir,
 		failClosed: h.OnFailure == settings.RuleClosed, kind: kindOf(h.Type)}
+	if _, ok := s.kind.(mcpToolKind); !ok && (h.Server != "" || h.Tool != "" || h.Input != nil || h.SendArguments) {
+		p.bad("server", "only an mcp_tool hook has server, tool, input and sendArguments")
+	}
 	c := s.kind.compile(cp, s, p)
 	if len(p.errs) > 0 {
 		return nil, p.errs

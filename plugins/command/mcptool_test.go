@@ -160,6 +160,7 @@ func TestMCPToolRefused(t *testing.T) {
 			`.tool: "policy" of server "up" is up_policy here`},
 		{"no input", settings.Hook{Type: "mcp_tool", Server: "files", Tool: "policy"}, `.input: is missing`},
 		{"a command", settings.Hook{Type: "mcp_tool", Server: "files", Tool: "policy", Input: map[string]any{}, Command: "x"}, `.command: an mcp_tool hook has no command`},
+		{"a command hook with a tool", settings.Hook{Type: "command", Command: "true", Server: "files", Tool: "policy"}, `.server: only an mcp_tool hook has server, tool, input and sendArguments`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
