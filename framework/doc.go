@@ -56,7 +56,8 @@
 // entities only, while the server's run for all. A [Plugin] gets its own
 // child scope at Start and registers hooks and dig providers there.
 // Entities' constructors are called once, at Start, through the dig
-// container of their scope.
+// container of their scope. A hook consults another tool of the server
+// with [Server.CallTool]: that tool's own flow runs, for the same client.
 //
 // # Request information
 //

@@ -87,6 +87,9 @@ type toolEntry struct {
 	// served is set once the SDK serves the tool: the index holds it a
 	// moment before, so that no list shows it unfiltered.
 	served atomic.Bool
+	// call is the tool's SDK handler: one tools:call-tool run (see
+	// Server.CallTool).
+	call func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error)
 }
 
 type toolDef[T, In, Out any] struct {
@@ -152,7 +155,8 @@ func (d *toolDef[T, In, Out]) register(s *Server) error {
 	}
 	d.timedOut = &TimeoutError{Tool: name, After: d.timeout}
 	d.entry = &toolEntry{scope: d.scope, entity: &d.entity, vis: d.vis, plan: d.plan,
-		headers: sync.OnceValue(func() *streamable.ParamHeaders { return streamable.CompileParamHeaders(t.InputSchema) })}
+		headers: sync.OnceValue(func() *streamable.ParamHeaders { return streamable.CompileParamHeaders(t.InputSchema) }),
+		call:    d.handle}
 	s.update(func(ix *entityIndex) { ix.tools[name] = d.entry })
 	s.sdk.AddTool(&t, d.handle)
 	d.entry.served.Store(true)

@@ -49,7 +49,7 @@ func TestGatewayListedPlugins(t *testing.T) {
 		{"otel", "  otel: {exportr: stderr}\n", `g.yaml:4:10: unknown key "exportr" in otel (did you mean "exporter"?) (known: endpoint, exporter, flows, headers_env, insecure, metric_interval, sample_ratio, service_name)`},
 		{"otel", "  otel: {exporter: stdrr}\n", `g.yaml:4:20: otel exporter: unknown exporter "stdrr" (did you mean "stderr"?)`},
 		{"command", "  command: {settings_file: settings.json}\n", ""},
-		{"command", "  command: {setings_file: x}\n", `g.yaml:4:13: unknown key "setings_file" in command (did you mean "settings_file"?) (known: agent_tool_names, dir, env, env_allow, fail_closed, imports, interpreters, kill_grace, max_concurrent, max_output_bytes, name, priority, server_name, settings_file, timeout, tool_names, trust_store, untrusted)`},
+		{"command", "  command: {setings_file: x}\n", `g.yaml:4:13: unknown key "setings_file" in command (did you mean "settings_file"?) (known: agent_tool_names, dir, env, env_allow, fail_closed, imports, interpreters, kill_grace, max_concurrent, max_output_bytes, mcp_servers, name, priority, server_name, settings_file, timeout, tool_names, trust_store, untrusted)`},
 		{"command", "  command: {settings_file: s.json, untrusted: sikp}\n", `g.yaml:4:47: unknown policy "sikp" (did you mean "skip"?)`},
 		{"declared", "  declared:\n", ""},
 		{"console", "  console: {addr: '127.0.0.1:0', token_env: CONSOLE_TOKEN, runs: 500, redact: [password], window: 1m}\n", ""},

@@ -48,7 +48,8 @@ func runHooksList(args []string, io stdio) int {
 			// A shell line is its line; a program's and a runner's line is
 			// part of what is trusted; a runner's fetched code is not. An
 			// http hook is its URL; a prompt hook its event, name and
-			// prompt.
+			// prompt; an mcp_tool hook its server, tool, input and
+			// whether it sends the call's data.
 			what, form := e.Script, e.Form.String()
 			switch e.Form {
 			case trust.FormShell:
@@ -60,6 +61,8 @@ func runHooksList(args []string, io stdio) int {
 				form = "runner: fetches code at run time, not covered"
 			case trust.FormPrompt:
 				what += fmt.Sprintf(" %q", strings.TrimPrefix(e.Command, "prompt: "))
+			case trust.FormMCPTool:
+				what += " with " + e.Line
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, short(e.SHA256), interp, form, e.TrustedAt.Format("2006-01-02 15:04:05Z07:00"))
 		}

@@ -20,8 +20,8 @@ type storeFlags struct {
 	store, dir, interpreters string
 	// How the settings file is imported, as the server's configuration
 	// imports it (command.Import).
-	agent, shell, runners string
-	lenient               bool
+	agent, shell, runners, sendArgs string
+	lenient                         bool
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
@@ -31,6 +31,7 @@ func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
 		fs.StringVar(&s.interpreters, "interpreters", strings.Join(cmdhooks.DefaultInterpreters, ","), "the allowed interpreters, comma-separated, as the server's Config.Interpreters")
 		fs.StringVar(&s.agent, "agent", "", "the settings file's `agent` format: claude, codex or gemini (default: told from the file)")
 		fs.StringVar(&s.shell, "shell", "", "the hooks that may run through a shell, comma-separated `names` or paths, as the import's shell")
+		fs.StringVar(&s.sendArgs, "send-arguments", "", "the mcp_tool hooks that may send the call's data to their tool, comma-separated `names` or paths, as the import's send_arguments")
 		fs.StringVar(&s.runners, "runners", "", "the runner `programs` the hooks may use, comma-separated, as the import's runners")
 		fs.BoolVar(&s.lenient, "lenient", false, "skip bad entries with a warning, as a lenient import")
 	}
@@ -40,7 +41,7 @@ func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
 // does: a settings file, or a Claude Code plugin's directory. Its
 // warnings (skipped entries, missing programs) go to warn.
 func (s *storeFlags) config(settings string, warn io.Writer) (cmdhooks.Config, error) {
-	imp := cmdhooks.Import{File: settings, Dir: s.dir, Lenient: s.lenient, Shell: list(s.shell), Runners: list(s.runners)}
+	imp := cmdhooks.Import{File: settings, Dir: s.dir, Lenient: s.lenient, Shell: list(s.shell), Runners: list(s.runners), SendArguments: list(s.sendArgs)}
 	if fi, err := os.Stat(settings); err == nil && fi.IsDir() {
 		imp.File, imp.Plugin = "", settings
 	}

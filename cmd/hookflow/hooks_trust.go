@@ -14,14 +14,15 @@ func hooksTrustVerb() hooksVerb {
 	return hooksVerb{name: "trust", summary: "trust the command hooks of a settings file, or one script", run: runHooksTrust}
 }
 
-const trustUsage = `hookflow hooks trust [-store FILE] [-dir DIR] [-interpreters LIST] [-agent A] [-shell LIST] [-runners LIST] [-lenient] SETTINGS_FILE|PLUGIN_DIR [NAME...]
+const trustUsage = `hookflow hooks trust [-store FILE] [-dir DIR] [-interpreters LIST] [-agent A] [-shell LIST] [-runners LIST] [-send-arguments LIST] [-lenient] SETTINGS_FILE|PLUGIN_DIR [NAME...]
        hookflow hooks trust [-store FILE] -script PATH [-interpreter PATH]
 
 Trusts each command hook of SETTINGS_FILE, or of a Claude Code plugin's
 directory (or only those named NAME): the trust store records what it
 runs (its script's SHA-256 and interpreter; a program's SHA-256 and the
-command line; a shell line's text), and the server runs the hook as long
-as that stays the same. -agent, -shell, -runners and -lenient read the
+command line; a shell line's text; an mcp_tool hook's server, tool,
+input and whether it sends the call's data), and the server runs the hook as long
+as that stays the same. -agent, -shell, -runners, -send-arguments and -lenient read the
 file as the server's import does. Review the scripts first. With -script, trusts one script as a server with hooks in Go
 settings names it.`
 

@@ -27,6 +27,8 @@ type compiled struct {
 	pin *trust.Pinned
 	// dir is the hook's working directory: its file's project directory.
 	dir string
+	// mcp is what an mcp_tool hook calls; nil for the other kinds.
+	mcp *mcpCall
 }
 
 // compiler compiles the hooks of every source of a configuration.
@@ -315,6 +317,9 @@ func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, 
 	}
 	s := &site{ev: ev, key: key, matcherText: matcherText, match: m, hook: h, path: path, src: src, dir: dir,
 		failClosed: h.OnFailure == settings.RuleClosed, kind: kindOf(h.Type)}
+	if _, ok := s.kind.(mcpToolKind); !ok && (h.Server != "" || h.Tool != "" || h.Input != nil || h.SendArguments) {
+		p.bad("server", "only an mcp_tool hook has server, tool, input and sendArguments")
+	}
 	c := s.kind.compile(cp, s, p)
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -386,8 +391,7 @@ func (cp *compiler) commandLine(s *site, p *problems) (cl sandbox.Process, ok bo
 	}
 	maps.Copy(vars, h.Env)
 	o := sandbox.Options{Dir: s.dir, Vars: vars, Runner: h.Runner, Runners: src.opts.runners, Shell: h.Shell}
-	if o.Shell == "" && (slices.Contains(src.opts.shell, "*") || h.Name != "" && slices.Contains(src.opts.shell, h.Name) ||
-		slices.Contains(src.opts.shell, strings.TrimPrefix(s.path, "hooks."))) {
+	if o.Shell == "" && names(src.opts.shell, h, s.path) {
 		o.Shell = "bash"
 	}
 	var err error

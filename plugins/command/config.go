@@ -106,6 +106,13 @@ type Config struct {
 	// ServerName is the name the agents know this server by (the key of
 	// their mcpServers setting); hooks read it as "server". Default "".
 	ServerName string `yaml:"server_name"`
+	// MCPServers maps the MCP servers that the agents' mcp_tool hooks
+	// name ("server") to the prefix of their tools on this server: in a
+	// gateway, an upstream's name to its prefix, {"fs": "fs_"}, so that
+	// the hook's tool read_text_file is the gateway's fs_read_text_file
+	// and runs through the gateway's plugins. ServerName maps to "" (this
+	// server's own tools). Default none.
+	MCPServers map[string]string `yaml:"mcp_servers"`
 	// AgentToolNames makes tools appear to matchers and hooks as the
 	// agents name MCP tools, mcp__<ServerName>__<tool>, so that matchers
 	// and scripts written for an agent work unchanged. Default false;
@@ -188,6 +195,11 @@ func (c Config) Validate() error {
 	}
 	for _, pr := range c.ToolNames.Check() {
 		bad("tool_names."+pr.Path, "%s", pr.Msg)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.MCPServers)) {
+		if k == "" {
+			bad("mcp_servers", "maps an empty server name: name the server as the agents' mcp_tool hooks do")
+		}
 	}
 	if err := priority.Check(c.Priority); err != nil {
 		bad("priority", "%v", err)

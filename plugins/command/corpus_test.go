@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,5 +121,84 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("echo: %s", r.Text())
 			}
 		})
+	}
+}
+
+// The corpus's mcp_tool hooks (Claude Code's and Codex's references, see
+// docs/command-hooks.md, "mcp_tool hooks") load as written with the
+// server they name mapped to this one's tools; a hook that sends the
+// call's data is refused, naming the key and the opt-in, until its
+// import opts in.
+func TestCorpusMCPTool(t *testing.T) {
+	tests := []struct {
+		name, file string
+		sendArgs   []string
+		refused    string // the error of a strict load, "" when it loads
+		hooks      []string
+		block      string
+		sent       string // the arguments the policy tool got for delete
+	}{
+		{name: "claude-mcptool", file: ".claude/settings.json", hooks: []string{"mcp_tool.PreToolUse/mcp_tool", "mcp_tool.PostToolUse/mcp_tool"},
+			block: "the policy server keeps delete for the operator"},
+		{name: "codex-mcptool", file: ".codex/hooks.json", refused: `PreToolUse[0].hooks[0].input: names ${tool_input.path}, the call's own data, which would go to policy/policy: set "sendArguments": true, or name the hook in its import's send_arguments`},
+		{name: "codex-mcptool", file: ".codex/hooks.json", sendArgs: []string{"PreToolUse[0].hooks[0]"}, hooks: []string{"mcp_tool/mcp_tool"}, sent: `{"path":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+fmt.Sprint(len(tt.sendArgs)), func(t *testing.T) {
+			f := newFixture(t)
+			root := copyCorpus(t, f, tt.name)
+			cfg := f.config(nil)
+			cfg.MCPServers = map[string]string{"policy": ""}
+			cfg.Imports = []command.Import{{File: filepath.Join(root, tt.file), SendArguments: tt.sendArgs}}
+			infos, err := command.Inspect(cfg)
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("Inspect: %v\nwant %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the file does not load as written: %v", err)
+			}
+			var got []string
+			for _, h := range infos {
+				got = append(got, h.Name+"/"+h.Identity.Form.String())
+			}
+			if strings.Join(got, " ") != strings.Join(tt.hooks, " ") {
+				t.Errorf("hooks %v, want %v", got, tt.hooks)
+			}
+			s, sent := policyServer(f, cfg)
+			r := s.Call("delete", DeleteIn{Path: "x"})
+			if tt.block != "" {
+				r.WantToolError(tt.block)
+			} else if r.IsError() {
+				t.Errorf("delete: %s", r.Text())
+			}
+			if got := sent(); tt.sent != "" && (len(got) != 1 || got[0] != tt.sent) {
+				t.Errorf("the policy tool got %q, want %s", got, tt.sent)
+			}
+			if r := s.Call("echo", echoHi); r.IsError() {
+				t.Errorf("echo: %s", r.Text())
+			}
+		})
+	}
+}
+
+// A lenient import's mcp_tool hooks whose server is not mapped here are
+// left out at Start with a warning, as its other bad entries are.
+func TestCorpusMCPToolLenient(t *testing.T) {
+	f := newFixture(t)
+	root := copyCorpus(t, f, "claude-mcptool")
+	cfg := f.config(nil)
+	cfg.Imports = []command.Import{{File: filepath.Join(root, ".claude", "settings.json"), Lenient: true}}
+	s, sent := policyServer(f, cfg)
+	if r := s.Call("delete", DeleteIn{Path: "x"}); r.IsError() {
+		t.Errorf("delete: %s", r.Text())
+	}
+	if n := len(sent()); n != 0 {
+		t.Errorf("a hook left out called its tool %d times", n)
+	}
+	if w := f.log.find("entry skipped (lenient)", `.server: "policy" is neither this server`); len(w) != 2 {
+		t.Errorf("warnings %q, want one per hook", f.log.recs)
 	}
 }

@@ -22,7 +22,8 @@
 // shape ([settings.Settings]), or all of them; in a configuration file, the same
 // under the fields' yaml names. Each [settings.Hook] has the agents' fields (Type,
 // Command, Timeout, Description, If, and an http hook's URL, Headers and
-// AllowedEnvVars or a prompt hook's Prompt and Model) and hookflow's (Name, Shell, Runner, [settings.Protocol],
+// AllowedEnvVars, a prompt hook's Prompt and Model, or an mcp_tool hook's
+// Server, Tool and Input) and hookflow's (Name, Shell, Runner, [settings.Protocol],
 // OnFailure rule, MaxConcurrent, RateLimit, Cooldown, Env,
 // MaxOutputBytes, [settings.ToolNames]). Errors are [*ConfigError] values at a
 // settings file's line and column,
@@ -61,12 +62,24 @@
 // A hook runs only if the [trust.Store] at [Config.TrustStore] vouches for
 // its [trust.Identity], by its command's [trust.Form]: a script's SHA-256 and
 // interpreter, a program's SHA-256 and command line, a shell line's
-// text, an http hook's URL and headers, or a prompt hook's prompt and
-// model; paths are display names. Attach refuses
+// text, an http hook's URL and headers, a prompt hook's prompt and
+// model, or an mcp_tool hook's server, tool, input and
+// [settings.Hook.SendArguments]; paths are display names. Attach refuses
 // untrusted hooks (or skips them, [SkipUntrusted]) with the command that
 // trusts them; "hookflow hooks trust|list|revoke" manage the store through
 // [trust.Update], [trust.Store.Trust] and [trust.Store.Revoke] (package
 // plugins/command/trust, which holds the store and the identities).
+//
+// # mcp_tool hooks
+//
+// An mcp_tool hook calls a tool of the server the plugin is attached to,
+// through [framework.Server.CallTool], so that the tool's own flow runs
+// for the client whose call the hook runs for; its server is named by
+// [Config.ServerName] or mapped to the prefix of its tools by
+// [Config.MCPServers] (a gateway's upstream), and the text of its answer
+// is read as a command hook's stdout. A hook that would call a tool
+// whose call waits on it fails as [FailLoop], which blocks under every
+// rule.
 //
 // # Processes
 //

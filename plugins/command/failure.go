@@ -51,6 +51,13 @@ const (
 	// FailNoSampling: a prompt hook ran for a client that does not offer
 	// sampling, or whose protocol cannot be asked during this request.
 	FailNoSampling
+	// FailToolError: an mcp_tool hook's tool answered with an error
+	// (isError), or its call was blocked.
+	FailToolError
+	// FailLoop: an mcp_tool hook would call a tool whose call it runs
+	// for, directly or through other hooks' calls; it blocks the call
+	// whatever the hook's rule.
+	FailLoop
 )
 
 var failureNames = [...]string{
@@ -58,13 +65,14 @@ var failureNames = [...]string{
 	FailCanceled: "canceled", FailShutdown: "shutdown", FailOutputCap: "output_cap",
 	FailBadOutput: "bad_output", FailHookError: "hook_error", FailChanged: "changed",
 	FailRateLimit: "rate_limit", FailBusy: "busy", FailHTTPStatus: "http_status", FailNoSampling: "no_sampling",
+	FailToolError: "tool_error", FailLoop: "loop",
 }
 
 // agentKind reports whether the agents have failures of kind k too: for
 // them these are non-blocking errors ([settings.RuleAgent]).
 func (k FailureKind) agentKind() bool {
 	switch k {
-	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError, FailHTTPStatus:
+	case FailStart, FailExit, FailSignal, FailTimeout, FailBadOutput, FailHookError, FailHTTPStatus, FailToolError:
 		return true
 	}
 	return false
@@ -142,7 +150,7 @@ func (f *Failure) Error() string {
 // the output cap) as they are, and for any other a fixed text.
 func remoteCause(kind FailureKind, err string) string {
 	switch kind {
-	case FailTimeout, FailHTTPStatus, FailOutputCap, FailBadOutput, FailCanceled, FailShutdown, FailRateLimit, FailBusy:
+	case FailTimeout, FailHTTPStatus, FailOutputCap, FailBadOutput, FailCanceled, FailShutdown, FailRateLimit, FailBusy, FailToolError, FailLoop:
 		return err
 	}
 	return "its server could not be reached"

@@ -46,6 +46,9 @@ func newHook(p *Plugin, c *compiled, base map[string]string) *hook {
 		env["CLAUDE_ENV_FILE"] = os.DevNull
 	}
 	maps.Copy(env, c.hook.Env)
+	if c.mcp != nil {
+		c.mcp.target, _ = cfg.target(c.hook.Server, c.hook.Tool)
+	}
 	timeout := cmpOr(c.hook.Timeout, cfg.Timeout)
 	maxOut := cmpOr(c.hook.MaxOutputBytes, cfg.MaxOutputBytes)
 	return &hook{
@@ -240,7 +243,8 @@ func (h *hook) admit(c *flows.Context) error {
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*sandbox.Result) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
 		Policy: rulePolicy(h.rule, kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
-	_, f.remote = h.kind.(httpKind)
+	_, http := h.kind.(httpKind)
+	f.remote = http || h.mcp != nil
 	if len(res) > 0 && res[0] != nil {
 		f.ExitCode, f.Took = res[0].ExitCode, res[0].Took
 		f.Stderr = tail(res[0].Stderr, 1024)

@@ -47,12 +47,18 @@ type Import struct {
 	// uvx, uv…; "*" for all), which fetch the code they run at run time:
 	// no hash covers that code. Default none.
 	Runners []string `yaml:"runners"`
+	// SendArguments lists the mcp_tool hooks of the file (their name, or
+	// their path; "*" for every one) whose input may name the call's own
+	// data (${tool_input.…}), which goes to their tool: the operator's
+	// opt-in for that data flow, outside the agent's file, as a hook's
+	// own "sendArguments": true is inside it. Default none.
+	SendArguments []string `yaml:"send_arguments"`
 }
 
 // options returns how the import's file is read.
 func (imp Import) options() fileOptions {
 	o := fileOptions{agent: imp.Agent, declared: imp.Agent, lenient: imp.Lenient, failClosed: imp.FailClosed,
-		shell: imp.Shell, runners: imp.Runners}
+		shell: imp.Shell, runners: imp.Runners, sendArgs: imp.SendArguments}
 	if root := imp.pluginRoot(); root != "" {
 		o.pluginRoot = root
 		if abs, err := filepath.Abs(root); err == nil {

@@ -8,12 +8,11 @@ import (
 )
 
 // kind is what a hook of one "type" runs when its matcher selects a call:
-// a process (command), a POST (http) or a question to the client's model
-// (prompt). compiler.hook checks what every hook shares and its kind's
+// a process (command), a POST (http), a question to the client's model
+// (prompt) or a call of a tool (mcp_tool). compiler.hook checks what every hook shares and its kind's
 // compile the rest, once, at Attach; at run time hook.run encodes the
 // event's input and its kind's run answers. A kind holds no state of its
-// own: what one hook needs lives in its compiled and hook values. The
-// next kind, mcp_tool, implements it too.
+// own: what one hook needs lives in its compiled and hook values.
 type kind interface {
 	// compile checks the kind's own settings of s.hook and returns the
 	// hook compiled; nil leaves the hook out, with the problems it
@@ -33,7 +32,7 @@ var kinds = [...]struct {
 }{
 	{"", commandKind{}}, {"command", commandKind{}}, {"http", httpKind{}}, {"prompt", promptKind{}},
 	{"agent", refusedKind(`is "agent": agent hooks (experimental in Claude Code) are not run by hookflow; use a command, http or prompt hook, or load the file with lenient to skip it`)},
-	{"mcp_tool", refusedKind(`is "mcp_tool": this build of hookflow does not run hooks that call an MCP tool; load the file with lenient to skip them`)},
+	{"mcp_tool", mcpToolKind{}},
 }
 
 // kindOf returns the kind of a hook's "type".

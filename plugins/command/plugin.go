@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -43,6 +44,9 @@ type Plugin struct {
 	failures atomic.Uint64
 	// sb runs the hooks' processes.
 	sb *sandbox.Sandbox
+	// srv is the server the plugin is attached to, whose tools mcp_tool
+	// hooks call.
+	srv *framework.Server
 	// http is the client of the http hooks.
 	http *http.Client
 	// sessionIDs are the session IDs hooks read on transports without
@@ -112,6 +116,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		logger.Debug("command hooks: processes that leave their group are found by a marker in their environment, not a cgroup", "why", why)
 	}
 	p.sb = sb
+	p.srv = pc.Server
 	p.http = newHTTPClient()
 	var untrusted []error
 	var regs []flows.Hook
@@ -141,7 +146,36 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	for _, h := range p.hooks {
 		h.id = flows.HookID(owner, h.Event.Flow(), h.Event.Stage(), h.Name)
 	}
+	pc.AfterStart(p.checkTools)
 	return nil
+}
+
+// checkTools refuses mcp_tool hooks whose server is not mapped or whose
+// tool the server does not have, once it has every tool, each at its
+// file:line:col; a lenient import's are left out with a warning.
+func (p *Plugin) checkTools() error {
+	var errs []error
+	for _, h := range p.hooks {
+		if h.mcp == nil {
+			continue
+		}
+		cfg := p.cfg
+		var err error
+		if _, known := cfg.target(h.hook.Server, h.hook.Tool); !known {
+			err = fmt.Errorf("%s: %s.server: %q is neither this server (server_name %q) nor one of mcp_servers (%s): map the agent's server name to the prefix of its tools here",
+				h.Where, h.Path, h.hook.Server, cfg.ServerName, strings.Join(slices.Sorted(maps.Keys(cfg.MCPServers)), ", "))
+		} else if _, ok := p.srv.Tool(h.mcp.target); !ok {
+			err = fmt.Errorf("%s: %s.tool: %q of server %q is %s here, which this server does not have", h.Where, h.Path, h.hook.Tool, h.hook.Server, h.mcp.target)
+		}
+		switch {
+		case err != nil && h.mcp.lenient:
+			h.mcp.skip = true
+			p.logger().Warn("command hooks: entry skipped (lenient): "+err.Error(), "hook", h.Name)
+		case err != nil:
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkHooks are the plugin's hooks beside the command hooks: the

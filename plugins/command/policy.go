@@ -73,6 +73,9 @@ func resolveRule(r settings.FailureRule, failClosed bool) settings.FailureRule {
 // policy returns what a failure of kind k does under r (resolved):
 // FailClosed blocks the call, FailOpen lets it go on.
 func rulePolicy(r settings.FailureRule, k FailureKind) flows.FailurePolicy {
+	if k == FailLoop {
+		return flows.FailClosed // a loop would get a call past its own guard
+	}
 	switch r {
 	case settings.RuleOpen:
 		return flows.FailOpen

@@ -23,6 +23,9 @@ type fileOptions struct {
 	// through a shell; runners the runner programs they may use.
 	shell   []string
 	runners []string
+	// sendArgs are the mcp_tool hooks (names or paths, "*" for all)
+	// whose input may name the call's data.
+	sendArgs []string
 	// pluginRoot is the Claude Code plugin's directory, "" for a
 	// settings file.
 	pluginRoot string
@@ -43,6 +46,9 @@ func (o fileOptions) trustArgs(file string) string {
 	if len(o.runners) > 0 {
 		b.WriteString(" -runners " + shellQuote(strings.Join(o.runners, ",")))
 	}
+	if len(o.sendArgs) > 0 {
+		b.WriteString(" -send-arguments " + shellQuote(strings.Join(o.sendArgs, ",")))
+	}
 	if o.lenient {
 		b.WriteString(" -lenient")
 	}
@@ -50,6 +56,14 @@ func (o fileOptions) trustArgs(file string) string {
 		file = o.pluginRoot
 	}
 	return b.String() + " " + shellQuote(file)
+}
+
+// names reports whether list names the hook h at path (as the import's
+// shell and send_arguments do): "*", its name, or its path without the
+// leading "hooks.".
+func names(list []string, h settings.Hook, path string) bool {
+	return slices.Contains(list, "*") || h.Name != "" && slices.Contains(list, h.Name) ||
+		slices.Contains(list, strings.TrimPrefix(path, "hooks."))
 }
 
 // eventOf returns the event key names, 0 for a key of no event hookflow

@@ -171,3 +171,29 @@ func lineCol(data []byte, off int) (line, col int) {
 	}
 	return line, col
 }
+
+// value returns n as encoding/json would decode it (numbers as
+// json.Number).
+func (n *node) value() any {
+	switch n.kind {
+	case '{':
+		m := make(map[string]any, len(n.keys))
+		for i, k := range n.keys {
+			m[k] = n.vals[i].value()
+		}
+		return m
+	case '[':
+		a := make([]any, len(n.vals))
+		for i, v := range n.vals {
+			a[i] = v.value()
+		}
+		return a
+	case '"':
+		return n.str
+	case '0':
+		return n.num
+	case 'b':
+		return n.b
+	}
+	return nil
+}

@@ -186,7 +186,8 @@ func (d *decoder) group(path string, n *node) Group {
 var hookKeys = []string{"type", "command", "timeout", "name", "protocol", "onFailure", "maxConcurrent",
 	"rateLimit", "cooldown", "env", "maxOutputBytes", "statusMessage", "async", "once", "shell", "description",
 	"if", "runner", "failClosed", "toolNames", "url", "headers", "allowedEnvVars", "prompt", "model",
-	"args", "asyncRewake", "continueOnBlock", "commandWindows", "additionalContextLimit"}
+	"args", "asyncRewake", "continueOnBlock", "commandWindows", "additionalContextLimit",
+	"server", "tool", "input", "sendArguments"}
 
 func (d *decoder) hook(path string, n *node) Hook {
 	d.mark(path, n)
@@ -205,7 +206,7 @@ func (d *decoder) hook(path string, n *node) Hook {
 		switch key {
 		case "type":
 			if h.Type = d.str(kp, v); h.Type == "" && v.kind == '"' {
-				d.fail(kp, v.off, `must be "command", "http" or "prompt"`)
+				d.fail(kp, v.off, `must be "command", "http", "prompt" or "mcp_tool"`)
 			}
 		case "command":
 			h.Command = d.str(kp, v)
@@ -230,6 +231,8 @@ func (d *decoder) hook(path string, n *node) Hook {
 			h.ToolNames = d.toolNames(kp, v)
 		case "url", "headers", "allowedEnvVars", "prompt", "model":
 			d.remote(kp, key, v, &h)
+		case "server", "tool", "input", "sendArguments":
+			d.mcpTool(kp, key, v, &h)
 		case "maxConcurrent":
 			h.MaxConcurrent = d.integer(kp, v)
 		case "maxOutputBytes":

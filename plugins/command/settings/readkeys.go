@@ -90,6 +90,25 @@ func (d *decoder) remote(path, key string, v *node, r *Hook) {
 	}
 }
 
+// mcpTool reads the keys of mcp_tool hooks: server and tool (strings),
+// input (an object) and hookflow's sendArguments.
+func (d *decoder) mcpTool(path, key string, v *node, h *Hook) {
+	switch key {
+	case "server":
+		h.Server = d.str(path, v)
+	case "tool":
+		h.Tool = d.str(path, v)
+	case "sendArguments":
+		h.SendArguments = d.boolean(path, v)
+	default:
+		if v.kind != '{' {
+			d.fail(path, v.off, "must be an object of the tool's arguments, not %s", v.kindName())
+			return
+		}
+		h.Input, _ = v.value().(map[string]any)
+	}
+}
+
 // agentKey reads the keys of a hook that hookflow takes from the agents
 // as they are, or ignores, or refuses, each for a reason a server has:
 //

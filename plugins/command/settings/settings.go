@@ -31,11 +31,12 @@ type Group struct {
 // shell, runner, protocol ("claude" or "ollm"), onFailure ("agent",
 // "closed" or "open"), failClosed, maxConcurrent, rateLimit ({"calls": n,
 // "per": seconds}), cooldown (seconds), env (an object of strings),
-// maxOutputBytes, toolNames, and url, headers, allowedEnvVars, prompt and
-// model; the agents' statusMessage is accepted and ignored.
+// maxOutputBytes, toolNames, url, headers, allowedEnvVars, prompt and
+// model, and server, tool, input and sendArguments; the agents'
+// statusMessage is accepted and ignored.
 type Hook struct {
-	// Type is "command" ("" means "command" in Go), "http" or "prompt";
-	// "agent" hooks are refused.
+	// Type is "command" ("" means "command" in Go), "http", "prompt" or
+	// "mcp_tool"; "agent" hooks are refused.
 	Type string
 	// Command is the command line (see the command package's doc, "Processes"): a
 	// script, an interpreter of [command.Config.Interpreters] and its script, or a
@@ -122,6 +123,26 @@ type Hook struct {
 	Prompt string
 	// Model is a prompt hook's model, passed to the client as a hint.
 	Model string
+
+	// The fields of an "mcp_tool" hook, which calls a tool of an MCP
+	// server and reads the text of its answer as a command hook's stdout.
+	//
+	// Server is the MCP server as the agent knows it: this server's
+	// [command.Config.ServerName], or a name [command.Config.MCPServers]
+	// maps to the prefix of its tools here (a gateway's upstream).
+	Server string
+	// Tool is the tool's name on that server, without a prefix.
+	Tool string
+	// Input is the tool's arguments, a JSON object. A string value
+	// "${path}" is replaced by the value at path of the event's JSON
+	// (${tool_input.file_path}, ${cwd}); ${path} within a longer string
+	// by its text.
+	Input map[string]any
+	// SendArguments lets Input name the call's own data (tool_input,
+	// tool_response, prompt…), which then goes to the tool: hookflow's
+	// opt-in for that data flow. Without it, only the event's name, the
+	// tool's name, cwd and the session's ID may be filled in.
+	SendArguments bool
 }
 
 // RateLimit allows Calls runs per Per, per hook and session; the zero

@@ -37,10 +37,15 @@ const (
 	// by its prompt and model; its Identity.Script is "prompt:", its
 	// event and its name.
 	FormPrompt Form = "prompt"
+	// FormMCPTool is an mcp_tool hook, which calls a tool of an MCP
+	// server: trusted by its server, tool, input and whether it may send
+	// the call's data; its Identity.Script is "mcp_tool:", the server
+	// and the tool, and its Line the input and the opt-in.
+	FormMCPTool Form = "mcp_tool"
 )
 
-// String returns the form's name: script, program, runner, shell, http
-// or prompt.
+// String returns the form's name: script, program, runner, shell, http,
+// prompt or mcp_tool.
 func (f Form) String() string {
 	if f == FormScript {
 		return "script"
@@ -103,6 +108,8 @@ func (id Identity) String() string {
 		return fmt.Sprintf("http hook POSTing to %s (definition sha256 %s)", strings.TrimPrefix(id.Script, "http:"), short)
 	case FormPrompt:
 		return fmt.Sprintf("prompt hook %s (prompt and model sha256 %s)", strings.TrimPrefix(id.Script, "prompt:"), short)
+	case FormMCPTool:
+		return fmt.Sprintf("mcp_tool hook calling %s with %s (definition sha256 %s)", strings.TrimPrefix(id.Script, "mcp_tool:"), id.Line, short)
 	}
 	s := fmt.Sprintf("%s (sha256 %s)", id.Script, short)
 	if id.Interpreter != "" {
