@@ -139,10 +139,11 @@ func expandHeader(v string, allowed []string) string {
 		}
 		return ""
 	}
-	// os.Expand drops ${} and a ${ that no } closes, scanning to the end
-	// of v for each of those: their braces are hidden from it behind a
-	// NUL, which neither a header (compile refuses it) nor a variable
-	// holds, so that they stay as written, in time linear in len(v).
+	// os.Expand drops ${} and a ${ that no } closes, and scans to the
+	// end of v for each of the latter: their braces are hidden from it
+	// behind a NUL, which neither a header (compile refuses it) nor a
+	// variable holds, so that they stay as written, in time linear in
+	// len(v).
 	k := strings.LastIndexByte(v, '}') + 1
 	hidden := strings.ReplaceAll(v[:k], "${}", "$\x00}") + strings.ReplaceAll(v[k:], "{", "\x00")
 	return strings.ReplaceAll(os.Expand(hidden, mapping), "\x00", "{")
