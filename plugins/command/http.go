@@ -119,46 +119,32 @@ func isClosed(ch <-chan struct{}) bool {
 }
 
 // expandHeader fills in $NAME and ${NAME} in a header value from the
-// server's environment, for the names in allowed only; any other is
-// replaced by nothing, so that a header never carries a variable the
-// operator did not list.
+// server's environment, with os.Expand, for the names in allowed only;
+// any other name is replaced by nothing, so that a header never carries
+// a variable the operator did not list. What names no variable is sent
+// as written: a $ at the end or before what cannot start a name, ${}, a
+// ${ that no } closes, and a $ before a digit or one of $*#@!?- (a
+// shell's special parameters, which os.Expand reads as names: $1 and $$
+// stay, and ${1} is written $1).
 func expandHeader(v string, allowed []string) string {
 	if !strings.Contains(v, "$") {
 		return v
 	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] != '$' || i+1 == len(v) {
-			b.WriteByte(v[i])
-			continue
+	mapping := func(name string) string {
+		switch {
+		case len(name) == 1 && strings.Contains("$*#@!?-0123456789", name):
+			return "$" + name
+		case slices.Contains(allowed, name):
+			return os.Getenv(name)
 		}
-		var name string
-		end := i + 1
-		if v[end] == '{' {
-			j := strings.IndexByte(v[end:], '}')
-			if j < 0 {
-				b.WriteByte(v[i])
-				continue
-			}
-			name, end = v[end+1:end+j], end+j+1
-		} else {
-			for end < len(v) && isNameByte(v[end], end == i+1) {
-				end++
-			}
-			name = v[i+1 : end]
-		}
-		if name == "" {
-			b.WriteByte(v[i])
-			continue
-		}
-		if slices.Contains(allowed, name) {
-			b.WriteString(os.Getenv(name))
-		}
-		i = end - 1
+		return ""
 	}
-	return b.String()
-}
-
-func isNameByte(c byte, first bool) bool {
-	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || !first && c >= '0' && c <= '9'
+	// os.Expand drops ${} and a ${ that no } closes, and scans to the
+	// end of v for each of the latter: their braces are hidden from it
+	// behind a NUL, which neither a header (compile refuses it) nor a
+	// variable holds, so that they stay as written, in time linear in
+	// len(v).
+	k := strings.LastIndexByte(v, '}') + 1
+	hidden := strings.ReplaceAll(v[:k], "${}", "$\x00}") + strings.ReplaceAll(v[k:], "{", "\x00")
+	return strings.ReplaceAll(os.Expand(hidden, mapping), "\x00", "{")
 }

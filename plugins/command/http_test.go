@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -167,5 +168,67 @@ func TestUntrustedGoHookMessage(t *testing.T) {
 				t.Errorf("Start: %v, want how to trust the hook from Go, and no -script", err)
 			}
 		})
+	}
+}
+
+// A header value names variables as $NAME and ${NAME}; only the listed
+// ones are filled in, and what names no variable stays as written. A
+// hostile value, megabytes of a ${ that nothing closes, is expanded in
+// linear time: the hook answers within its timeout.
+func TestHTTPHookHeaders(t *testing.T) {
+	t.Setenv("HOOKFLOW_TEST_TOKEN", "s3cret")
+	t.Setenv("HOOKFLOW_TEST_OTHER", "leaked")
+	hostile := strings.Repeat("${", 1<<20)
+	tests := []struct{ value, want string }{
+		{"plain", "plain"},
+		{"Bearer $HOOKFLOW_TEST_TOKEN", "Bearer s3cret"},
+		{"${HOOKFLOW_TEST_TOKEN}B", "s3cretB"},
+		{"$HOOKFLOW_TEST_TOKEN-x", "s3cret-x"},
+		{"a$HOOKFLOW_TEST_TOKENb", "a"},
+		{"[$HOOKFLOW_TEST_OTHER]", "[]"},
+		{"[${HOOKFLOW_TEST_OTHER}]", "[]"},
+		{"[$HOOKFLOW_TEST_UNSET]", "[]"},
+		{"[${HOOKFLOW TEST}]", "[]"},
+		{"[${{HOOKFLOW_TEST_TOKEN}}]", "[}]"},
+		{"$", "$"},
+		{"cost$", "cost$"},
+		{"a $ b", "a $ b"},
+		{"a$-b$*", "a$-b$*"},
+		{"a${}b", "a${}b"},
+		{"a$1b", "a$1b"},
+		{"a${1}b", "a$1b"},
+		{"pa$$word", "pa$$word"},
+		{"$$HOOKFLOW_TEST_TOKEN", "$$HOOKFLOW_TEST_TOKEN"},
+		{"a${HOOKFLOW_TEST_TOKEN", "a${HOOKFLOW_TEST_TOKEN"},
+		{"$${HOOKFLOW_TEST_TOKEN", "$${HOOKFLOW_TEST_TOKEN"},
+		{"[${x}] ${HOOKFLOW_TEST_TOKEN $HOOKFLOW_TEST_TOKEN {", "[] ${HOOKFLOW_TEST_TOKEN s3cret {"},
+		{hostile + "$HOOKFLOW_TEST_TOKEN", hostile + "s3cret"},
+	}
+	var mu sync.Mutex
+	var got http.Header
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+	}))
+	srv.Config.MaxHeaderBytes = 8 << 20
+	srv.Start()
+	defer srv.Close()
+	headers := map[string]string{}
+	for i, tt := range tests {
+		headers[fmt.Sprintf("X-Case-%d", i)] = tt.value
+	}
+	f := newFixture(t)
+	cfg := f.config(hooksFor("PreToolUse", "", settings.Hook{Type: "http", URL: srv.URL, Headers: headers,
+		AllowedEnvVars: []string{"HOOKFLOW_TEST_TOKEN", "HOOKFLOW_TEST_UNSET"}, OnFailure: settings.RuleClosed}))
+	if r := f.serve(cfg).Call(plugintest.ToolEcho, echoHi); r.IsError() {
+		t.Fatalf("the call was blocked: %.200s", r.Text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, tt := range tests {
+		if v := got.Values(fmt.Sprintf("X-Case-%d", i)); len(v) != 1 || v[0] != tt.want {
+			t.Errorf("header %.40q: sent %.40q, want %.40q", tt.value, v, tt.want)
+		}
 	}
 }
