@@ -68,6 +68,9 @@ func gatewayMain(args []string, sio stdio) int {
 		return exitUsage
 	}
 	if f.check {
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(sio.err, "hookflow gateway: warning: %v\n", w)
+		}
 		if err := host.Check(cfg); err != nil {
 			printError(sio.err, err)
 			return exitFailed
@@ -76,6 +79,9 @@ func gatewayMain(args []string, sio stdio) int {
 		return exitOK
 	}
 	logger := gatewayLogger(sio.err, cfg.Log, f.verbose, f.explain != "")
+	for _, w := range cfg.Warnings {
+		logger.Warn("hookflow gateway: configuration", slog.String("warning", w.Error()))
+	}
 	if f.explain != "" {
 		return gatewayExplain(sio, cfg, f.explain, logger)
 	}
