@@ -13,7 +13,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
-	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/auth/oauth"
 	"github.com/hookflow/hookflow/plugins/cache"
 	commandhook "github.com/hookflow/hookflow/plugins/command"
 	"github.com/hookflow/hookflow/plugins/console"
@@ -238,7 +238,7 @@ func splitCommand(s string) ([]string, error) {
 // from a file when it is listed here.
 func gatewayPlugins() []host.PluginSpec {
 	return []host.PluginSpec{
-		host.Plugin("auth", auth.New),
+		host.Plugin("auth", oauth.NewPlugin),
 		host.Plugin("ratelimit", ratelimit.New),
 		host.Plugin("cache", cache.New),
 		host.Plugin("audit", audit.New),

@@ -24,6 +24,33 @@ func TestGatewayCheckAuthSection(t *testing.T) {
 			[]string{"hookflow gateway: warning: @:6:10: plugins.auth.tokens[0].token is deprecated: a token does not belong in the configuration file: put it in an environment variable and name that with token_env", "@: ok"}, nil},
 		{"token_env", "    tokens:\n      - {token_env: HOOKFLOW_TEST_STATIC_TOKEN, user: ada}\n", exitOK,
 			[]string{"@: ok"}, []string{"warning"}},
+		{"oauth", "    scopes: [mcp]\n    oauth:\n      resource: http://127.0.0.1:8080/mcp\n      issuer: https://auth.example.com\n" +
+			"      algorithms: [ES256]\n      clock_skew: 10s\n      max_token_bytes: 8192\n      jwks_url: https://auth.example.com/jwks\n" +
+			"      introspection: {client_id: gw, client_secret_env: HOOKFLOW_TEST_STATIC_TOKEN, auth: client_secret_post}\n", exitOK,
+			[]string{"@: ok"}, []string{"warning"}},
+		{"oauth values", "    oauth:\n      resource: http://mcp.example.com/mcp\n      issuer: auth.example.com\n      algorithms: [ES256, none]\n", exitFailed, []string{
+			"@:6:17: auth oauth.resource: \"http://mcp.example.com/mcp\": http is allowed on loopback hosts only",
+			"@:7:15: auth oauth.issuer: \"auth.example.com\" is not an absolute URL",
+			"@:8:27: auth oauth.algorithms[1]: \"none\" is never accepted",
+		}, nil},
+		{"oauth keys", "    oauth:\n      clock_skew: soon\n      jwks_uri: https://auth.example.com/jwks\n      introspection: {auth: basic}\n", exitFailed, []string{
+			"@:6:19: want a duration such as 30s or 1m, got \"soon\"",
+			`@:7:7: unknown key "jwks_uri" in oauth (did you mean "jwks_url"?)`,
+			`@:8:29: want client_secret_basic or client_secret_post, got "basic"`,
+		}, nil},
+		{"oauth secrets", "    oauth:\n      resource: http://127.0.0.1:8080/mcp\n      issuer: https://auth.example.com\n" +
+			"      introspection:\n        client_id: gw\n        client_secret: s3cret\n", exitFailed, []string{
+			"@:10:24: a client secret does not belong in the configuration file: put it in an environment variable and name that with client_secret_env",
+		}, []string{"s3cret"}},
+		{"oauth secret not set", "    oauth:\n      resource: http://127.0.0.1:8080/mcp\n      issuer: https://auth.example.com\n" +
+			"      introspection: {client_id: gw, client_secret_env: HOOKFLOW_TEST_UNSET_SECRET}\n", exitFailed, []string{
+			"@:8:57: environment variable HOOKFLOW_TEST_UNSET_SECRET is not set",
+		}, nil},
+		{"oauth beside the keys it sets", "    tokens: [{token_env: HOOKFLOW_TEST_STATIC_TOKEN}]\n    resource_metadata_url: https://gw.example/.well-known/oauth-protected-resource\n" +
+			"    oauth: {resource: 'http://127.0.0.1:8080/mcp', issuer: 'https://auth.example.com'}\n", exitFailed, []string{
+			"@:5:13: auth tokens: oauth checks the bearer tokens: give tokens or oauth, not both",
+			"@:6:28: auth resource_metadata_url: oauth serves the protected resource metadata",
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "g.yaml")

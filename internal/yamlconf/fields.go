@@ -140,12 +140,16 @@ func (d *Decoder) mapping(n *yaml.Node, what, path string, names []string, accep
 }
 
 // Fields returns the yaml names of the fields of struct type t a file may
-// set, with the Go names of the fields, in the order of the struct: what
+// set (the env key of one only it may set), with the Go names of the fields, in the order of the struct: what
 // a reference of the configuration lists.
 func Fields(t reflect.Type) []Field {
 	var out []Field
 	for _, f := range structFields(t) {
-		if f.removed == "" {
+		switch {
+		case f.removed != "":
+		case f.only:
+			out = append(out, Field{YAML: f.env, Go: f.sf.Name, Type: f.sf.Type})
+		default:
 			out = append(out, Field{YAML: f.name, Go: f.sf.Name, Type: f.sf.Type})
 		}
 	}
