@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -21,7 +22,8 @@ import (
 // its file as an OAuth protected resource of a real authorization server:
 // a token the server issued for the gateway passes; a forged, an expired,
 // a wrong-audience and an oversized one get 401 naming the protected
-// resource metadata, which the gateway serves without a token.
+// resource metadata, which the gateway serves without a token; and the
+// console on the MCP port opens to a token with its scope only.
 func TestGatewayOAuthFromFile(t *testing.T) {
 	as := oidctest.Start(t, oidctest.Options{Resources: map[string]oidctest.Resource{
 		"/mcp":   {Scopes: []string{"tools.read", "hookflow:console"}, TTL: time.Hour},
@@ -35,7 +37,7 @@ func TestGatewayOAuthFromFile(t *testing.T) {
 	yaml := "serve: {http: '" + addr + "', health: /health}\n" +
 		"upstreams:\n  - {name: up, url: '" + upURL + "'}\n" +
 		"plugins:\n  auth:\n    oauth:\n      resource: " + resource + "\n      issuer: " + as.Issuer() +
-		"\n      scopes_supported: [tools.read]\n      max_token_bytes: 16384\n"
+		"\n      scopes_supported: [tools.read]\n      max_token_bytes: 16384\n  console: {}\n"
 	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +58,8 @@ func TestGatewayOAuthFromFile(t *testing.T) {
 			t.Errorf("metadata %+v, want resource %s, authorization server %s, scopes [tools.read]", md, resource, as.Issuer())
 		}
 	})
+
+	testConsoleBehindAuth(t, as, addr, resource, metadataURL)
 
 	signer := as.Keys()[0]
 	now := time.Now()
@@ -84,6 +88,44 @@ func TestGatewayOAuthFromFile(t *testing.T) {
 			}
 			if want := `resource_metadata="` + metadataURL + `"`; code == http.StatusUnauthorized && !strings.Contains(challenge, want) {
 				t.Errorf("WWW-Authenticate %q, want it to hold %s", challenge, want)
+			}
+		})
+	}
+}
+
+// TestGatewayOAuthFromFile's console: served under /console on the MCP
+// listener behind the auth plugin, it opens to a token with the scope
+// hookflow:console and to no other.
+func testConsoleBehindAuth(t *testing.T, as *oidctest.Server, addr, resource, metadataURL string) {
+	for _, tc := range []struct {
+		name, token string
+		code        int
+		challenge   string
+	}{
+		{"a token with hookflow:console", as.ClientCredentials(t, resource, "hookflow:console"), http.StatusOK, ""},
+		{"a token without it", as.ClientCredentials(t, resource, "tools.read"), http.StatusForbidden, `scope="hookflow:console"`},
+		{"no token", "", http.StatusUnauthorized, `resource_metadata="` + metadataURL + `"`},
+		{"a token for another resource", as.ClientCredentials(t, "http://127.0.0.1:8/other", "tools.read"), http.StatusUnauthorized, `error="invalid_token"`},
+	} {
+		t.Run("console, "+tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/console", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.code || !strings.Contains(res.Header.Get("WWW-Authenticate"), tc.challenge) {
+				t.Fatalf("GET /console: %d, WWW-Authenticate %q; want %d with %s", res.StatusCode, res.Header.Get("WWW-Authenticate"), tc.code, tc.challenge)
+			}
+			if tc.code == http.StatusOK && !strings.Contains(string(body), "<html") {
+				t.Errorf("GET /console: not a page:\n%.300s", body)
 			}
 		})
 	}

@@ -20,9 +20,10 @@ type Config struct {
 	Name string `yaml:"name"`
 	// Addr is the address of the console's own HTTP listener, such as
 	// "127.0.0.1:9090" (none by default: a program mounts
-	// [Plugin.Handler] itself; the gateway serves the console only here).
-	// A listener of its own needs Token or TokenEnv: no auth plugin
-	// stands in front of it.
+	// [Plugin.Handler] itself, and the gateway serves the console on its
+	// MCP listener under Path, behind the auth plugin, to tokens with
+	// Scope). A listener of its own needs Token or TokenEnv: no auth
+	// plugin stands in front of it.
 	Addr string `yaml:"addr"`
 	// Path is the path the console is served under (default "/console").
 	Path string `yaml:"path"`

@@ -175,6 +175,8 @@ type server struct {
 	gateways []*gateway.Gateway
 	// front is the plugin whose handler serves HTTP, if any.
 	front HandlerPlugin
+	// pages are the plugins that serve pages of their own.
+	pages []PagesPlugin
 	// plugins are the plugins built, which end with the server: an
 	// intercept plugin's hosts' commands, an audit plugin's queue.
 	plugins []framework.Plugin
@@ -287,6 +289,9 @@ func (s *server) addPlugins(r user, p PluginsConfig) error {
 		if h, ok := built.(HandlerPlugin); ok && s.front == nil {
 			s.front = h
 		}
+		if pg, ok := built.(PagesPlugin); ok {
+			s.pages = append(s.pages, pg)
+		}
 		ps = append(ps, built)
 	}
 	if err := r.Use(ps...); err != nil {
@@ -314,6 +319,9 @@ func noopHooks() []flows.Hook {
 // own.
 func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger, health *healthEndpoints, hurry <-chan struct{}) error {
 	if sc.Stdio {
+		if _, err := s.withPages(nil, true, logger); err != nil {
+			return err
+		}
 		return s.srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	opts := &mcp.StreamableHTTPOptions{Stateless: sc.Stateless, SessionTimeout: sc.SessionTimeout}
@@ -323,6 +331,9 @@ func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger,
 		h, err = s.front.Handler(s.srv, opts)
 	} else {
 		h, err = s.srv.HTTPHandler(opts)
+	}
+	if err == nil {
+		h, err = s.withPages(h, false, logger)
 	}
 	if err != nil {
 		return err
