@@ -51,6 +51,8 @@ func TestGatewayCheckAuthSection(t *testing.T) {
 			"@:5:13: auth tokens: oauth checks the bearer tokens: give tokens or oauth, not both",
 			"@:6:28: auth resource_metadata_url: oauth serves the protected resource metadata",
 		}, nil},
+		{"console behind oauth", "    oauth: {resource: 'http://127.0.0.1:8080/mcp', issuer: 'https://auth.example.com'}\n  console: {scope: ops:console}\n", exitOK,
+			[]string{"@: ok"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "g.yaml")
@@ -74,5 +76,30 @@ func TestGatewayCheckAuthSection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGatewayCheckConsoleWithoutAuth checks that -check refuses a console
+// without an addr of its own when no auth plugin can stand in front of
+// it on the MCP listener, and accepts it over stdio, where it is not
+// served.
+func TestGatewayCheckConsoleWithoutAuth(t *testing.T) {
+	for _, tc := range []struct {
+		serve string
+		code  int
+		want  string
+	}{
+		{"serve: {http: '127.0.0.1:0'}\n", exitFailed, "hookflow gateway: console: no listener of its own (addr), and no auth plugin to serve its pages behind on the MCP listener: configure plugins.auth, or give console an addr"},
+		{"serve: {stdio: true}\n", exitOK, ": ok"},
+	} {
+		file := filepath.Join(t.TempDir(), "g.yaml")
+		if err := os.WriteFile(file, []byte(tc.serve+"upstreams:\n  - {name: a, command: [go, version]}\nplugins:\n  console: {}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{"gateway", "-config", file, "-check"}, stdio{out: &out, err: &errb})
+		if got := out.String() + errb.String(); code != tc.code || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: exit %d, want %d:\n%s\nwant it to hold %q", strings.TrimSpace(tc.serve), code, tc.code, got, tc.want)
+		}
 	}
 }

@@ -164,6 +164,12 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// OnHostListener reports whether the console has no listener of its own
+// (Addr is empty): a host that serves its MCP server over HTTP (the
+// hookflow gateway) then serves [Plugin.Pages] on that listener, behind
+// the auth plugin.
+func (c Config) OnHostListener() bool { return c.Addr == "" }
+
 // minToken is the shortest admin token the console accepts.
 const minToken = 16
 

@@ -84,3 +84,31 @@ func (s *server) withPages(mcp http.Handler, stdio bool, logger *slog.Logger) (h
 func within(path, base string) bool {
 	return path == base || strings.HasPrefix(path, strings.TrimSuffix(base, "/")+"/")
 }
+
+// onMCPListener is the configuration of a PagesPlugin that says, before
+// the plugin is built, whether the host is to serve its pages on the MCP
+// listener (it has no listener of its own): the console's.
+type onMCPListener interface{ OnHostListener() bool }
+
+// checkPages reports, as Serve would, a plugin configured to serve its
+// pages on the MCP listener of a Config with no plugin to put in front of
+// them.
+func checkPages(cfg *Config) error {
+	lists := []PluginsConfig{cfg.Plugins}
+	for _, a := range cfg.Apps {
+		lists = append(lists, a.Plugins)
+	}
+	front, pages := false, ""
+	for _, l := range lists {
+		for _, pc := range l.List {
+			front = front || pc.Spec.front
+			if c, ok := pc.Config.(onMCPListener); ok && c.OnHostListener() && pages == "" {
+				pages = pc.Spec.Name()
+			}
+		}
+	}
+	if pages == "" || front || cfg.Serve.Stdio {
+		return nil
+	}
+	return fmt.Errorf("%s: no listener of its own (addr), and no auth plugin to serve its pages behind on the MCP listener: configure plugins.auth, or give %s an addr", pages, pages)
+}

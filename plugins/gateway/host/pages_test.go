@@ -40,6 +40,9 @@ type pagesConfig struct{ Path string }
 
 func (pagesConfig) Validate() error { return nil }
 
+// OnHostListener says the pages are served on the MCP listener.
+func (pagesConfig) OnHostListener() bool { return true }
+
 // pages is a host.PagesPlugin answering "pages" and whether the guard
 // let the request through.
 type pages struct{ path string }
@@ -58,7 +61,8 @@ func (p *pages) Pages() (string, http.Handler) {
 // TestServePages checks that a PagesPlugin's pages are served on the MCP
 // listener under their path behind the front's middleware, while every
 // other path is the front's MCP handler; and that without a front, or
-// with two plugins at one path, Serve refuses to serve them.
+// with two plugins at one path, Serve refuses to serve them (and Check
+// finds a missing front).
 func TestServePages(t *testing.T) {
 	guardSpec, pagesSpec := host.Plugin("guard", newGuard), host.Plugin("pages", newPages)
 	plugins := func(list ...host.PluginConfig) *host.Config {
@@ -97,19 +101,26 @@ func TestServePages(t *testing.T) {
 	}
 	stop()
 
+	if err := host.Check(guarded); err != nil {
+		t.Errorf("Check of pages behind a guard: %v", err)
+	}
 	for _, tc := range []struct {
-		name string
-		cfg  *host.Config
-		want string
+		name  string
+		cfg   *host.Config
+		want  string
+		check bool // Check finds it too
 	}{
-		{"no front", plugins(host.PluginConfig{Spec: pagesSpec, Config: pagesConfig{"/console"}}), "pages-console: no listener of its own (addr), and no auth plugin"},
+		{"no front", plugins(host.PluginConfig{Spec: pagesSpec, Config: pagesConfig{"/console"}}), ": no listener of its own (addr), and no auth plugin to serve its pages behind", true},
 		{"one path twice", plugins(host.PluginConfig{Spec: guardSpec, Config: guardConfig{}}, host.PluginConfig{Spec: pagesSpec, Config: pagesConfig{"/console"}},
-			host.PluginConfig{Spec: pagesSpec, Config: pagesConfig{"/console/x"}}), "pages-console-x: its pages' path /console/x overlaps /console"},
+			host.PluginConfig{Spec: pagesSpec, Config: pagesConfig{"/console/x"}}), "pages-console-x: its pages' path /console/x overlaps /console", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := host.Serve(context.Background(), tc.cfg, host.ServeOptions{Logger: slog.New(slog.DiscardHandler)})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Serve: %v, want an error holding %q", err, tc.want)
+			}
+			if err := host.Check(tc.cfg); tc.check && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("Check: %v, want an error holding %q", err, tc.want)
 			}
 		})
 	}

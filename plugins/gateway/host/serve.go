@@ -52,13 +52,17 @@ func (o ServeOptions) logger(cfg *Config) *slog.Logger {
 }
 
 // Check checks cfg without serving it: that its health endpoints have an
-// HTTP listener to be served on, and what the server checks (the apps'
+// HTTP listener to be served on, that a plugin's pages to serve on it
+// have a HandlerPlugin to stand behind, and what the server checks (the apps'
 // names), by building and starting the server and its apps without
 // upstreams or plugins. No plugin is built (building one
 // may open files, or connect to interceptor hosts): each plugin's
 // configuration is checked by its Validate, as loading the file does.
 func Check(cfg *Config) error {
 	if err := cfg.Serve.checkListeners(); err != nil {
+		return err
+	}
+	if err := checkPages(cfg); err != nil {
 		return err
 	}
 	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil)}
