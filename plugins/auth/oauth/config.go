@@ -352,7 +352,7 @@ func (in *Introspection) problems() []problem {
 		if in.ClientID != "" {
 			key = ".client_secret_env"
 		}
-		add("", key, errors.New("ClientID and ClientSecret are required: the introspection endpoint authenticates the resource server"))
+		add("", key, errors.New("a client ID and a client secret are required: the introspection endpoint authenticates the resource server"))
 	}
 	if in.Auth != ClientSecretBasic && in.Auth != ClientSecretPost {
 		add(".Auth", ".auth", fmt.Errorf("unknown method %d (want oauth.ClientSecretBasic or oauth.ClientSecretPost)", int(in.Auth)))

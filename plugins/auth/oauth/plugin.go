@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -70,6 +71,11 @@ type Plugin struct {
 	// rs is nil without PluginConfig.OAuth; err is why New refused it.
 	rs  *ResourceServer
 	err error
+	// logs, when the configuration gives the resource server no Logger,
+	// sends its logs to the auth plugin's once it is attached: logger,
+	// else the server's.
+	logs   *laterLogger
+	logger *slog.Logger
 }
 
 // NewPlugin returns the auth plugin configured by c, with the resource
@@ -78,9 +84,14 @@ type Plugin struct {
 // New's error; [PluginConfig.Validate] reports it first.
 func NewPlugin(c PluginConfig) *Plugin {
 	cfg := c.Config
-	p := &Plugin{}
+	p := &Plugin{logger: c.Logger}
 	if c.OAuth != nil {
-		rs, err := New(*c.OAuth)
+		oc := *c.OAuth
+		if oc.Logger == nil {
+			p.logs = &laterLogger{}
+			oc.Logger = slog.New(p.logs)
+		}
+		rs, err := New(oc)
 		if err == nil {
 			cfg = rs.AuthConfig(cfg)
 		}
@@ -95,10 +106,18 @@ func NewPlugin(c PluginConfig) *Plugin {
 func (p *Plugin) ResourceServer() *ResourceServer { return p.rs }
 
 // Attach attaches the auth plugin, unless its OAuth configuration was
-// refused.
+// refused; a resource server without a Logger of its own logs to the
+// auth plugin's (its Config.Logger, else the server's) from then on.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if p.err != nil {
 		return p.err
+	}
+	if p.logs != nil && p.logs.to.Load() == nil {
+		to := p.logger
+		if to == nil {
+			to = pc.Server.Logger()
+		}
+		p.logs.set(to)
 	}
 	return p.Plugin.Attach(pc)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,8 +14,11 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/flows"
+	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/oidctest"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/auth/oauth"
@@ -141,5 +145,32 @@ func TestJWKSURLAndTokenBound(t *testing.T) {
 	long := tok + "." + strings.Repeat("a", 4096)
 	if _, err := rs.Verify(context.Background(), long, nil); reason(t, err) != oauth.Malformed || !errors.Is(err, sdkauth.ErrInvalidToken) {
 		t.Errorf("a token over MaxTokenBytes: %v, want malformed, an invalid token", err)
+	}
+}
+
+// TestPluginHandlerDiscovers checks that the plugin of a file stops
+// before serving when its issuer does not answer with metadata, saying
+// which, and that the resource server's warning reaches the server's
+// logger, which the file cannot name.
+func TestPluginHandlerDiscovers(t *testing.T) {
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer as.Close()
+	logs := &plugintest.Buffer{}
+	srv := framework.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &framework.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	p := oauth.NewPlugin(oauth.PluginConfig{OAuth: &oauth.Config{Resource: "http://127.0.0.1:1/mcp", Issuer: as.URL}})
+	if err := srv.Use(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Handler(srv, nil)
+	if err == nil || !strings.Contains(err.Error(), "the authorization server "+as.URL) {
+		t.Errorf("Handler: %v, want an error naming the authorization server", err)
+	}
+	if !strings.Contains(logs.String(), "oauth: discovering the authorization server failed") {
+		t.Errorf("the server's log has no warning of the resource server:\n%s", logs.String())
 	}
 }
