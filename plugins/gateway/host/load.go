@@ -21,10 +21,11 @@ type LoadOptions struct {
 	// under an app's plugins), each by its spec's name; noop is always
 	// there.
 	Plugins []PluginSpec
-	// Getenv reads the environment variables that the gateway's own *_env
+	// Getenv reads the environment variables that the file's env-tagged
 	// keys name (an upstream's token_env, its oauth's
-	// client_secret_env); nil is os.Getenv. The plugins read theirs
-	// themselves.
+	// client_secret_env, the auth plugin's
+	// oauth.introspection.client_secret_env); nil is os.Getenv. The
+	// plugins read their other *_env keys themselves.
 	Getenv func(string) string
 }
 
