@@ -13,7 +13,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
-	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/auth/oauth"
 	"github.com/hookflow/hookflow/plugins/cache"
 	commandhook "github.com/hookflow/hookflow/plugins/command"
 	"github.com/hookflow/hookflow/plugins/console"
@@ -68,6 +68,9 @@ func gatewayMain(args []string, sio stdio) int {
 		return exitUsage
 	}
 	if f.check {
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(sio.err, "hookflow gateway: warning: %v\n", w)
+		}
 		if err := host.Check(cfg); err != nil {
 			printError(sio.err, err)
 			return exitFailed
@@ -76,6 +79,9 @@ func gatewayMain(args []string, sio stdio) int {
 		return exitOK
 	}
 	logger := gatewayLogger(sio.err, cfg.Log, f.verbose, f.explain != "")
+	for _, w := range cfg.Warnings {
+		logger.Warn("hookflow gateway: configuration", slog.String("warning", w.Error()))
+	}
 	if f.explain != "" {
 		return gatewayExplain(sio, cfg, f.explain, logger)
 	}
@@ -232,7 +238,7 @@ func splitCommand(s string) ([]string, error) {
 // from a file when it is listed here.
 func gatewayPlugins() []host.PluginSpec {
 	return []host.PluginSpec{
-		host.Plugin("auth", auth.New),
+		host.Plugin("auth", oauth.NewPlugin),
 		host.Plugin("ratelimit", ratelimit.New),
 		host.Plugin("cache", cache.New),
 		host.Plugin("audit", audit.New),

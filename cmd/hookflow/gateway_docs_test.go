@@ -36,15 +36,7 @@ func TestGatewayPluginsReference(t *testing.T) {
 	var b strings.Builder
 	for _, spec := range gatewayPlugins() {
 		fmt.Fprintf(&b, "\n`%s` (%s):\n\n| key | |\n|---|---|\n", spec.Name(), spec.Config())
-		docs := fieldDocs(t, spec.Config())
-		for _, f := range yamlconf.Fields(spec.Config()) {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", f.YAML, docs[spec.Config().Name()+"."+f.Go])
-			if sub := f.Type; sub.Kind() == reflect.Struct && sub.PkgPath() == spec.Config().PkgPath() {
-				for _, sf := range yamlconf.Fields(sub) {
-					fmt.Fprintf(&b, "| `%s.%s` | %s |\n", f.YAML, sf.YAML, docs[sub.Name()+"."+sf.Go])
-				}
-			}
-		}
+		referenceRows(t, &b, "", spec.Config(), spec.Config().PkgPath())
 	}
 	want := refBegin + b.String() + "\n" + refEnd
 	data, err := os.ReadFile(gatewayDoc)
@@ -67,6 +59,28 @@ func TestGatewayPluginsReference(t *testing.T) {
 		return
 	}
 	t.Errorf("%s's plugins reference is not the Config types'; run go test ./cmd/hookflow -run TestGatewayPluginsReference -update\ngot:\n%s\nwant:\n%s", gatewayDoc, got, want)
+}
+
+// referenceRows writes a row of the reference for each key struct type t
+// takes under prefix, and the rows of the keys of a struct (or a pointer
+// to one) of package pkg that a key holds. A key of an embedded struct
+// (an inline one) has the doc comment of its own package's field.
+func referenceRows(t *testing.T, b *strings.Builder, prefix string, typ reflect.Type, pkg string) {
+	for _, f := range yamlconf.Fields(typ) {
+		sf, _ := typ.FieldByName(f.Go)
+		owner := typ
+		for _, i := range sf.Index[:len(sf.Index)-1] {
+			owner = owner.Field(i).Type
+		}
+		fmt.Fprintf(b, "| `%s%s` | %s |\n", prefix, f.YAML, fieldDocs(t, owner)[owner.Name()+"."+f.Go])
+		sub := f.Type
+		if sub.Kind() == reflect.Pointer {
+			sub = sub.Elem()
+		}
+		if sub.Kind() == reflect.Struct && sub.PkgPath() == pkg {
+			referenceRows(t, b, prefix+f.YAML+".", sub, pkg)
+		}
+	}
 }
 
 // fieldDocs returns the first sentence of the doc comment of every field

@@ -162,6 +162,9 @@ func TestGatewayHealth(t *testing.T) {
 	}
 	addr, logs, _ := startGateway(t, hookflow, nil, "-config", config)
 	base := "http://" + addr
+	if want := config + ":6:15: plugins.auth.tokens[0].token is deprecated"; !strings.Contains(logs.String(), want) {
+		t.Errorf("the start-up log does not warn %q:\n%s", want, logs.String())
+	}
 
 	if code, body := get(t, base+"/healthz/live"); code != 200 || body != `{"status":"live"}`+"\n" {
 		t.Errorf("live: %d %q", code, body)

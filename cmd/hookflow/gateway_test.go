@@ -23,7 +23,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/plugins/audit"
-	"github.com/hookflow/hookflow/plugins/auth"
+	"github.com/hookflow/hookflow/plugins/auth/oauth"
 	"github.com/hookflow/hookflow/plugins/cache"
 	"github.com/hookflow/hookflow/plugins/gateway/host"
 	"github.com/hookflow/hookflow/plugins/intercept"
@@ -313,7 +313,7 @@ plugins:
 	if a, c := section(p, "audit").(audit.Config), section(p, "cache").(cache.Config); !a.File.Stderr || !slices.Equal(a.Redact, []string{"password"}) || !slices.Equal(a.Flows, []flows.ID{flows.ToolsCallTool}) || c.TTL != time.Minute {
 		t.Errorf("listed plugins = %+v", p.List)
 	}
-	if a := section(p, "auth").(auth.Config); a.Tokens[0].User != "ada" || !p.Noop ||
+	if a := section(p, "auth").(oauth.PluginConfig); a.Tokens[0].User != "ada" || !p.Noop ||
 		a.ResourceMetadataURL != "https://gw.example/.well-known/oauth-protected-resource" {
 		t.Errorf("plugins = %+v", p)
 	}

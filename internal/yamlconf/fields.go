@@ -15,9 +15,10 @@ type field struct {
 	// value instead, and only that env is the only way (a secret).
 	name, env string
 	only      bool
-	// removed, for a key that is gone, says why.
-	removed string
-	sf      reflect.StructField
+	// removed, for a key that is gone, says why; deprecated, for a key
+	// that still works but will not, what to give instead.
+	removed, deprecated string
+	sf                  reflect.StructField
 }
 
 // structFields returns the fields of struct type t a file may set: those
@@ -41,7 +42,7 @@ func structFields(t reflect.Type) []field {
 			name = strings.ToLower(f.Name)
 		}
 		env, only, _ := strings.Cut(f.Tag.Get("env"), ",")
-		out = append(out, field{name: name, env: env, only: only == "only", sf: f})
+		out = append(out, field{name: name, env: env, only: only == "only", deprecated: f.Tag.Get("deprecated"), sf: f})
 	}
 	return out
 }
@@ -99,6 +100,9 @@ func (d *Decoder) fields(n *yaml.Node, what, path string, v reflect.Value) {
 			return
 		}
 		given[f.name] = k
+		if f.deprecated != "" && !env {
+			d.Warnf(k, at, "%s is deprecated: %s", at, f.deprecated)
+		}
 		fv := v.FieldByIndex(f.sf.Index)
 		if env && fv.Kind() == reflect.String {
 			d.nodes[at] = val
@@ -136,12 +140,16 @@ func (d *Decoder) mapping(n *yaml.Node, what, path string, names []string, accep
 }
 
 // Fields returns the yaml names of the fields of struct type t a file may
-// set, with the Go names of the fields, in the order of the struct: what
+// set (the env key of one only it may set), with the Go names of the fields, in the order of the struct: what
 // a reference of the configuration lists.
 func Fields(t reflect.Type) []Field {
 	var out []Field
 	for _, f := range structFields(t) {
-		if f.removed == "" {
+		switch {
+		case f.removed != "":
+		case f.only:
+			out = append(out, Field{YAML: f.env, Go: f.sf.Name, Type: f.sf.Type})
+		default:
 			out = append(out, Field{YAML: f.name, Go: f.sf.Name, Type: f.sf.Type})
 		}
 	}

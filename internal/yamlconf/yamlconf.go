@@ -10,7 +10,9 @@
 // path:"relative" resolves a relative path against the file's directory;
 // env:"token_env" lets the key token_env name an environment variable
 // whose value sets the field instead (env:"secret_env,only" refuses the
-// plain key: a secret does not belong in the file); a blank field
+// plain key: a secret does not belong in the file); deprecated:"what
+// instead" keeps a key working but records a warning at it
+// ([Decoder.Warnings]); a blank field
 // (_ struct{}) tagged yaml:"key" removed:"why" refuses a key that is gone,
 // saying why. A [Hook] decodes the values of one type itself.
 //
@@ -139,6 +141,8 @@ type Decoder struct {
 	Hooks []Hook
 
 	errs []*Error
+	// warns are what the file gives that works but will not.
+	warns []*Error
 	// nodes are where each value is, by its path in the file.
 	nodes map[string]*yaml.Node
 	// aliasDepth is how many aliases the walk is inside; expanded how
@@ -186,12 +190,35 @@ func (d *Decoder) Errorf(n *yaml.Node, path, format string, args ...any) {
 	d.errs = append(d.errs, &Error{File: d.File, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), path: path})
 }
 
+// Warnf records a warning at n, the value at path: what the file gives
+// still works, but will not (a deprecated key). A warning is not an
+// error: [Decoder.Err] leaves it out.
+func (d *Decoder) Warnf(n *yaml.Node, path, format string, args ...any) {
+	if len(d.warns) < MaxErrors {
+		d.warns = append(d.warns, &Error{File: d.File, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), path: path})
+	}
+}
+
+// Warnings returns the recorded warnings, each an *Error at its
+// file:line:col, in the order of the file; at most [MaxErrors] of them.
+func (d *Decoder) Warnings() []error {
+	slices.SortStableFunc(d.warns, byPosition)
+	var out []error
+	for _, w := range d.warns {
+		out = append(out, w)
+	}
+	return out
+}
+
+// byPosition orders errors as an editor lists them.
+func byPosition(a, b *Error) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
 // Err returns the recorded errors joined, in the order of the file as an
 // editor lists them, or nil.
 func (d *Decoder) Err() error {
-	slices.SortStableFunc(d.errs, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
+	slices.SortStableFunc(d.errs, byPosition)
 	var errs []error
 	for _, e := range d.errs {
 		errs = append(errs, e)

@@ -213,3 +213,52 @@ func TestSectionPathsAndHost(t *testing.T) {
 		})
 	}
 }
+
+// aging is a configuration with deprecated keys: one alone, one whose
+// env key is the new way.
+type aging struct {
+	Old    string `yaml:"old" deprecated:"use new"`
+	New    string `yaml:"new"`
+	Secret string `yaml:"secret" env:"secret_env" deprecated:"name an environment variable with secret_env"`
+	List   []struct {
+		Token string `yaml:"token" deprecated:"use token_env"`
+	} `yaml:"list"`
+}
+
+// TestDeprecated checks that a deprecated key still sets its field, is
+// no error, and is warned about at its file:line:col, in the order of the
+// file; its env key is not deprecated.
+func TestDeprecated(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+		check      func(aging) bool
+	}{
+		{"new keys", "new: x\nsecret_env: S\n", nil, func(a aging) bool { return a.New == "x" && a.Secret == "from env" }},
+		{"old key", "new: y\nold: x\n", []string{"g.yaml:2:1: old is deprecated: use new"}, func(a aging) bool { return a.Old == "x" }},
+		{"secret inline", "secret: s\n", []string{"g.yaml:1:1: secret is deprecated: name an environment variable with secret_env"}, func(a aging) bool { return a.Secret == "s" }},
+		{"in a list, in file order", "list:\n  - {token: a}\n  - token: b\nold: x\n", []string{
+			"g.yaml:2:6: list[0].token is deprecated: use token_env",
+			"g.yaml:3:5: list[1].token is deprecated: use token_env",
+			"g.yaml:4:1: old is deprecated: use new",
+		}, func(a aging) bool { return len(a.List) == 2 && a.List[1].Token == "b" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &yamlconf.Decoder{File: "g.yaml", Getenv: func(string) string { return "from env" }}
+			var a aging
+			if err := d.Document([]byte(tc.yaml), "the configuration", &a); err != nil {
+				t.Fatalf("error %v: a deprecated key is no error", err)
+			}
+			var got []string
+			for _, w := range d.Warnings() {
+				got = append(got, w.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if !tc.check(a) {
+				t.Errorf("decoded %+v", a)
+			}
+		})
+	}
+}

@@ -99,8 +99,11 @@ type Config struct {
 // Token is a static bearer token of [Config.Tokens]. Give its value with
 // Token or, to keep it out of the configuration file, TokenEnv.
 type Token struct {
-	// Token is the bearer token's value.
-	Token string `yaml:"token"`
+	// Token is the bearer token's value. In a configuration file the
+	// token key is deprecated (a warning at its line): a file is read by
+	// more people and programs than a secret should be; name an
+	// environment variable with token_env instead.
+	Token string `yaml:"token" deprecated:"a token does not belong in the configuration file: put it in an environment variable and name that with token_env"`
 	// TokenEnv names the environment variable holding the token's value,
 	// read when the plugin is built.
 	TokenEnv string `yaml:"token_env"`

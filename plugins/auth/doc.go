@@ -129,6 +129,9 @@
 //	  allow_anonymous: false
 //
 // [Config.Validate] reports each mistake at its path in the file
-// ("tokens[0].token_env"). A resource server of an authorization server
-// (package oauth) is set up in Go.
+// ("tokens[0].token_env"). The token key, a secret inline in the file,
+// is deprecated: the gateway warns about it at its line. A resource
+// server of an authorization server is the section's oauth key, which
+// package oauth's PluginConfig adds (the hookflow gateway configures the
+// plugin with it).
 package auth

@@ -20,9 +20,10 @@ type Config struct {
 	Name string `yaml:"name"`
 	// Addr is the address of the console's own HTTP listener, such as
 	// "127.0.0.1:9090" (none by default: a program mounts
-	// [Plugin.Handler] itself; the gateway serves the console only here).
-	// A listener of its own needs Token or TokenEnv: no auth plugin
-	// stands in front of it.
+	// [Plugin.Handler] itself, and the gateway serves the console on its
+	// MCP listener under Path, behind the auth plugin, to tokens with
+	// Scope). A listener of its own needs Token or TokenEnv: no auth
+	// plugin stands in front of it.
 	Addr string `yaml:"addr"`
 	// Path is the path the console is served under (default "/console").
 	Path string `yaml:"path"`
@@ -162,6 +163,12 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// OnHostListener reports whether the console has no listener of its own
+// (Addr is empty): a host that serves its MCP server over HTTP (the
+// hookflow gateway) then serves [Plugin.Pages] on that listener, behind
+// the auth plugin.
+func (c Config) OnHostListener() bool { return c.Addr == "" }
 
 // minToken is the shortest admin token the console accepts.
 const minToken = 16

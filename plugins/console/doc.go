@@ -85,6 +85,13 @@
 // stream shows a token or a redacted value; session IDs appear as the
 // audit plugin writes them.
 //
+// A host serves the console in one of two ways: on a listener of its own
+// (Config.Addr), which needs the admin token, or under Config.Path on the
+// MCP server's own listener behind the auth plugin's middleware, which
+// [Plugin.Pages] hands it when Addr is empty: the hookflow gateway does
+// the latter for a console without addr, so that the operator's OAuth
+// tokens with the scope open it.
+//
 // # Bounds
 //
 // A peer's input cannot make the console hold more than: Config.Runs runs

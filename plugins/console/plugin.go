@@ -177,6 +177,19 @@ func (p *Plugin) Handler() http.Handler {
 	return p.handler
 }
 
+// Pages returns the path the console is served under and its handler,
+// once it is attached, for a host that serves it behind the auth plugin
+// on its MCP listener (the hookflow gateway); "" and nil when it has a
+// listener of its own (Config.Addr), or is not attached yet.
+func (p *Plugin) Pages() (path string, h http.Handler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.handler == nil || p.cfg.Addr != "" {
+		return "", nil
+	}
+	return p.cfg.Path, p.handler
+}
+
 // Dropped returns how many finished runs the console could not keep
 // because its feed was behind by more than 1024 runs.
 func (p *Plugin) Dropped() uint64 { return p.dropped.Load() }

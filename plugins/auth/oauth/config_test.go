@@ -50,7 +50,7 @@ func TestConfig(t *testing.T) {
 		{name: "token cache too large", change: func(c *oauth.Config) { c.TokenCacheSize = 1 << 21 },
 			want: []string{"TokenCacheSize: at most 1048576"}},
 		{name: "introspection without credentials", change: func(c *oauth.Config) { c.Introspection = &oauth.Introspection{ClientID: "rs"} },
-			want: []string{"Introspection: ClientID and ClientSecret are required"}},
+			want: []string{"Introspection: a client ID and a client secret are required"}},
 		{name: "introspection method", change: func(c *oauth.Config) {
 			c.Introspection = &oauth.Introspection{ClientID: "rs", ClientSecret: "s", Auth: 7}
 		}, want: []string{"Introspection.Auth: unknown method 7"}},

@@ -77,6 +77,9 @@ func (d *discovery) fetch(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), d.rs.cfg.FetchTimeout)
 	defer cancel()
 	m, err := discover(ctx, d.rs.client, d.rs.cfg.Issuer)
+	if err == nil && d.rs.cfg.JWKSURL != "" {
+		m.JWKSURI = d.rs.cfg.JWKSURL
+	}
 	if err != nil {
 		err = &UnavailableError{What: "metadata", Err: err}
 		d.rs.cfg.Logger.Warn("oauth: discovering the authorization server failed", slog.String("issuer", d.rs.cfg.Issuer), slog.Any("error", err))

@@ -19,6 +19,25 @@
 //	mux.Handle(rs.MetadataPath(), rs.MetadataHandler()) // outside the middleware
 //	mux.Handle("/mcp", h)
 //
+// # Configuration files
+//
+// [PluginConfig] is the auth plugin's section of a configuration file
+// (the hookflow gateway's) with an oauth key, whose keys are [Config]'s
+// yaml names; [NewPlugin] builds the plugin, whose handler serves the
+// metadata in front of the middleware and discovers the authorization
+// server before it serves:
+//
+//	auth:
+//	  scopes: [mcp]
+//	  oauth:
+//	    resource: https://mcp.example.com/mcp
+//	    issuer: https://auth.example.com
+//	    scopes_supported: [mcp]
+//
+// No key takes a secret: the introspection client's secret is named by
+// client_secret_env. [PluginConfig.Validate] reports each mistake at its
+// path in the file ("oauth.issuer").
+//
 // # Discovery
 //
 // A client that calls without a token gets 401 with `WWW-Authenticate:
@@ -50,7 +69,8 @@
 // the jwks_uri of its metadata, found at the well-known URIs of RFC 8414
 // and OpenID Connect Discovery in the order the MCP specification gives,
 // and whose issuer must equal Config.Issuer; the metadata is fetched once
-// (restart the server when its endpoints move). The keys are cached: a token
+// (restart the server when its endpoints move); [Config.JWKSURL] names
+// the keys instead, for a server without metadata. The keys are cached: a token
 // signed by a key the cache does not know makes the server fetch the JWKS
 // again — once, whatever the number of requests waiting for it, and at
 // most once per [Config.KeyRefreshInterval] — so that a rotated key is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -44,6 +45,14 @@ func New(cfg Config) (*ResourceServer, error) {
 		rs.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return errNoRedirects }}
 	}
 	rs.discovery = &discovery{rs: rs}
+	if cfg.JWKSURL != "" && (cfg.Introspection == nil || cfg.Introspection.Endpoint != "") {
+		// Everything the metadata would tell is configured: none is
+		// fetched.
+		rs.discovery.meta = &issuerMetadata{Issuer: cfg.Issuer, JWKSURI: cfg.JWKSURL}
+		if cfg.Introspection != nil {
+			rs.discovery.meta.IntrospectionEndpoint = cfg.Introspection.Endpoint
+		}
+	}
 	rs.keys = &keySet{rs: rs}
 	rs.verified = newVerifiedTokens(cfg.TokenCacheSize)
 	if cfg.Introspection != nil {
@@ -53,7 +62,8 @@ func New(cfg Config) (*ResourceServer, error) {
 }
 
 // Verify checks a bearer token; it is an auth.TokenVerifier (the SDK's),
-// for auth.Config.Verifier (see [ResourceServer.AuthConfig]).
+// for auth.Config.Verifier (see [ResourceServer.AuthConfig]). A token
+// longer than Config.MaxTokenBytes is refused unread.
 //
 // A JWT (a JWS compact serialization) is checked locally as an RFC 9068
 // access token: its alg is one of Config.Algorithms, its typ one of
@@ -75,6 +85,9 @@ func New(cfg Config) (*ResourceServer, error) {
 // unwraps to auth.ErrInvalidToken (HTTP 401); when the authorization
 // server cannot be asked, an [*UnavailableError] (HTTP 500).
 func (rs *ResourceServer) Verify(ctx context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	if len(token) > rs.cfg.MaxTokenBytes {
+		return nil, refuse(Malformed, "longer than Config.MaxTokenBytes ("+strconv.Itoa(rs.cfg.MaxTokenBytes)+" bytes)")
+	}
 	sum := sha256.Sum256([]byte(token))
 	keys := rs.keys.snap.Load()
 	if p := rs.verified.get(&sum, keys, rs.now(), rs.cfg.KeyMaxAge); p != nil {

@@ -28,6 +28,11 @@ type Config struct {
 	Plugins PluginsConfig `yaml:"plugins"`
 	// Apps are the server's apps, each with its plugins.
 	Apps []AppConfig `yaml:"apps"`
+	// Warnings are what the file gives that still works but will not
+	// (deprecated keys), each at its file:line:col, in the order of the
+	// file: the hookflow command prints them with -check and logs them
+	// at start-up.
+	Warnings []error `yaml:"-"`
 }
 
 // defaultName is the name a server gives its clients when its Config's

@@ -6,7 +6,10 @@
 // configuration). [Serve] builds and serves it over stdio or streamable
 // HTTP, with the health endpoints and the drain; [Explain] prints its hook
 // plans and [Check] checks it without serving. A plugin that fronts the
-// HTTP endpoint (the auth plugin) does so by being a [HandlerPlugin].
+// HTTP endpoint (the auth plugin) does so by being a [HandlerPlugin]; one
+// whose pages are served on that endpoint behind it (the console) by
+// being a [PagesPlugin]. What a file gives that still works but is
+// deprecated is in [Config.Warnings].
 //
 // This package owns the configuration schema (docs/gateway.md is its
 // reference): a setting of the gateway server, of its listeners, its

@@ -21,10 +21,11 @@ type LoadOptions struct {
 	// under an app's plugins), each by its spec's name; noop is always
 	// there.
 	Plugins []PluginSpec
-	// Getenv reads the environment variables that the gateway's own *_env
+	// Getenv reads the environment variables that the file's env-tagged
 	// keys name (an upstream's token_env, its oauth's
-	// client_secret_env); nil is os.Getenv. The plugins read theirs
-	// themselves.
+	// client_secret_env, the auth plugin's
+	// oauth.introspection.client_secret_env); nil is os.Getenv. The
+	// plugins read their other *_env keys themselves.
 	Getenv func(string) string
 }
 
@@ -32,7 +33,8 @@ type LoadOptions struct {
 // describes and checks it. Every error is reported at once, each at
 // file:line:col, in the order of the file: unknown keys (with a "did you
 // mean"), values of the wrong kind, and what each plugin's Validate
-// reports, at the key it names. Every path is relative to file's
+// reports, at the key it names; deprecated keys are no error, but
+// [Config.Warnings]. Every path is relative to file's
 // directory: an upstream's dir, and a plugin setting's tagged
 // path:"relative", are resolved against it, and a command without a dir
 // runs in it, so that its relative program and arguments are relative to
@@ -64,7 +66,9 @@ func load(file string, data []byte, opts LoadOptions, host bool) (*Config, error
 	if err := d.Document(data, "the configuration", f); err != nil {
 		return nil, err
 	}
-	return f.config(), nil
+	cfg := f.config()
+	cfg.Warnings = d.Warnings()
+	return cfg, nil
 }
 
 // fileConfig is a Config as the file gives it: its upstreams with the keys

@@ -16,6 +16,9 @@ type PluginSpec struct {
 	name   string
 	config reflect.Type
 	build  func(cfg any) framework.Plugin
+	// front is whether the plugin is a HandlerPlugin whose middleware
+	// can stand in front of a PagesPlugin's pages.
+	front bool
 }
 
 // Plugin returns the spec of the plugin whose configuration file key is
@@ -33,6 +36,10 @@ func Plugin[C interface{ Validate() error }, P framework.Plugin](name string, Ne
 		name:   name,
 		config: reflect.TypeFor[C](),
 		build:  func(cfg any) framework.Plugin { return New(cfg.(C)) },
+		front: reflect.TypeFor[P]().Implements(reflect.TypeFor[interface {
+			HandlerPlugin
+			middlewarePlugin
+		}]()),
 	}
 }
 

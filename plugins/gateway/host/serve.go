@@ -52,13 +52,17 @@ func (o ServeOptions) logger(cfg *Config) *slog.Logger {
 }
 
 // Check checks cfg without serving it: that its health endpoints have an
-// HTTP listener to be served on, and what the server checks (the apps'
+// HTTP listener to be served on, that a plugin's pages to serve on it
+// have a HandlerPlugin to stand behind, and what the server checks (the apps'
 // names), by building and starting the server and its apps without
 // upstreams or plugins. No plugin is built (building one
 // may open files, or connect to interceptor hosts): each plugin's
 // configuration is checked by its Validate, as loading the file does.
 func Check(cfg *Config) error {
 	if err := cfg.Serve.checkListeners(); err != nil {
+		return err
+	}
+	if err := checkPages(cfg); err != nil {
 		return err
 	}
 	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil)}
@@ -175,6 +179,8 @@ type server struct {
 	gateways []*gateway.Gateway
 	// front is the plugin whose handler serves HTTP, if any.
 	front HandlerPlugin
+	// pages are the plugins that serve pages of their own.
+	pages []PagesPlugin
 	// plugins are the plugins built, which end with the server: an
 	// intercept plugin's hosts' commands, an audit plugin's queue.
 	plugins []framework.Plugin
@@ -287,6 +293,9 @@ func (s *server) addPlugins(r user, p PluginsConfig) error {
 		if h, ok := built.(HandlerPlugin); ok && s.front == nil {
 			s.front = h
 		}
+		if pg, ok := built.(PagesPlugin); ok {
+			s.pages = append(s.pages, pg)
+		}
 		ps = append(ps, built)
 	}
 	if err := r.Use(ps...); err != nil {
@@ -314,6 +323,9 @@ func noopHooks() []flows.Hook {
 // own.
 func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger, health *healthEndpoints, hurry <-chan struct{}) error {
 	if sc.Stdio {
+		if _, err := s.withPages(nil, true, logger); err != nil {
+			return err
+		}
 		return s.srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	opts := &mcp.StreamableHTTPOptions{Stateless: sc.Stateless, SessionTimeout: sc.SessionTimeout}
@@ -323,6 +335,9 @@ func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger,
 		h, err = s.front.Handler(s.srv, opts)
 	} else {
 		h, err = s.srv.HTTPHandler(opts)
+	}
+	if err == nil {
+		h, err = s.withPages(h, false, logger)
 	}
 	if err != nil {
 		return err
