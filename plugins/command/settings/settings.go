@@ -67,6 +67,10 @@ type Hook struct {
 	// ${CLAUDE_PROJECT_DIR}, which are filled in. Its trust covers the
 	// program and the whole argv.
 	Args []string
+	// Cwd is the command's working directory, relative to the project
+	// directory and inside it: GitHub Copilot's "cwd". "" is the project
+	// directory.
+	Cwd string
 	// Runner lets the command be a runner that fetches the code it runs
 	// (npx, uvx, uv run…), which no hash can cover.
 	Runner bool
