@@ -2,6 +2,9 @@ package command_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +55,7 @@ func TestCopilotDecisions(t *testing.T) {
 		{name: "timeout", script: `sleep 5`, extra: `, "timeoutSec": 0.3`, text: "deleted x force=false", failure: "timeout"},
 		{name: "not JSON", script: `cat >/dev/null; echo denied`, text: "deleted x force=false", failure: "bad_output"},
 		{name: "unknown decision", script: `cat >/dev/null; echo '{"permissionDecision": "block"}'`, text: "deleted x force=false", failure: "bad_output"},
+		{name: "ask", script: `cat >/dev/null; echo '{"permissionDecision": "ask", "permissionDecisionReason": "sure?"}'`, block: "this client cannot ask: it does not support elicitation; denied"},
 		{name: "anchored matcher", script: `cat >/dev/null; echo '{"permissionDecision": "deny"}'`, matcher: "delet", text: "deleted x force=false"},
 		{name: "matcher", script: `cat >/dev/null; echo '{"permissionDecision": "deny", "permissionDecisionReason": "matched"}'`, matcher: "echo|del.*", block: "matched"},
 	}
@@ -85,14 +89,14 @@ func TestCopilotDecisions(t *testing.T) {
 
 // A Copilot hook reads Copilot's input: camelCase fields, toolArgs as a
 // JSON string of the arguments, a timestamp in Unix milliseconds; and
-// arguments of megabytes reach it whole.
+// arguments of megabytes reach it whole. Its env is taken as written.
 func TestCopilotInput(t *testing.T) {
 	huge := strings.Repeat("é\"\\", 500_000) // 2 MB of text, 3 MB in JSON, 5 MB as toolArgs
 	for _, path := range []string{"x", huge} {
 		f := newFixture(t)
 		out := f.path("stdin.json")
-		file := copilotFile(t, f, `{"version": 1, "hooks": {"preToolUse": [{"bash": "./guard.sh", "env": {"OUT": "`+out+`"}}]}}`,
-			`cat > "$OUT"; echo '{"permissionDecision": "deny", "permissionDecisionReason": "read"}'`)
+		file := copilotFile(t, f, `{"version": 1, "hooks": {"preToolUse": [{"bash": "./guard.sh", "env": {"OUT": "`+out+`", "LIT": "$HOME"}}]}}`,
+			`cat > "$OUT"; [[ "$LIT" == '$HOME' ]] || exit 1; echo '{"permissionDecision": "deny", "permissionDecisionReason": "read"}'`)
 		cfg := f.config(nil)
 		cfg.Imports = []command.Import{{File: file}}
 		s := f.serve(cfg)
@@ -193,5 +197,30 @@ func TestCopilotSkipped(t *testing.T) {
 				t.Errorf("no warning %q in %q", tt.warn, f.log.recs)
 			}
 		})
+	}
+}
+
+// A Copilot file's http hook POSTs Copilot's input and its answer is read
+// as a command hook's stdout: a deny blocks.
+func TestCopilotHTTP(t *testing.T) {
+	bodies := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- b
+		w.Write([]byte(`{"permissionDecision": "deny", "permissionDecisionReason": "policy says no"}`))
+	}))
+	defer srv.Close()
+	f := newFixture(t)
+	file := copilotFile(t, f, `{"version": 1, "hooks": {"preToolUse": [{"type": "http", "url": "`+srv.URL+`/hook", "timeoutSec": 5}]}}`, "")
+	cfg := f.config(nil)
+	cfg.Imports = []command.Import{{File: file}}
+	s := f.serve(cfg)
+	s.Call("delete", DeleteIn{Path: "x"}).WantToolError("policy says no")
+	var in struct {
+		ToolName, ToolArgs string
+	}
+	body := <-bodies
+	if err := json.Unmarshal(body, &in); err != nil || in.ToolName != "delete" || in.ToolArgs != `{"path":"x"}` {
+		t.Errorf("the hook got %s (%v)", body, err)
 	}
 }
