@@ -224,3 +224,18 @@ func TestCopilotHTTP(t *testing.T) {
 		t.Errorf("the hook got %s (%v)", body, err)
 	}
 }
+
+// A lenient import of a Copilot file skips a bad entry, with a warning at
+// its position, and loads its siblings, as Copilot does.
+func TestCopilotLenient(t *testing.T) {
+	f := newFixture(t)
+	file := copilotFile(t, f, `{"version": 1, "hooks": {"preToolUse": [{"bsh": "./guard.sh"}, {"bash": "./guard.sh"}]}}`,
+		`cat >/dev/null; echo '{"permissionDecision": "deny", "permissionDecisionReason": "sibling"}'`)
+	cfg := f.config(nil)
+	cfg.Imports = []command.Import{{File: file, Lenient: true}}
+	s := f.serve(cfg)
+	s.Call("delete", DeleteIn{Path: "x"}).WantToolError("sibling")
+	if w := f.log.find("entry skipped (lenient)", `preToolUse[0].bsh: unknown key "bsh"`); len(w) != 1 {
+		t.Errorf("warnings %q", f.log.recs)
+	}
+}

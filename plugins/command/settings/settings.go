@@ -79,7 +79,8 @@ type Hook struct {
 	// Name names the hook in hook IDs, logs and audit records; "" derives
 	// it from the script's file name. Letters, digits, '.', '_' and '-'.
 	Name string
-	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
+	// Protocol is how the hook talks: [Claude] (default), [OLLM] or
+	// [Copilot] (a GitHub Copilot file's hooks).
 	Protocol Protocol
 	// OnFailure is what the hook's failures do ([FailureRule]): the
 	// default is the configuration's ([command.Config.FailClosed]), which is the
