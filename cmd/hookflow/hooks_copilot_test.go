@@ -38,7 +38,8 @@ func copilotProject(t *testing.T, name string) (file, store, guard string) {
 
 // "hookflow hooks list" and "trust" read a Copilot file as the plugin
 // does: told from .github/hooks, or named with -agent copilot (and the
-// repository with -dir) for a file elsewhere.
+// repository with -dir) for a file elsewhere; a bash line is trusted
+// with the shell it runs by, named.
 func TestHooksTrustCopilot(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -54,7 +55,7 @@ func TestHooksTrustCopilot(t *testing.T) {
 			wantRun(t, code, exitFailed, out, errOut, "untrusted  preToolUse   delete   guard", "untrusted  postToolUse  *        count")
 			args = append(append([]string{"hooks", "trust", "-store", store}, tt.flags...), file)
 			code, out, errOut = runCmd(t, "", args...)
-			wantRun(t, code, exitOK, out, errOut, "trusted: preToolUse guard: "+guard+" (sha256 ", "trusted: postToolUse count: ")
+			wantRun(t, code, exitOK, out, errOut, "trusted: preToolUse guard: "+guard+" (sha256 ", `trusted: postToolUse count: shell line "cat | wc -c >/dev/null"`, ") run by /")
 			args = append(append([]string{"hooks", "list", "-store", store}, tt.flags...), file)
 			code, out, errOut = runCmd(t, "", args...)
 			wantRun(t, code, exitOK, out, errOut, "trusted  preToolUse", "trusted  postToolUse")
