@@ -130,7 +130,8 @@ func TestCopilotInput(t *testing.T) {
 // instructions.
 func TestCopilotAfter(t *testing.T) {
 	f := newFixture(t)
-	file := copilotFile(t, f, `{"version": 1, "hooks": {"postToolUse": [{"bash": "./guard.sh", "matcher": "delete"}]}}`,
+	file := copilotFile(t, f, `{"version": 1, "hooks": {"postToolUse": [{"bash": "./guard.sh", "matcher": "delete"}],
+  "sessionStart": [{"bash": "echo '{\"additionalContext\": \"from copilot\"}'"}]}}`,
 		`in=$(cat); [[ "$in" == *'"textResultForLlm":"deleted x force=false"'* ]] || exit 0
 echo '{"modifiedResult": {"resultType": "success", "textResultForLlm": "redacted"}, "additionalContext": "checked"}'`)
 	cfg := f.config(nil)
@@ -139,6 +140,9 @@ echo '{"modifiedResult": {"resultType": "success", "textResultForLlm": "redacted
 	r := s.Call("delete", DeleteIn{Path: "x"})
 	if got := strings.Join(texts(r.Res), "|"); got != "redacted|checked" {
 		t.Errorf("result %q, want redacted|checked", got)
+	}
+	if got := s.Session().Client().InitializeResult().Instructions; !strings.Contains(got, "from copilot") {
+		t.Errorf("instructions %q", got)
 	}
 }
 
