@@ -29,7 +29,7 @@ func (s *storeFlags) register(fs *flag.FlagSet, settings bool) {
 	if settings {
 		fs.StringVar(&s.dir, "dir", "", "the project `directory` (default: as the server has it, from the settings file's place)")
 		fs.StringVar(&s.interpreters, "interpreters", strings.Join(cmdhooks.DefaultInterpreters, ","), "the allowed interpreters, comma-separated, as the server's Config.Interpreters")
-		fs.StringVar(&s.agent, "agent", "", "the settings file's `agent` format: claude, codex or gemini (default: told from the file)")
+		fs.StringVar(&s.agent, "agent", "", "the settings file's `agent` format: claude, codex, gemini or copilot (default: told from the file)")
 		fs.StringVar(&s.shell, "shell", "", "the hooks that may run through a shell, comma-separated `names` or paths, as the import's shell")
 		fs.StringVar(&s.sendArgs, "send-arguments", "", "the mcp_tool hooks that may send the call's data to their tool, comma-separated `names` or paths, as the import's send_arguments")
 		fs.StringVar(&s.runners, "runners", "", "the runner `programs` the hooks may use, comma-separated, as the import's runners")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -143,9 +144,12 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 	}
 	names := map[string]bool{}
 	var placed []placedHook
-	for _, key := range sortedKeys(s) {
-		var ev settings.Event
-		err := ev.UnmarshalText([]byte(key))
+	if src.Disabled {
+		cp.warn(`command hooks: the file says "disableAllHooks": true; its hooks are skipped`, "where", location(src.Errorf("", "")))
+		return
+	}
+	for _, key := range sortedKeys(s, src.Agent) {
+		ev, err := settings.EventOf(src.Agent, key)
 		path := "hooks." + key
 		if err != nil {
 			fail(path, src.Errorf(path, "%v", err))
@@ -170,6 +174,9 @@ func (cp *compiler) add(s settings.Settings, src *source, dir string) {
 			}
 			for hi, h := range g.Hooks {
 				hpath := fmt.Sprintf("%s.hooks[%d]", gpath, hi)
+				if src.Agent == settings.AgentCopilot {
+					hpath = gpath // a Copilot entry is its group's one hook
+				}
 				if skipBad(src, hpath) {
 					continue
 				}
@@ -315,6 +322,9 @@ func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, 
 		}
 		m.cond = cond
 	}
+	if h.Cwd != "" {
+		dir = hookDir(dir, h.Cwd, p)
+	}
 	s := &site{ev: ev, key: key, matcherText: matcherText, match: m, hook: h, path: path, src: src, dir: dir,
 		failClosed: h.OnFailure == settings.RuleClosed, kind: kindOf(h.Type)}
 	if _, ok := s.kind.(mcpToolKind); !ok && (h.Server != "" || h.Tool != "" || h.Input != nil || h.SendArguments) {
@@ -325,6 +335,22 @@ func (cp *compiler) hook(ev settings.Event, key, matcherText string, m matcher, 
 		return nil, p.errs
 	}
 	return c, nil
+}
+
+// hookDir returns the working directory a hook's cwd names: a directory
+// inside the project directory dir. A cwd outside it is refused: the
+// trust of a shell line covers its text, not where it runs.
+func hookDir(dir, cwd string, p *problems) string {
+	if !filepath.IsLocal(cwd) {
+		p.bad("cwd", "%q is not a path inside the project directory: hookflow runs hooks there or below it, where their trust was given", cwd)
+		return dir
+	}
+	d := filepath.Join(dir, cwd)
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		p.bad("cwd", "%q is not a directory of the project", cwd)
+		return dir
+	}
+	return d
 }
 
 // commandKind is a hook that runs a process: "type": "command".
@@ -339,7 +365,7 @@ func (commandKind) compile(cp *compiler, s *site, p *problems) *compiled {
 		return nil
 	}
 	checkLimits(h, p)
-	if h.Protocol != settings.Claude && h.Protocol != settings.OLLM {
+	if h.Protocol != settings.Claude && h.Protocol != settings.OLLM && h.Protocol != settings.Copilot {
 		p.bad("protocol", "unknown protocol %d", h.Protocol)
 	}
 	for k, v := range h.Env {

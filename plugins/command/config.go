@@ -69,8 +69,9 @@ type Config struct {
 	// value of $CLAUDE_PROJECT_DIR in commands and environments, and where
 	// relative script paths start. The default is the settings file's
 	// directory, or its parent when that is an agent's own directory
-	// (.claude, .codex, .gemini), as the agents have it; without a file,
-	// the server's working directory.
+	// (.claude, .codex, .gemini), or the repository of a .github/hooks
+	// file, as the agents have it; without a file, the server's working
+	// directory.
 	Dir string `yaml:"dir" path:"relative"`
 	// TrustStore is the trust store's file (default [trust.DefaultPath]).
 	// A hook runs only if its script is in it.
@@ -163,7 +164,7 @@ func (c Config) Validate() error {
 		if (imp.File == "") == (imp.Plugin == "") {
 			bad(f, "needs file (a settings file) or plugin (a Claude Code plugin's directory), not both")
 		}
-		if imp.Agent > settings.AgentGemini {
+		if imp.Agent > settings.AgentCopilot {
 			bad(f+".agent", "unknown agent %v", imp.Agent)
 		}
 		for j, n := range imp.Shell {
@@ -315,6 +316,10 @@ func projectDir(settingsFile string) string {
 	switch filepath.Base(dir) {
 	case ".claude", ".codex", ".gemini":
 		return filepath.Dir(dir)
+	case "hooks":
+		if filepath.Base(filepath.Dir(dir)) == ".github" {
+			return filepath.Dir(filepath.Dir(dir)) // GitHub Copilot's: the repository
+		}
 	}
 	return dir
 }

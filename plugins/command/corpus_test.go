@@ -90,6 +90,23 @@ func TestCorpus(t *testing.T) {
 			}
 		},
 	}, {
+		name: "copilot",
+		imp: func(root string) command.Import {
+			return command.Import{File: filepath.Join(root, ".github", "hooks", "guard.json")}
+		},
+		hooks: []string{"guard/script", "bash/program", "audit/script", "echo/program"},
+		block: "copilot: no deletes",
+		checks: func(t *testing.T, infos []command.HookInfo) {
+			// timeoutSec, and timeout as its alias; Copilot's default
+			// (30s, the configuration's here) for the others.
+			if infos[0].Timeout != 15*time.Second || infos[1].Timeout != 5*time.Second || infos[2].Timeout != 0 {
+				t.Errorf("timeouts %v, %v, %v, want 15s, 5s, 0", infos[0].Timeout, infos[1].Timeout, infos[2].Timeout)
+			}
+			if infos[1].Matcher != "echo|read_.*" || infos[0].Key != "preToolUse" {
+				t.Errorf("matcher %q, key %q", infos[1].Matcher, infos[0].Key)
+			}
+		},
+	}, {
 		name:  "plugin",
 		imp:   func(root string) command.Import { return command.Import{Plugin: filepath.Join(root, "guards")} },
 		hooks: []string{"guard/script"},

@@ -1,8 +1,8 @@
 // Package command is hookflow's command-hook plugin: external commands as
-// hooks, configured in the settings format of Claude Code, Codex and
-// Gemini CLI, speaking their command-hook contract or OLLM's protocol, so
-// that a team runs on its MCP server the policy scripts it already runs in
-// its coding agents — safely.
+// hooks, configured in the settings format of Claude Code, Codex, Gemini
+// CLI or GitHub Copilot, speaking their command-hook contract, OLLM's
+// protocol or Copilot's, so that a team runs on its MCP server the policy
+// scripts it already runs in its coding agents — safely.
 //
 //	{"hooks": {"PreToolUse": [{"matcher": "delete", "hooks": [{"type": "command", "command": "/srv/hooks/guard.sh", "timeout": 5}]}]}}
 //

@@ -118,6 +118,8 @@ func (h *hook) decode(c *flows.Context, res *sandbox.Result) (decision, error) {
 	var dec decision
 	var err error
 	switch h.Protocol {
+	case settings.Copilot:
+		return h.decodeCopilot(c, res)
 	case settings.OLLM:
 		if res.ExitCode != 0 {
 			return dec, h.fail(c, FailExit, fmt.Sprintf("exited with code %d", res.ExitCode), res)
@@ -242,7 +244,7 @@ func (h *hook) admit(c *flows.Context) error {
 // that blocks aborts the run.
 func (h *hook) fail(c *flows.Context, kind FailureKind, msg string, res ...*sandbox.Result) error {
 	f := Failure{Hook: h.id, Name: h.Name, Event: h.Event, Script: h.Identity.Script, Kind: kind, Err: msg,
-		Policy: rulePolicy(h.rule, kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
+		Policy: h.policy(kind), ExitCode: -1, RequestID: c.Request().ID, SessionID: c.Request().SessionID}
 	_, http := h.kind.(httpKind)
 	f.remote = http || h.mcp != nil
 	if len(res) > 0 && res[0] != nil {

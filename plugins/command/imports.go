@@ -12,7 +12,7 @@ import (
 type Import struct {
 	// File is a JSON settings file with a "hooks" object in an agent's
 	// format (.claude/settings.json, .codex/hooks.json,
-	// .gemini/settings.json…). Set File or Plugin; a File at
+	// .gemini/settings.json, .github/hooks/*.json…). Set File or Plugin; a File at
 	// <root>/hooks/hooks.json is read as the Plugin <root>.
 	File string `yaml:"file" path:"relative"`
 	// Plugin is a Claude Code plugin's directory: its hooks/hooks.json is
@@ -20,13 +20,14 @@ type Import struct {
 	// in the hooks' environment.
 	Plugin string `yaml:"plugin" path:"relative"`
 	// Agent is the format the file is written in: claude, codex, gemini,
-	// or auto (the default: told from the file's directory, then its
-	// events, else claude). Gemini CLI's timeouts are milliseconds.
+	// copilot, or auto (the default: told from the file's directory, then
+	// its shape, else claude). Gemini CLI's timeouts are milliseconds.
 	Agent settings.Agent `yaml:"agent"`
 	// Dir is the project directory of the file's hooks (their working
 	// directory and $CLAUDE_PROJECT_DIR). Default: the file's directory,
 	// or its parent for an agent's own directory (.claude, .codex,
-	// .gemini); a plugin's project is the configuration's dir.
+	// .gemini), or the repository of a .github/hooks file; a plugin's
+	// project is the configuration's dir.
 	Dir string `yaml:"dir" path:"relative"`
 	// Lenient loads the file's good entries and skips each bad one (an
 	// entry that cannot be read, an unknown event, a refused command…)
@@ -73,12 +74,13 @@ func (imp Import) options() fileOptions {
 
 // pluginRoot returns the directory of the Claude Code plugin the import
 // reads: Plugin, or the root of a File at <root>/hooks/hooks.json; ""
-// for another file.
+// for another file, GitHub Copilot's .github/hooks/hooks.json among them.
 func (imp Import) pluginRoot() string {
 	if imp.Plugin != "" {
 		return imp.Plugin
 	}
-	if filepath.Base(imp.File) == "hooks.json" && filepath.Base(filepath.Dir(imp.File)) == "hooks" {
+	if filepath.Base(imp.File) == "hooks.json" && filepath.Base(filepath.Dir(imp.File)) == "hooks" &&
+		filepath.Base(filepath.Dir(filepath.Dir(imp.File))) != ".github" && imp.Agent != settings.AgentCopilot {
 		return filepath.Dir(filepath.Dir(imp.File))
 	}
 	return ""

@@ -141,6 +141,9 @@ func toolResponse(out any) (json.RawMessage, error) {
 // already (encoded by hookflow, or the validated arguments): they are
 // copied as they are, in key order, not scanned again.
 func (h *hook) stdin(d *eventData) ([]byte, error) {
+	if h.Protocol == settings.Copilot {
+		return h.copilotStdin(d)
+	}
 	name, _ := json.Marshal(h.Key)
 	d.fields["hook_event_name"] = name
 	fields := d.fields

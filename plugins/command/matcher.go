@@ -44,6 +44,13 @@ func compileMatcher(s string, agent settings.Agent, ev settings.Event) (matcher,
 	switch {
 	case s == "" || s == "*":
 		return matcher{all: true}, nil
+	case agent == settings.AgentCopilot:
+		// GitHub Copilot anchors its matchers: the whole name matches.
+		re, err := regexp.Compile(`^(?:` + s + `)$`)
+		if err != nil {
+			return matcher{}, fmt.Errorf("%q is not a valid regular expression: %v", s, err)
+		}
+		return matcher{re: re}, nil
 	case agent == settings.AgentGemini && ev == settings.SessionStart:
 		// Gemini CLI matches lifecycle events by exact string.
 		return matcher{names: []string{s}}, nil

@@ -77,8 +77,8 @@ func remoteChecks(h settings.Hook, p *problems) {
 	if h.Command != "" {
 		p.bad("command", "an %s hook has no command", h.Type)
 	}
-	if h.Protocol != settings.Claude {
-		p.bad("protocol", "an %s hook answers as the agents' hooks do: protocol must be claude", h.Type)
+	if h.Protocol != settings.Claude && (h.Protocol != settings.Copilot || h.Type != "http") {
+		p.bad("protocol", "an %s hook answers as the agents' hooks do: protocol must be claude (or copilot, for a GitHub Copilot file's http hook)", h.Type)
 	}
 	checkLimits(h, p)
 	if len(h.Env) > 0 {
@@ -99,6 +99,9 @@ func (cp *compiler) remote(s *site, p *problems, def []string, form trust.Form, 
 	h := s.hook
 	c := s.compiled()
 	c.Protocol, c.Name, c.Command = settings.Claude, cmpOr(h.Name, h.Type), command
+	if h.Protocol == settings.Copilot {
+		c.Protocol = settings.Copilot // a Copilot file's http hook: Copilot's input and answer
+	}
 	b, _ := json.Marshal(def)
 	sum := sha256.Sum256(b)
 	// The store keys an entry by its "script": an http hook's URL; a

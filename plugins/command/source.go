@@ -74,15 +74,16 @@ func eventOf(key string) settings.Event {
 	return e
 }
 
-// sortedKeys returns the event keys of s in the order their hooks are
-// compiled: by event (the order of [settings.Events]), then by key.
-func sortedKeys(s settings.Settings) []string {
+// sortedKeys returns the event keys of s, in agent's format, in the
+// order their hooks are compiled: by event (the order of
+// [settings.Events]), then by key.
+func sortedKeys(s settings.Settings, agent settings.Agent) []string {
 	keys := make([]string, 0, len(s))
 	for k := range s {
 		keys = append(keys, k)
 	}
 	rank := func(k string) int {
-		if e := eventOf(k); e.Valid() {
+		if e, _ := settings.EventOf(agent, k); e.Valid() {
 			return int(e)
 		}
 		return len(settings.Events()) + 1

@@ -112,7 +112,7 @@ func TestUntrustedPolicyText(t *testing.T) {
 
 // An agent's name reads back as itself; an unknown one is refused.
 func TestAgentText(t *testing.T) {
-	for _, a := range []settings.Agent{settings.AgentAuto, settings.AgentClaude, settings.AgentCodex, settings.AgentGemini} {
+	for _, a := range []settings.Agent{settings.AgentAuto, settings.AgentClaude, settings.AgentCodex, settings.AgentGemini, settings.AgentCopilot} {
 		b, _ := a.MarshalText()
 		var got settings.Agent
 		if err := got.UnmarshalText(b); err != nil || got != a {
@@ -120,7 +120,7 @@ func TestAgentText(t *testing.T) {
 		}
 	}
 	var a settings.Agent
-	if err := a.UnmarshalText([]byte("cursor")); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor": want claude, codex, gemini or auto`) {
+	if err := a.UnmarshalText([]byte("cursor")); err == nil || !strings.Contains(err.Error(), `unknown agent "cursor": want claude, codex, gemini, copilot or auto`) {
 		t.Errorf("error %v", err)
 	}
 }

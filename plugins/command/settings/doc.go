@@ -1,5 +1,7 @@
 // Package settings is the agents' hook settings: the "hooks" object of a
-// Claude Code, Codex or Gemini CLI settings file as Go values
+// Claude Code, Codex or Gemini CLI settings file, or of a GitHub Copilot
+// hook file (.github/hooks/*.json, whose events [EventOf] reads), as Go
+// values
 // ([Settings], [Group], [Hook]), its events ([Event], with the flow and
 // stage each runs at), the [Agent] whose format a file is written in, a
 // hook's [Protocol] and [FailureRule], the tool names its script expects

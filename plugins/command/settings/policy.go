@@ -19,15 +19,25 @@ const (
 	// {"continue", "systemMessage", "data", "error"} on stdout; each hook's
 	// data is merged into the next hook's input.
 	OLLM
+	// Copilot is GitHub Copilot's protocol for its camelCase events:
+	// {"sessionId", "timestamp" (Unix milliseconds), "cwd", "toolName",
+	// "toolArgs" (the arguments as a JSON string)…} on stdin; exit 0 with
+	// optional JSON on stdout ({"permissionDecision": "deny",
+	// "permissionDecisionReason": …}, "modifiedArgs", "modifiedResult",
+	// "additionalContext"), after progress lines; exit 2 denies a
+	// preToolUse call. A Copilot file's hooks speak it.
+	Copilot
 )
 
-// String returns "claude" or "ollm", as settings write it.
+// String returns "claude", "ollm" or "copilot", as settings write it.
 func (p Protocol) String() string {
 	switch p {
 	case Claude:
 		return "claude"
 	case OLLM:
 		return "ollm"
+	case Copilot:
+		return "copilot"
 	}
 	return "Protocol(" + strconv.Itoa(int(p)) + ")"
 }
@@ -39,8 +49,10 @@ func (p *Protocol) UnmarshalText(b []byte) error {
 		*p = Claude
 	case "ollm":
 		*p = OLLM
+	case "copilot":
+		*p = Copilot
 	default:
-		return fmt.Errorf("unknown protocol %q (want claude or ollm)", b)
+		return fmt.Errorf("unknown protocol %q (want claude, ollm or copilot)", b)
 	}
 	return nil
 }

@@ -25,6 +25,9 @@ type File struct {
 	Agent Agent
 	// Hooks are the file's hooks, those with problems left out.
 	Hooks Settings
+	// Disabled is a GitHub Copilot file's "disableAllHooks": true, which
+	// skips every hook of the file.
+	Disabled bool
 
 	data []byte
 	offs map[string]int
@@ -135,6 +138,9 @@ func (d *decoder) settings(root *node) Settings {
 		d.fail("", root.off, "the settings must be a JSON object, not %s", root.kindName())
 		return nil
 	}
+	if d.src.Agent == AgentCopilot {
+		return d.copilotFile(root)
+	}
 	hooks := root.get("hooks")
 	if hooks == nil {
 		d.fail("", root.off, `no "hooks" object: hook settings are {"hooks": {"PreToolUse": [...], ...}}`)
@@ -217,46 +223,62 @@ func (d *decoder) hook(path string, n *node) Hook {
 			} else {
 				h.Timeout = d.seconds(kp, v)
 			}
-		case "name":
-			h.Name = d.str(kp, v)
 		case "protocol":
 			var p Protocol
 			if err := p.UnmarshalText([]byte(d.str(kp, v))); err != nil && v.kind == '"' {
 				d.fail(kp, v.off, "%v", err)
 			}
 			h.Protocol = p
-		case "onFailure", "failClosed":
-			d.failureRule(kp, key, v, &h)
-		case "toolNames":
-			h.ToolNames = d.toolNames(kp, v)
 		case "url", "headers", "allowedEnvVars", "prompt", "model":
 			d.remote(kp, key, v, &h)
 		case "server", "tool", "input", "sendArguments":
 			d.mcpTool(kp, key, v, &h)
-		case "maxConcurrent":
-			h.MaxConcurrent = d.integer(kp, v)
-		case "maxOutputBytes":
-			h.MaxOutputBytes = d.integer(kp, v)
-		case "cooldown":
-			h.Cooldown = d.seconds(kp, v)
-		case "rateLimit":
-			h.RateLimit = d.rateLimit(kp, v)
 		case "env":
 			h.Env = d.env(kp, v)
 		case "statusMessage", "async", "once", "asyncRewake", "continueOnBlock", "commandWindows",
 			"additionalContextLimit", "shell", "args":
 			d.agentKey(kp, key, v, &h)
-		case "runner":
-			h.Runner = d.boolean(kp, v)
-		case "description":
-			h.Description = d.str(kp, v)
 		case "if":
 			h.If = d.str(kp, v)
 		default:
-			d.unknown(kp, n.koff[i], key, hookKeys)
+			if !d.ownKey(kp, key, v, &h) {
+				d.unknown(kp, n.koff[i], key, hookKeys)
+			}
 		}
 	}
 	return h
+}
+
+// ownKeys are hookflow's own keys of a hook, read in every agent's
+// format by ownKey.
+var ownKeys = []string{"name", "onFailure", "failClosed", "toolNames", "maxConcurrent", "maxOutputBytes",
+	"cooldown", "rateLimit", "runner", "description"}
+
+// ownKey reads one of ownKeys into h, and reports whether key is one.
+func (d *decoder) ownKey(kp, key string, v *node, h *Hook) bool {
+	switch key {
+	case "name":
+		h.Name = d.str(kp, v)
+	case "onFailure", "failClosed":
+		d.failureRule(kp, key, v, h)
+	case "toolNames":
+		h.ToolNames = d.toolNames(kp, v)
+	case "maxConcurrent":
+		h.MaxConcurrent = d.integer(kp, v)
+	case "maxOutputBytes":
+		h.MaxOutputBytes = d.integer(kp, v)
+	case "cooldown":
+		h.Cooldown = d.seconds(kp, v)
+	case "rateLimit":
+		h.RateLimit = d.rateLimit(kp, v)
+	case "runner":
+		h.Runner = d.boolean(kp, v)
+	case "description":
+		h.Description = d.str(kp, v)
+	default:
+		return false
+	}
+	return true
 }
 
 func (d *decoder) unknown(path string, off int, key string, known []string) {

@@ -67,6 +67,10 @@ type Hook struct {
 	// ${CLAUDE_PROJECT_DIR}, which are filled in. Its trust covers the
 	// program and the whole argv.
 	Args []string
+	// Cwd is the command's working directory, relative to the project
+	// directory and inside it: GitHub Copilot's "cwd". "" is the project
+	// directory.
+	Cwd string
 	// Runner lets the command be a runner that fetches the code it runs
 	// (npx, uvx, uv run…), which no hash can cover.
 	Runner bool
@@ -75,7 +79,8 @@ type Hook struct {
 	// Name names the hook in hook IDs, logs and audit records; "" derives
 	// it from the script's file name. Letters, digits, '.', '_' and '-'.
 	Name string
-	// Protocol is how the hook talks: [Claude] (default) or [OLLM].
+	// Protocol is how the hook talks: [Claude] (default), [OLLM] or
+	// [Copilot] (a GitHub Copilot file's hooks).
 	Protocol Protocol
 	// OnFailure is what the hook's failures do ([FailureRule]): the
 	// default is the configuration's ([command.Config.FailClosed]), which is the

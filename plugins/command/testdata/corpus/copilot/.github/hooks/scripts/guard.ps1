@@ -1,0 +1,2 @@
+# Windows' guard: read and never run on a server.
+$null = [Console]::In.ReadToEnd()
