@@ -3,16 +3,21 @@
 // gateway (the mount plugin) is its one importer; nothing here is user
 // API.
 //
-// Package gateway keeps each upstream's sessions (one per client session
-// or shared, reconnected, reaped when idle), what they list and mount,
-// the forwarding of requests and what becomes of their failures. One
-// upstream session, and what it uses, knowing nothing of mounting, is
-// here:
+// Package gateway keeps each upstream's own session (connected at Start,
+// reconnected when it goes away) and when to open, replace or reap the
+// others, what the sessions list and mount, the forwarding of requests
+// and what becomes of their failures. Upstream sessions, and what they
+// use, knowing nothing of mounting, are here:
 //
 //   - [Session], one upstream session: its SDK client, its transport
 //     (stdio or HTTP) and its handlers of what the upstream sends; it
 //     tells the gateway what concerns mounting through the [Host] the
 //     gateway gives it;
+//   - [Pool], an upstream's sessions other than the gateway's own, by
+//     key (a client session's own, or a shared one): each opened once
+//     however many requests wait for it ([Slot]), replaced once over,
+//     the client sessions' bounded, retired then closed once idle, all
+//     dropped when the upstream goes away;
 //   - the OAuth client tokens of an upstream behind an authorization
 //     server ([Tokens], [HTTPTransport]);
 //   - the per-client-session queues of the notifications upstreams send
@@ -24,7 +29,7 @@
 //     which what the upstream sends about one reaches the client session
 //     that made it ([Relay]);
 //   - the requests in flight through each upstream session, which make
-//     it busy or idle ([Idle]);
+//     it busy or idle ([Idle], which a [Pool] keeps);
 //   - the log of a stdio upstream's standard error ([Stderr]);
 //   - [Go], the goroutine that logs a panic rather than dying of it.
 //

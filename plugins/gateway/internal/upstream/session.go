@@ -185,6 +185,10 @@ func (s *Session) Version() string {
 // is over.
 func (s *Session) Broken() bool { return s.broken.Load() }
 
+// Close closes the session; over stdio, it returns once the upstream's
+// process ended.
+func (s *Session) Close() error { return s.CS.Close() }
+
 // Refused reports whether an HTTP upstream answered 401 or 403 to the
 // gateway's credentials.
 func (s *Session) Refused() bool { return s.refused.Load() }
