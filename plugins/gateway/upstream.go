@@ -165,22 +165,12 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 // keepWatching runs watch until the gateway closes, again after a panic
 // (recovered and logged), so that the upstream is still reconnected.
 func (u *upstream) keepWatching() {
-	for {
-		panicked := true
-		func() {
-			defer ups.Recovered(u.log, "watching upstream "+u.cfg.Name)
-			u.watch()
-			panicked = false
-		}()
-		if !panicked {
-			return
-		}
-		select {
-		case <-u.done:
-			return
-		case <-time.After(u.cfg.MinBackoff):
-		}
-	}
+	u.backoff().Keep(u.log, "watching upstream "+u.cfg.Name, u.done, u.watch)
+}
+
+// backoff is the wait between two attempts to reconnect the upstream.
+func (u *upstream) backoff() ups.Backoff {
+	return ups.Backoff{Min: u.cfg.MinBackoff, Max: u.cfg.MaxBackoff}
 }
 
 // watch waits for the main session to end and reconnects with backoff,
@@ -229,36 +219,34 @@ func (u *upstream) watch() {
 	}
 }
 
-// reconnect connects a new main session, waiting MinBackoff, then twice
-// as long after each failure up to MaxBackoff. It refreshes the mounted
-// entities and returns true once connected, false when the gateway
-// closes.
+// reconnect connects a new main session, with backoff (see
+// [ups.Backoff]). It refreshes the mounted entities and returns true once
+// connected, false when the gateway closes.
 func (u *upstream) reconnect() bool {
-	wait := u.cfg.MinBackoff
-	for {
-		select {
-		case <-u.done:
-			return false
-		case <-time.After(wait):
-		}
-		u.setState(StateConnecting, u.health().Err)
-		c, l, err := u.connectMain(context.Background())
-		if err == nil {
-			u.mu.Lock()
-			u.main = c
-			u.listMain(l)
-			u.reconnects++
-			u.mu.Unlock()
-			u.setState(StateUp, nil)
-			u.log.Info("gateway: upstream reconnected")
-			u.resubscribe(c)
-			u.remount()
-			return true
-		}
+	return u.backoff().Retry(u.done, u.reconnectOnce, func(err error, next time.Duration) {
 		u.setState(StateDown, err)
-		u.log.Warn("gateway: reconnecting failed", slog.Any("err", err), slog.Duration("retry_in", min(2*wait, u.cfg.MaxBackoff)))
-		wait = min(2*wait, u.cfg.MaxBackoff)
+		u.log.Warn("gateway: reconnecting failed", slog.Any("err", err), slog.Duration("retry_in", next))
+	})
+}
+
+// reconnectOnce connects a new main session and lists and mounts what
+// the upstream serves, or fails.
+func (u *upstream) reconnectOnce() error {
+	u.setState(StateConnecting, u.health().Err)
+	c, l, err := u.connectMain(context.Background())
+	if err != nil {
+		return err
 	}
+	u.mu.Lock()
+	u.main = c
+	u.listMain(l)
+	u.reconnects++
+	u.mu.Unlock()
+	u.setState(StateUp, nil)
+	u.log.Info("gateway: upstream reconnected")
+	u.resubscribe(c)
+	u.remount()
+	return nil
 }
 
 // refresh lists the upstream's entities again and mounts the changes;

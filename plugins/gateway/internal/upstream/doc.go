@@ -18,6 +18,8 @@
 //     however many requests wait for it ([Slot]), replaced once over,
 //     the client sessions' bounded, retired then closed once idle, all
 //     dropped when the upstream goes away;
+//   - [Backoff], the wait between two attempts to reconnect an upstream
+//     that went away, and the restart of what watches it after a panic;
 //   - the OAuth client tokens of an upstream behind an authorization
 //     server ([Tokens], [HTTPTransport]);
 //   - the per-client-session queues of the notifications upstreams send
