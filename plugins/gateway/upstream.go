@@ -464,8 +464,8 @@ func (u *upstream) suspect(failed *conn) {
 	c := u.main
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
-	if failed != nil && failed != c && !closed && !failed.Broken() && failed.checking.CompareAndSwap(false, true) {
-		ups.Go(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
+	if failed != nil && failed != c && !closed {
+		failed.Check(u.cfg.ConnectTimeout)
 	}
 	if !up || c == nil {
 		return
@@ -481,19 +481,6 @@ func (u *upstream) suspect(failed *conn) {
 			u.state, u.since, u.err = StateDown, time.Now(), fmt.Errorf("no answer to a ping: %w", err)
 		}
 		u.mu.Unlock()
-		c.CS.Close()
-	}
-}
-
-// suspectSession closes c, an upstream session other than the main one,
-// when it does not answer a ping within ConnectTimeout. One check of a
-// session runs at a time (suspect sets c.checking).
-func (u *upstream) suspectSession(c *conn) {
-	defer c.checking.Store(false)
-	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
-	defer cancel()
-	if err := c.CS.Ping(ctx, nil); err != nil {
-		u.log.Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
 		c.CS.Close()
 	}
 }

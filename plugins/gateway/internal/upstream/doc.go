@@ -12,7 +12,8 @@
 //   - [Session], one upstream session: its SDK client, its transport
 //     (stdio or HTTP) and its handlers of what the upstream sends; it
 //     tells the gateway what concerns mounting through the [Host] the
-//     gateway gives it;
+//     gateway gives it, and closes itself when, suspect, it does not
+//     answer a ping ([Session.Check]);
 //   - [Pool], an upstream's sessions other than the gateway's own, by
 //     key (a client session's own, or a shared one): each opened once
 //     however many requests wait for it ([Slot]), replaced once over,

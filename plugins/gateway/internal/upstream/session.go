@@ -1,10 +1,12 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"sync/atomic"
@@ -65,6 +67,8 @@ type Session struct {
 	// is over. refused is set once an HTTP upstream answered 401 or 403
 	// to the gateway's credentials.
 	broken, refused atomic.Bool
+	// checking is set while Check pings the session.
+	checking atomic.Bool
 }
 
 // Connect opens the session to the upstream d says, telling h as it
@@ -188,6 +192,25 @@ func (s *Session) Broken() bool { return s.broken.Load() }
 // Close closes the session; over stdio, it returns once the upstream's
 // process ended.
 func (s *Session) Close() error { return s.CS.Close() }
+
+// Check pings the session in the background, unless it is over or
+// being checked, and closes it when it does not answer within timeout
+// (a stdio upstream's process is frozen, say), so that its client
+// session's next request opens a new one.
+func (s *Session) Check(timeout time.Duration) {
+	if s.Broken() || !s.checking.CompareAndSwap(false, true) {
+		return
+	}
+	Go(s.Log, "checking a client's upstream session", func() {
+		defer s.checking.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := s.CS.Ping(ctx, nil); err != nil {
+			cmp.Or(s.Log, slog.Default()).Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
+			_ = s.Close()
+		}
+	})
+}
 
 // Refused reports whether an HTTP upstream answered 401 or 403 to the
 // gateway's credentials.
