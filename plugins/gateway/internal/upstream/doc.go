@@ -26,14 +26,15 @@
 //   - the per-client-session queues of the notifications upstreams send
 //     ([Queues]);
 //   - the count of the notifications an upstream session read that its
-//     handlers have not finished with ([Backlog]), and the transport that
-//     shows a stdio upstream's messages to the gateway ([Observed]);
+//     handlers have not finished with, and the transport that shows a
+//     stdio upstream's messages to the gateway, both within [Session];
 //   - the calls in flight through an upstream session ([Calls]), by
 //     which what the upstream sends about one reaches the client session
 //     that made it ([Relay]);
 //   - the requests in flight through each upstream session, which make
-//     it busy or idle ([Idle], which a [Pool] keeps);
-//   - the log of a stdio upstream's standard error ([Stderr]);
+//     it busy or idle: a [Pool] counts them;
+//   - the log of a stdio upstream's standard error, which a [Session]
+//     over stdio keeps;
 //   - [Go], the goroutine that logs a panic rather than dying of it.
 //
 // Concurrency: every type here is safe for concurrent use. [Queues.Push]

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Conn is what a [Pool] needs of an upstream session: whether it is
+// poolConn is what a [Pool] needs of an upstream session: whether it is
 // over, and closing it. A pointer to a type that embeds [Session] is one.
-type Conn interface {
+type poolConn interface {
 	comparable
 	Broken() bool
 	Close() error
@@ -16,7 +16,7 @@ type Conn interface {
 
 // Slot is one session of a [Pool]: being opened until its opener calls
 // [Slot.Opened], then open or failed.
-type Slot[C Conn] struct {
+type Slot[C poolConn] struct {
 	ready  chan struct{}
 	conn   C
 	err    error
@@ -65,7 +65,7 @@ func (s *Slot[C]) broken() bool {
 // ([Pool.Reap]). Its zero value is ready; it is safe for concurrent use,
 // and calls nothing of its caller's while it holds its lock, so a caller
 // may call it under a lock of its own.
-type Pool[K comparable, C Conn] struct {
+type Pool[K comparable, C poolConn] struct {
 	// Max bounds the client slots, opening or open (not the retired
 	// ones); 0 or negative: no bound.
 	Max int
@@ -79,7 +79,7 @@ type Pool[K comparable, C Conn] struct {
 	retired map[C]*Slot[C]
 	// seq counts the slots made.
 	seq  uint64
-	idle Idle[C]
+	idle idleTrack[C]
 }
 
 // Take returns the slot under key. When there is none, or its session
