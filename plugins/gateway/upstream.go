@@ -402,7 +402,7 @@ func (u *upstream) open(ctx context.Context, s *slot, key sessionKey, ss *mcp.Se
 	cancel()
 	s.Opened(c, err)
 	if err != nil {
-		u.forget(key, s)
+		u.pool.Forget(key, s)
 		return
 	}
 	if ss != nil {
@@ -410,17 +410,13 @@ func (u *upstream) open(ctx context.Context, s *slot, key sessionKey, ss *mcp.Se
 		// A replaced session: the client's subscriptions go on.
 		ups.Go(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(c) })
 	}
-	ups.Go(u.log, "tracking a client's upstream session", func() {
-		// The client session's end ends its upstream session, and
-		// the upstream session's end forgets it.
-		done := make(chan struct{})
-		ups.Go(u.log, "waiting for a client's upstream session", func() { _ = c.CS.Wait(); close(done) })
-		if ss != nil {
-			ups.Go(u.log, "waiting for a client session", func() { _ = ss.Wait(); c.CS.Close() })
-		}
-		<-done
-		u.forget(key, s)
-	})
+	// The client session's end ends its upstream session, and the
+	// upstream session's end forgets it.
+	var client func() error
+	if ss != nil {
+		client = ss.Wait
+	}
+	u.pool.Hold(key, s, client, func(forgotten bool) { u.ended(s, forgotten) })
 }
 
 // rootsChanged tells the upstream session of client session ss, in the
@@ -438,14 +434,13 @@ func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
 	})
 }
 
-// forget removes s, the upstream session under key, if it is still the
-// one there.
-func (u *upstream) forget(key sessionKey, s *slot) {
+// ended is told that the session of s ended, and forgotten when s was
+// still the pool's under its key.
+func (u *upstream) ended(s *slot, forgotten bool) {
 	u.mu.Lock()
-	mine := u.pool.Forget(key, s)
 	listed := listedConn(s) != nil
 	u.mu.Unlock()
-	if mine && listed {
+	if forgotten && listed {
 		// What only that session offered leaves the server.
 		u.remount()
 	}

@@ -16,9 +16,10 @@
 //     answer a ping ([Session.Check]);
 //   - [Pool], an upstream's sessions other than the gateway's own, by
 //     key (a client session's own, or a shared one): each opened once
-//     however many requests wait for it ([Slot]), replaced once over,
-//     the client sessions' bounded, retired then closed once idle, all
-//     dropped when the upstream goes away;
+//     however many requests wait for it ([Slot]), held until it ends
+//     (closed with its client session), replaced once over, the client
+//     sessions' bounded, retired then closed once idle, all dropped
+//     when the upstream goes away;
 //   - [Backoff], the wait between two attempts to reconnect an upstream
 //     that went away, and the restart of what watches it after a panic;
 //   - the OAuth client tokens of an upstream behind an authorization

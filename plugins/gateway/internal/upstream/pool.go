@@ -7,10 +7,12 @@ import (
 )
 
 // poolConn is what a [Pool] needs of an upstream session: whether it is
-// over, and closing it. A pointer to a type that embeds [Session] is one.
+// over, waiting for its end and closing it. A pointer to a type that
+// embeds [Session] is one.
 type poolConn interface {
 	comparable
 	Broken() bool
+	Wait() error
 	Close() error
 }
 
@@ -141,6 +143,24 @@ func (p *Pool[K, C]) Forget(key K, s *Slot[C]) bool {
 	}
 	delete(p.slots, key)
 	return true
+}
+
+// Hold keeps s, opened under key, until its session ends: then it
+// forgets it, and tells ended whether it was still there (see
+// [Pool.Forget]). client, when not nil, waits for the end of the client
+// session the session is for (its Wait), which closes the session.
+func (p *Pool[K, C]) Hold(key K, s *Slot[C], client func() error, ended func(forgotten bool)) {
+	c := s.conn
+	Go(p.Log, "tracking a client's upstream session", func() {
+		if client != nil {
+			Go(p.Log, "waiting for a client session", func() {
+				_ = client()
+				_ = c.Close()
+			})
+		}
+		_ = c.Wait()
+		ended(p.Forget(key, s))
+	})
 }
 
 // Conns returns the open sessions of the pool, retired ones included,

@@ -11,16 +11,30 @@ import (
 	"github.com/hookflow/hookflow/plugins/gateway/internal/upstream"
 )
 
-// fake is an upstream session of a pool's tests.
+// fake is an upstream session of a pool's tests: it ends once closed.
 type fake struct {
 	name           string
 	broken, closed atomic.Bool
+	once           sync.Once
+	end            chan struct{}
 }
 
 func (f *fake) Broken() bool { return f.broken.Load() }
 
+func (f *fake) ended() chan struct{} {
+	f.once.Do(func() { f.end = make(chan struct{}) })
+	return f.end
+}
+
+func (f *fake) Wait() error {
+	<-f.ended()
+	return nil
+}
+
 func (f *fake) Close() error {
-	f.closed.Store(true)
+	if f.closed.CompareAndSwap(false, true) {
+		close(f.ended())
+	}
 	return nil
 }
 
@@ -275,6 +289,58 @@ func TestPoolConcurrentTake(t *testing.T) {
 		if s != slots[0] {
 			t.Fatal("two slots for one key")
 		}
+	}
+}
+
+// TestPoolHold holds sessions until they end: the end of the client
+// session closes its session, and a session that ends is forgotten,
+// unless another took its key meanwhile.
+func TestPoolHold(t *testing.T) {
+	tests := []struct {
+		name string
+		// end ends the session f (its client session ends when client
+		// is closed).
+		end           func(p *pool, f *fake, client chan struct{})
+		shared        bool
+		wantForgotten bool
+	}{
+		{"client session ends", func(_ *pool, _ *fake, client chan struct{}) { close(client) }, false, true},
+		{"session ends", func(_ *pool, f *fake, _ chan struct{}) { f.Close() }, false, true},
+		{"shared ends", func(_ *pool, f *fake, _ chan struct{}) { f.Close() }, true, true},
+		{"replaced", func(p *pool, f *fake, _ chan struct{}) {
+			p.Forget("a", p.Get("a"))
+			p.Take("a", true)
+			f.Close()
+		}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &pool{}
+			f := open(t, p, "a", !tt.shared)
+			s := p.Get("a")
+			client := make(chan struct{})
+			wait := func() error { <-client; return nil }
+			if tt.shared {
+				wait = nil
+			}
+			ended := make(chan bool, 1)
+			p.Hold("a", s, wait, func(forgotten bool) { ended <- forgotten })
+			tt.end(p, f, client)
+			select {
+			case forgotten := <-ended:
+				if forgotten != tt.wantForgotten {
+					t.Errorf("forgotten %v, want %v", forgotten, tt.wantForgotten)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("not told the session ended")
+			}
+			if !f.closed.Load() {
+				t.Error("the session is not closed")
+			}
+			if tt.wantForgotten && p.Get("a") != nil {
+				t.Error("the pool still holds the session")
+			}
+		})
 	}
 }
 

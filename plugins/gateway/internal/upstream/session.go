@@ -189,6 +189,9 @@ func (s *Session) Version() string {
 // is over.
 func (s *Session) Broken() bool { return s.broken.Load() }
 
+// Wait waits until the session ends, and returns why.
+func (s *Session) Wait() error { return s.CS.Wait() }
+
 // Close closes the session; over stdio, it returns once the upstream's
 // process ended.
 func (s *Session) Close() error { return s.CS.Close() }
