@@ -65,13 +65,14 @@ func (s *Slot[C]) broken() bool {
 // the requests in flight through each session ([Pool.Busy]), and retires
 // then closes the client sessions that served none for a while
 // ([Pool.Reap]). Its zero value is ready; it is safe for concurrent use,
-// and calls nothing of its caller's while it holds its lock, so a caller
-// may call it under a lock of its own.
+// and calls nothing of its caller's while it holds its lock but Reap's
+// keep, so a caller may call it under a lock of its own.
 type Pool[K comparable, C poolConn] struct {
 	// Max bounds the client slots, opening or open (not the retired
 	// ones); 0 or negative: no bound.
 	Max int
-	// Log logs a panic met while closing a session.
+	// Log logs a panic met in the pool's goroutines (closing, holding
+	// sessions).
 	Log *slog.Logger
 
 	mu    sync.Mutex
