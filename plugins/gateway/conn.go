@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,8 +33,6 @@ type conn struct {
 	seq    uint64
 	listed listing
 	keys   map[entityKey]string
-	// checking is set while suspectSession pings this session.
-	checking atomic.Bool
 
 	mu sync.Mutex
 	// taskTools are the upstream's tools that must be called as tasks

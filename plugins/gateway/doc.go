@@ -177,14 +177,18 @@
 //
 // # Layout
 //
-// This package is the mount plugin and each upstream's sessions: opening
-// one per client session, reconnecting, reaping the idle ones. One
-// upstream session (its client, its transport, the relay of what the
+// This package is the mount plugin: each upstream's own session
+// (connected at Start, reconnected when it goes away), which upstream
+// session serves a request and when one is suspect, what the sessions
+// list, the views and filters of what is mounted. The upstream sessions
+// themselves (their client, their transport, the relay of what the
 // upstream sends about the calls in flight, the backlog of its
-// notifications) and what it uses that knows nothing of mounting (the
-// OAuth client tokens and HTTP transport, the queues to client sessions,
-// the tracking of idle sessions, the log of a process's standard error)
-// is its internal package upstream; the host program is package host.
+// notifications), the pool of those of client sessions (opened once per
+// key, bounded by [Upstream.MaxSessions], reaped when idle), the backoff
+// between two attempts to reconnect, and what they use that knows
+// nothing of mounting (the OAuth client tokens and HTTP transport, the
+// queues to client sessions, the log of a process's standard error) are
+// its internal package upstream; the host program is package host.
 //
 // # Changes
 //

@@ -3,8 +3,6 @@ package gateway
 import (
 	"log/slog"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultIdleTimeout is [Upstream.IdleTimeout] when it is 0: how long a
@@ -48,48 +46,17 @@ func (u *upstream) reapIdle() {
 	}
 }
 
-// retired is the key in upstream.sessions of an idle upstream session
-// that reapIdle closes at its next check.
-type retired struct{ c *conn }
-
 // reapOnce closes the retired upstream sessions without a request in
-// flight, and retires the client sessions' ones idle for d at now.
+// flight, and retires the client sessions' ones idle for d at now but
+// those subscribed to resources (see [ups.Pool.Reap]).
 func (u *upstream) reapOnce(d time.Duration, now time.Time) {
-	open := map[*conn]bool{}
-	var closing []*conn
 	u.mu.Lock()
-	for key, p := range u.sessions {
-		switch k := key.(type) {
-		case retired:
-			if _, idle := u.idle.For(k.c, now); idle {
-				closing = append(closing, k.c)
-				delete(u.sessions, key)
-			} else {
-				open[k.c] = true
-			}
-		case *mcp.ServerSession:
-			select {
-			case <-p.ready:
-			default:
-				continue
-			}
-			if p.conn == nil {
-				continue
-			}
-			open[p.conn] = true
-			if len(u.own[k]) > 0 {
-				// A session subscribed to resources on its upstream
-				// session waits for updates: it is not idle.
-				continue
-			}
-			if idle, ok := u.idle.For(p.conn, now); ok && idle >= d {
-				delete(u.sessions, key)
-				u.sessions[retired{p.conn}] = p
-			}
-		}
-	}
+	closing := u.pool.Reap(d, now, func(k sessionKey) bool {
+		// A session subscribed to resources on its upstream session
+		// waits for updates: it is not idle.
+		return len(u.own[k.ss]) > 0
+	})
 	u.mu.Unlock()
-	u.idle.Keep(open)
 	for _, c := range closing {
 		u.log.Debug("gateway: closing a client session's idle upstream session", slog.Duration("idle_timeout", d))
 		c.CS.Close()

@@ -366,7 +366,7 @@ func forward[R any](u *upstream, ctx context.Context, req mcp.Request, key entit
 	if err != nil {
 		return zero, err
 	}
-	defer u.idle.Busy(c)()
+	defer u.pool.Busy(c)()
 	if err := u.unknownTo(c, key); err != nil {
 		return zero, err
 	}

@@ -41,10 +41,10 @@ type upstream struct {
 	err        error
 	reconnects int
 	main       *conn
-	// sessions are the upstream sessions of client sessions (by
-	// *mcp.ServerSession) and the shared ones of other protocol versions
-	// than the main session's (by version).
-	sessions map[any]*pending
+	// pool holds the upstream sessions of client sessions and the shared
+	// ones of other protocol versions than the main session's, and the
+	// requests in flight through each; it is called under mu too.
+	pool ups.Pool[sessionKey, *conn]
 	// listed is the last listing; mounted what is registered on the
 	// server, by exposed name (tools, prompts) or URI (resources).
 	listed   listing
@@ -53,8 +53,6 @@ type upstream struct {
 	// once per listing (see listMain).
 	templates []*regexp.Regexp
 	mounted   map[entityKey]string // → JSON of the upstream's description
-	// seq counts the upstream sessions opened (see conn.seq).
-	seq uint64
 	// taskLogged holds the tools logged as left out for being tasks.
 	taskLogged sync.Map
 
@@ -75,8 +73,6 @@ type upstream struct {
 	dropped atomic.Uint64
 	// warnedAllow is set once filter checked the AllowTools patterns.
 	warnedAllow atomic.Bool
-	// idle tracks the requests through each upstream session.
-	idle ups.Idle[*conn]
 
 	mountMu sync.Mutex // one mount or refresh at a time
 	kick    chan struct{}
@@ -88,26 +84,15 @@ type upstream struct {
 // which an upstream may send its client requests and notifications.
 const defaultVersion = "2025-11-25"
 
-// pending is a client session's upstream session, being connected (ready
-// open) or connected (conn or err set).
-type pending struct {
-	ready chan struct{}
-	conn  *conn
-	err   error
+// sessionKey is the key of an upstream session in upstream.pool: a
+// client session's own (ss), or the one shared on a protocol version.
+type sessionKey struct {
+	ss      *mcp.ServerSession
+	version string
 }
 
-// broken reports whether p is connected and its session is over.
-func (p *pending) broken() bool {
-	if p == nil {
-		return false
-	}
-	select {
-	case <-p.ready:
-		return p.conn != nil && p.conn.Broken()
-	default:
-		return false
-	}
-}
+// slot is an upstream session of upstream.pool.
+type slot = ups.Slot[*conn]
 
 func newUpstream(g *Gateway, cfg Upstream) *upstream {
 	if cfg.Timeout == 0 {
@@ -136,14 +121,17 @@ func newUpstream(g *Gateway, cfg Upstream) *upstream {
 		}
 		rt = ups.HTTPTransport(cfg.Token, cfg.Header, tok)
 	}
-	return &upstream{g: g, cfg: cfg, rt: rt, tok: tok, sessions: map[any]*pending{}, mounted: map[entityKey]string{}, shared: map[string]map[*mcp.ServerSession]bool{}, own: map[*mcp.ServerSession]map[string]bool{},
+	u := &upstream{g: g, cfg: cfg, rt: rt, tok: tok, mounted: map[entityKey]string{}, shared: map[string]map[*mcp.ServerSession]bool{}, own: map[*mcp.ServerSession]map[string]bool{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), since: time.Now()}
+	u.pool.Max = cfg.MaxSessions
+	return u
 }
 
 // start connects the main session and lists what the upstream serves.
 func (u *upstream) start(ctx context.Context, srv *framework.Server, reg framework.Registrar) error {
 	u.srv, u.reg = srv, reg
 	u.log = srv.Logger().With(slog.String("upstream", u.cfg.Name))
+	u.pool.Log = u.log
 	c, l, err := u.connectMain(ctx)
 	if err != nil {
 		u.setState(StateDown, err)
@@ -177,22 +165,12 @@ func (u *upstream) connectMain(ctx context.Context) (*conn, listing, error) {
 // keepWatching runs watch until the gateway closes, again after a panic
 // (recovered and logged), so that the upstream is still reconnected.
 func (u *upstream) keepWatching() {
-	for {
-		panicked := true
-		func() {
-			defer ups.Recovered(u.log, "watching upstream "+u.cfg.Name)
-			u.watch()
-			panicked = false
-		}()
-		if !panicked {
-			return
-		}
-		select {
-		case <-u.done:
-			return
-		case <-time.After(u.cfg.MinBackoff):
-		}
-	}
+	u.backoff().Keep(u.log, "watching upstream "+u.cfg.Name, u.done, u.watch)
+}
+
+// backoff is the wait between two attempts to reconnect the upstream.
+func (u *upstream) backoff() ups.Backoff {
+	return ups.Backoff{Min: u.cfg.MinBackoff, Max: u.cfg.MaxBackoff}
 }
 
 // watch waits for the main session to end and reconnects with backoff,
@@ -241,36 +219,34 @@ func (u *upstream) watch() {
 	}
 }
 
-// reconnect connects a new main session, waiting MinBackoff, then twice
-// as long after each failure up to MaxBackoff. It refreshes the mounted
-// entities and returns true once connected, false when the gateway
-// closes.
+// reconnect connects a new main session, with backoff (see
+// [ups.Backoff]). It refreshes the mounted entities and returns true once
+// connected, false when the gateway closes.
 func (u *upstream) reconnect() bool {
-	wait := u.cfg.MinBackoff
-	for {
-		select {
-		case <-u.done:
-			return false
-		case <-time.After(wait):
-		}
-		u.setState(StateConnecting, u.health().Err)
-		c, l, err := u.connectMain(context.Background())
-		if err == nil {
-			u.mu.Lock()
-			u.main = c
-			u.listMain(l)
-			u.reconnects++
-			u.mu.Unlock()
-			u.setState(StateUp, nil)
-			u.log.Info("gateway: upstream reconnected")
-			u.resubscribe(c)
-			u.remount()
-			return true
-		}
+	return u.backoff().Retry(u.done, u.reconnectOnce, func(err error, next time.Duration) {
 		u.setState(StateDown, err)
-		u.log.Warn("gateway: reconnecting failed", slog.Any("err", err), slog.Duration("retry_in", min(2*wait, u.cfg.MaxBackoff)))
-		wait = min(2*wait, u.cfg.MaxBackoff)
+		u.log.Warn("gateway: reconnecting failed", slog.Any("err", err), slog.Duration("retry_in", next))
+	})
+}
+
+// reconnectOnce connects a new main session and lists and mounts what
+// the upstream serves, or fails.
+func (u *upstream) reconnectOnce() error {
+	u.setState(StateConnecting, u.health().Err)
+	c, l, err := u.connectMain(context.Background())
+	if err != nil {
+		return err
 	}
+	u.mu.Lock()
+	u.main = c
+	u.listMain(l)
+	u.reconnects++
+	u.mu.Unlock()
+	u.setState(StateUp, nil)
+	u.log.Info("gateway: upstream reconnected")
+	u.resubscribe(c)
+	u.remount()
+	return nil
 }
 
 // refresh lists the upstream's entities again and mounts the changes;
@@ -350,23 +326,7 @@ func (u *upstream) close() {
 // dropSessions closes the client sessions' upstream sessions, in the
 // background; the group is done when they are closed (a stdio upstream's
 // process has ended).
-func (u *upstream) dropSessions() *sync.WaitGroup {
-	u.mu.Lock()
-	ps := u.sessions
-	u.sessions = map[any]*pending{}
-	u.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Go(func() {
-			defer ups.Recovered(u.log, "closing a client's upstream session")
-			<-p.ready
-			if p.conn != nil {
-				p.conn.CS.Close()
-			}
-		})
-	}
-	return &wg
-}
+func (u *upstream) dropSessions() *sync.WaitGroup { return u.pool.Drop() }
 
 // session returns the upstream session that serves a request of client
 // session ss on protocol version version: in stateful mode the client
@@ -385,46 +345,31 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 	if u.cfg.ProtocolVersion != "" {
 		version = u.cfg.ProtocolVersion
 	}
-	var key any = ss
-	if u.cfg.Shared || ss == nil || (extra != nil && ss.ID() == "") {
+	key := sessionKey{ss: ss}
+	if u.sharedFor(ss, extra) {
 		if version == "" || version == main.Version() {
 			u.mu.Unlock()
 			return main, nil
 		}
-		key, ss = version, nil
+		key, ss = sessionKey{version: version}, nil
 	}
-	p := u.sessions[key]
-	if p.broken() {
-		// Its upstream session is over (a stdio upstream's process
-		// exited, or sent what is not JSON-RPC): it is replaced now, not
-		// after this request failed on it too.
-		delete(u.sessions, key)
-		old := p.conn
-		p = nil
-		ups.Go(u.log, "closing a broken upstream session", func() { old.CS.Close() })
-	}
-	if p == nil && ss != nil && u.cfg.MaxSessions > 0 && u.clientSessions() >= u.cfg.MaxSessions {
-		u.mu.Unlock()
+	s, seq, ok := u.pool.Take(key, ss != nil)
+	u.mu.Unlock()
+	if !ok {
 		u.log.Warn("gateway: an upstream's client sessions are at their bound; a client's request was refused",
 			slog.String("upstream", u.cfg.Name), slog.Int("max_sessions", u.cfg.MaxSessions))
 		return nil, fmt.Errorf("upstream %q serves as many client sessions as it may (%d): try again later", u.cfg.Name, u.cfg.MaxSessions)
 	}
-	if p == nil {
-		p = &pending{ready: make(chan struct{})}
-		u.sessions[key] = p
-		u.seq++
-		seq := u.seq
-		u.mu.Unlock()
-		u.open(ctx, p, key, ss, caps, version, seq)
-	} else {
-		u.mu.Unlock()
+	if seq > 0 {
+		u.open(ctx, s, key, ss, caps, version, seq)
 	}
 	select {
-	case <-p.ready:
+	case <-s.Done():
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if p.err != nil {
+	c, err := s.Result()
+	if err != nil {
 		if ss == nil {
 			// The upstream refuses the client's version: the main session
 			// serves the request.
@@ -433,94 +378,69 @@ func (u *upstream) session(ctx context.Context, ss *mcp.ServerSession, extra *mc
 		// The cause is the operator's (an address, a token endpoint's
 		// answer), and no answer of the upstream to send the client.
 		ups.Go(u.log, "checking an upstream", func() { u.suspect(nil) })
-		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", p.err))
+		u.log.Warn("gateway: opening an upstream session for a client session", slog.Any("err", err))
 		return nil, fmt.Errorf("upstream %q could not open a session for this client; the gateway's log has the cause", u.cfg.Name)
 	}
-	return p.conn, nil
+	return c, nil
 }
 
-// open opens p, the upstream session of client session ss (nil: a
-// shared one) under key, the seq-th; once it is ready (closed p.ready),
-// it is listed for ss, and forgotten when it ends or failed.
-func (u *upstream) open(ctx context.Context, p *pending, key any, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) {
+// open opens s, the upstream session of client session ss (nil: a
+// shared one) under key, the seq-th; once it is opened, it is listed for
+// ss, and forgotten when it ends or failed.
+func (u *upstream) open(ctx context.Context, s *slot, key sessionKey, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, version string, seq uint64) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.ConnectTimeout)
-	p.conn, p.err = u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion), seq)
-	if p.err == nil {
-		if ss != nil {
-			// What this session offers its client may differ from
-			// what the main session lists (see views.go).
-			if l, err := p.conn.list(cctx); err != nil {
-				u.log.Warn("gateway: listing a client session's upstream session; the client sees what the gateway's own lists", slog.Any("err", err))
-			} else {
-				u.setListing(p.conn, l)
-			}
+	c, err := u.connect(cctx, ss, caps, cmp.Or(version, defaultVersion), seq)
+	if err == nil && ss != nil {
+		// What this session offers its client may differ from what the
+		// main session lists (see views.go).
+		if l, err := c.list(cctx); err != nil {
+			u.log.Warn("gateway: listing a client session's upstream session; the client sees what the gateway's own lists", slog.Any("err", err))
+		} else {
+			u.setListing(c, l)
 		}
 	}
 	cancel()
-	close(p.ready)
-	if p.err == nil && ss != nil {
-		u.remount()
-	}
-	if p.err != nil {
-		u.forget(key, p)
+	s.Opened(c, err)
+	if err != nil {
+		u.pool.Forget(key, s)
 		return
 	}
 	if ss != nil {
+		u.remount()
 		// A replaced session: the client's subscriptions go on.
-		ups.Go(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(p.conn) })
+		ups.Go(u.log, "subscribing a client's new upstream session", func() { u.resubscribe(c) })
 	}
-	ups.Go(u.log, "tracking a client's upstream session", func() {
-		// The client session's end ends its upstream session, and
-		// the upstream session's end forgets it.
-		done := make(chan struct{})
-		ups.Go(u.log, "waiting for a client's upstream session", func() { _ = p.conn.CS.Wait(); close(done) })
-		if ss != nil {
-			ups.Go(u.log, "waiting for a client session", func() { _ = ss.Wait(); p.conn.CS.Close() })
-		}
-		<-done
-		u.forget(key, p)
-	})
-}
-
-// clientSessions counts the upstream sessions of client sessions, open or
-// opening. Callers hold u.mu.
-func (u *upstream) clientSessions() int {
-	n := 0
-	for k := range u.sessions {
-		if _, ok := k.(*mcp.ServerSession); ok {
-			n++
-		}
+	// The client session's end ends its upstream session, and the
+	// upstream session's end forgets it.
+	var client func() error
+	if ss != nil {
+		client = ss.Wait
 	}
-	return n
+	u.pool.Hold(key, s, client, func(forgotten bool) { u.ended(s, forgotten) })
 }
 
 // rootsChanged tells the upstream session of client session ss, in the
 // background, that its roots changed; one still opening is told once open.
 func (u *upstream) rootsChanged(ss *mcp.ServerSession) {
-	u.mu.Lock()
-	p := u.sessions[ss]
-	u.mu.Unlock()
-	if p == nil {
+	s := u.pool.Get(sessionKey{ss: ss})
+	if s == nil {
 		return
 	}
 	ups.Go(u.log, "telling an upstream the roots changed", func() {
-		<-p.ready
-		if p.conn != nil {
-			p.conn.RootsChanged()
+		<-s.Done()
+		if c, ok := s.Conn(); ok {
+			c.RootsChanged()
 		}
 	})
 }
 
-// forget removes p, the upstream session of ss, if it is still the one.
-func (u *upstream) forget(key any, p *pending) {
+// ended is told that the session of s ended, and forgotten when s was
+// still the pool's under its key.
+func (u *upstream) ended(s *slot, forgotten bool) {
 	u.mu.Lock()
-	mine := u.sessions[key] == p
-	if mine {
-		delete(u.sessions, key)
-	}
-	listed := p.listedConn() != nil
+	listed := listedConn(s) != nil
 	u.mu.Unlock()
-	if mine && listed {
+	if forgotten && listed {
 		// What only that session offered leaves the server.
 		u.remount()
 	}
@@ -539,8 +459,8 @@ func (u *upstream) suspect(failed *conn) {
 	c := u.main
 	up, closed := u.state == StateUp, u.state == StateClosed
 	u.mu.Unlock()
-	if failed != nil && failed != c && !closed && !failed.Broken() && failed.checking.CompareAndSwap(false, true) {
-		ups.Go(u.log, "checking a client's upstream session", func() { u.suspectSession(failed) })
+	if failed != nil && failed != c && !closed {
+		failed.Check(u.cfg.ConnectTimeout)
 	}
 	if !up || c == nil {
 		return
@@ -556,19 +476,6 @@ func (u *upstream) suspect(failed *conn) {
 			u.state, u.since, u.err = StateDown, time.Now(), fmt.Errorf("no answer to a ping: %w", err)
 		}
 		u.mu.Unlock()
-		c.CS.Close()
-	}
-}
-
-// suspectSession closes c, an upstream session other than the main one,
-// when it does not answer a ping within ConnectTimeout. One check of a
-// session runs at a time (suspect sets c.checking).
-func (u *upstream) suspectSession(c *conn) {
-	defer c.checking.Store(false)
-	ctx, cancel := context.WithTimeout(context.Background(), u.cfg.ConnectTimeout)
-	defer cancel()
-	if err := c.CS.Ping(ctx, nil); err != nil {
-		u.log.Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
 		c.CS.Close()
 	}
 }

@@ -59,8 +59,8 @@ func (u *upstream) union() listing {
 		resources: slices.Clone(u.listed.resources), templates: slices.Clone(u.listed.templates)}
 	seen := u.keyed(out)
 	var conns []*conn
-	for _, p := range u.sessions {
-		if c := p.listedConn(); c != nil {
+	for _, c := range u.pool.Conns() {
+		if listed(c) {
 			conns = append(conns, c)
 		}
 	}
@@ -97,19 +97,21 @@ func (u *upstream) union() listing {
 	return out
 }
 
-// listedConn returns p's upstream session when it is connected and
-// listed, else nil. Callers hold u.mu.
-func (p *pending) listedConn() *conn {
-	select {
-	case <-p.ready:
-	default:
+// listedConn returns s's upstream session when it is open and a listed
+// client session's, else nil (s nil too). Callers hold u.mu.
+func listedConn(s *slot) *conn {
+	if s == nil {
 		return nil
 	}
-	if p.conn == nil || p.conn.ss == nil || p.conn.keys == nil {
-		return nil
+	if c, ok := s.Conn(); ok && listed(c) {
+		return c
 	}
-	return p.conn
+	return nil
 }
+
+// listed reports whether c is a client session's upstream session, and
+// listed. Callers hold u.mu.
+func listed(c *conn) bool { return c.ss != nil && c.keys != nil }
 
 // remount mounts the union of the upstream sessions' listings, telling
 // the server's clients of a change of kinds (see mount).
@@ -150,10 +152,8 @@ func (u *upstream) offers(ss *mcp.ServerSession, k entityKey) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var keys map[entityKey]string
-	if p := u.sessions[ss]; ss != nil && p != nil {
-		if c := p.listedConn(); c != nil {
-			keys = c.keys
-		}
+	if c := listedConn(u.pool.Get(sessionKey{ss: ss})); ss != nil && c != nil {
+		keys = c.keys
 	}
 	if keys == nil {
 		keys = u.mainKeys
@@ -221,10 +221,8 @@ func (g *Gateway) view(ss *mcp.ServerSession, kind string) uint64 {
 	for _, u := range g.ups {
 		u.mu.Lock()
 		var own map[entityKey]string
-		if p := u.sessions[ss]; p != nil {
-			if c := p.listedConn(); c != nil {
-				own = c.keys
-			}
+		if c := listedConn(u.pool.Get(sessionKey{ss: ss})); c != nil {
+			own = c.keys
 		}
 		if own == nil {
 			own = u.mainKeys
@@ -329,7 +327,7 @@ func (g *Gateway) forceTell(u *upstream, c *conn, kinds []string) {
 		g.mu.Unlock()
 		u.mu.Lock()
 		for _, ss := range all {
-			if p := u.sessions[ss]; p == nil || p.listedConn() == nil {
+			if listedConn(u.pool.Get(sessionKey{ss: ss})) == nil {
 				to = append(to, ss)
 			}
 		}

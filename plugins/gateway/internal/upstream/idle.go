@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Idle knows, for each upstream session (by its key K), how many
+// idleTrack knows, for each upstream session (by its key K), how many
 // forwarded requests are in flight through it and when the last one
 // ended, so that the gateway closes the sessions that served none for a
 // while. Its zero value is ready; it is safe for concurrent use.
-type Idle[K comparable] struct {
+type idleTrack[K comparable] struct {
 	mu       sync.Mutex
 	sessions map[K]*idleState
 }
@@ -21,7 +21,7 @@ type idleState struct {
 
 // Busy marks a request through session k in flight; the func it returns
 // marks it ended.
-func (t *Idle[K]) Busy(k K) func() {
+func (t *idleTrack[K]) Busy(k K) func() {
 	t.mu.Lock()
 	if t.sessions == nil {
 		t.sessions = map[K]*idleState{}
@@ -44,7 +44,7 @@ func (t *Idle[K]) Busy(k K) func() {
 // For reports how long session k has had no request in flight at now,
 // and false when it has one in flight or has served none yet (or was
 // forgotten since).
-func (t *Idle[K]) For(k K, now time.Time) (time.Duration, bool) {
+func (t *idleTrack[K]) For(k K, now time.Time) (time.Duration, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.sessions[k]
@@ -55,7 +55,7 @@ func (t *Idle[K]) For(k K, now time.Time) (time.Duration, bool) {
 }
 
 // Keep forgets the sessions not in open.
-func (t *Idle[K]) Keep(open map[K]bool) {
+func (t *idleTrack[K]) Keep(open map[K]bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for k := range t.sessions {

@@ -7,10 +7,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Observed is a transport whose connection shows the gateway each message
+// observed is a transport whose connection shows the gateway each message
 // it reads before the SDK sees it, as hookflow's HTTP client transport
 // does through its hooks: a stdio upstream's is wrapped in one.
-type Observed struct {
+type observed struct {
 	mcp.Transport
 	// Message is called with each message read, on the reading
 	// goroutine: while it runs, the connection reads no more.
@@ -21,7 +21,7 @@ type Observed struct {
 }
 
 // Connect connects the transport and wraps its connection.
-func (t Observed) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t observed) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (t Observed) Connect(ctx context.Context) (mcp.Connection, error) {
 
 type observedConn struct {
 	mcp.Connection
-	t Observed
+	t observed
 }
 
 func (oc observedConn) Read(ctx context.Context) (jsonrpc.Message, error) {

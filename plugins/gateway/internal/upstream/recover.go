@@ -20,12 +20,12 @@ func Go(log *slog.Logger, what string, fn func()) {
 // is slog's default logger.
 func Recovered(log *slog.Logger, what string) {
 	if v := recover(); v != nil {
-		LogPanic(log, what, v)
+		logPanic(log, what, v)
 	}
 }
 
-// LogPanic logs the panic v, recovered in what, as [Go] does.
-func LogPanic(log *slog.Logger, what string, v any) {
+// logPanic logs the panic v, recovered in what, as [Go] does.
+func logPanic(log *slog.Logger, what string, v any) {
 	if log == nil {
 		log = slog.Default()
 	}

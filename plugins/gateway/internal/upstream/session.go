@@ -1,10 +1,12 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"sync/atomic"
@@ -60,11 +62,13 @@ type Session struct {
 	CS *mcp.ClientSession
 
 	client  *mcp.Client
-	backlog Backlog
+	backlog backlog
 	// broken is set once reading from the upstream failed: the session
 	// is over. refused is set once an HTTP upstream answered 401 or 403
 	// to the gateway's credentials.
 	broken, refused atomic.Bool
+	// checking is set while Check pings the session.
+	checking atomic.Bool
 }
 
 // Connect opens the session to the upstream d says, telling h as it
@@ -148,7 +152,7 @@ func (s *Session) clientOptions(caps *mcp.ClientCapabilities, h Host) *mcp.Clien
 
 // transport is the transport to the upstream: its command over stdio,
 // with stderr the log of the process's standard error, or its URL.
-func (s *Session) transport(d Dial, h Host) (t mcp.Transport, stderr *Stderr) {
+func (s *Session) transport(d Dial, h Host) (t mcp.Transport, stderr *stderrLog) {
 	incoming := func(ctx context.Context, msg jsonrpc.Message) {
 		if r, ok := msg.(*jsonrpc.Request); ok && !r.ID.IsValid() {
 			s.backlog.Read(r.Method)
@@ -156,9 +160,9 @@ func (s *Session) transport(d Dial, h Host) (t mcp.Transport, stderr *Stderr) {
 		h.Incoming(ctx, msg)
 	}
 	if d.Command != nil {
-		stderr = CaptureStderr(s.Log, d.Command)
+		stderr = captureStderr(s.Log, d.Command)
 		t := &mcp.CommandTransport{Command: d.Command, TerminateDuration: d.TerminateAfter}
-		return Observed{Transport: t, Message: incoming, Ended: s.end}, stderr
+		return observed{Transport: t, Message: incoming, Ended: s.end}, stderr
 	}
 	// hookflow's client transport decodes each message once and tells
 	// the gateway, with the context of the call it came for.
@@ -184,6 +188,32 @@ func (s *Session) Version() string {
 // Broken reports whether reading from the upstream failed: the session
 // is over.
 func (s *Session) Broken() bool { return s.broken.Load() }
+
+// Wait waits until the session ends, and returns why.
+func (s *Session) Wait() error { return s.CS.Wait() }
+
+// Close closes the session; over stdio, it returns once the upstream's
+// process ended.
+func (s *Session) Close() error { return s.CS.Close() }
+
+// Check pings the session in the background, unless it is over or
+// being checked, and closes it when it does not answer within timeout
+// (a stdio upstream's process is frozen, say), so that its client
+// session's next request opens a new one.
+func (s *Session) Check(timeout time.Duration) {
+	if s.Broken() || !s.checking.CompareAndSwap(false, true) {
+		return
+	}
+	Go(s.Log, "checking a client's upstream session", func() {
+		defer s.checking.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := s.CS.Ping(ctx, nil); err != nil {
+			cmp.Or(s.Log, slog.Default()).Warn("gateway: a client session's upstream session does not answer a ping; closing it", slog.Any("err", err))
+			_ = s.Close()
+		}
+	})
+}
 
 // Refused reports whether an HTTP upstream answered 401 or 403 to the
 // gateway's credentials.
@@ -211,11 +241,11 @@ func (s *Session) RootsChanged() {
 const rootsChangedURI = "hookflow-gateway:roots-changed"
 
 // Drain waits until the client's handlers have finished with the
-// notifications that arrived before a call's answer (see [Backlog]),
+// notifications that arrived before a call's answer (see [backlog]),
 // and the queue of client session ss (nil for none) has sent those they
-// queued, for [DrainTimeout] at most in all.
+// queued, for [drainTimeout] at most in all.
 func (s *Session) Drain(ss *mcp.ServerSession) {
-	deadline := time.Now().Add(DrainTimeout)
+	deadline := time.Now().Add(drainTimeout)
 	s.backlog.Drain(deadline)
 	if ss != nil {
 		s.Out.Flushed(ss, deadline)
@@ -264,7 +294,7 @@ func (s *Session) recovering(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
 			if v := recover(); v != nil {
-				LogPanic(s.Log, "handling "+method+" from the upstream", v)
+				logPanic(s.Log, "handling "+method+" from the upstream", v)
 				res, err = nil, fmt.Errorf("gateway: internal error handling %s", method)
 			}
 		}()

@@ -1,12 +1,15 @@
 package upstream_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,6 +125,61 @@ func TestSessionHostile(t *testing.T) {
 			}
 			if s.Refused() != tt.wantRefused || s.Broken() != tt.wantBroken {
 				t.Errorf("refused %v, broken %v; want %v, %v", s.Refused(), s.Broken(), tt.wantRefused, tt.wantBroken)
+			}
+		})
+	}
+}
+
+// TestSessionCheck checks sessions to an upstream that answers pings and
+// to one frozen (it reads pings and never answers): only the frozen one
+// is closed.
+func TestSessionCheck(t *testing.T) {
+	tests := []struct {
+		name       string
+		frozen     bool
+		wantClosed bool
+	}{
+		{"answers", false, false},
+		{"frozen", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+			release := make(chan struct{})
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if tt.frozen && strings.Contains(string(body), `"ping"`) {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				h.ServeHTTP(w, r)
+			}))
+			defer hs.Close()
+			defer close(release)
+			s := &upstream.Session{Relay: upstream.Relay{Log: slog.New(slog.DiscardHandler)}}
+			d := upstream.Dial{URL: hs.URL, HTTP: http.DefaultTransport, Version: version, Timeout: time.Second}
+			if err := s.Connect(context.Background(), d, &host{}); err != nil {
+				t.Fatal(err)
+			}
+			defer s.CS.Close()
+			s.Check(50 * time.Millisecond)
+			s.Check(50 * time.Millisecond) // one check at a time: this one is not run
+			ended := make(chan struct{})
+			go func() { _ = s.CS.Wait(); close(ended) }()
+			select {
+			case <-ended:
+				if !tt.wantClosed {
+					t.Fatal("closed a session that answers")
+				}
+			case <-time.After(500 * time.Millisecond):
+				if tt.wantClosed {
+					t.Fatal("a frozen session is still open")
+				}
 			}
 		})
 	}

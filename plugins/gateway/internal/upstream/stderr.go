@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// MaxStderrLine bounds one logged line of an upstream's standard error:
+// maxStderrLine bounds one logged line of an upstream's standard error:
 // a longer line is logged in pieces of this size.
-const MaxStderrLine = 4096
+const maxStderrLine = 4096
 
 // stderrReadSize is the buffer ReadFrom reads a process's standard error
 // with. It lives as long as the process: os/exec's own copy would hold
@@ -24,12 +24,12 @@ const stderrReadSize = 1024
 // process's end waiting longer.
 const stderrWaitDelay = time.Second
 
-// Stderr is the standard error of a stdio upstream's process: each line
+// stderrLog is the standard error of a stdio upstream's process: each line
 // it writes becomes a log record of the gateway, with the process's ID,
 // so that an operator sees why an upstream failed (a panic, a missing
-// setting) where the gateway logs. Make one with [CaptureStderr]; it is
+// setting) where the gateway logs. Make one with [captureStderr]; it is
 // safe for concurrent use.
-type Stderr struct {
+type stderrLog struct {
 	log *slog.Logger
 	cmd *exec.Cmd
 
@@ -37,20 +37,20 @@ type Stderr struct {
 	buf []byte
 }
 
-// CaptureStderr makes cmd's standard error, once cmd starts, the log
+// captureStderr makes cmd's standard error, once cmd starts, the log
 // records of log (whose attributes name the upstream), and bounds how
 // long cmd's end waits for it to close.
-func CaptureStderr(log *slog.Logger, cmd *exec.Cmd) *Stderr {
-	w := &Stderr{log: log, cmd: cmd}
+func captureStderr(log *slog.Logger, cmd *exec.Cmd) *stderrLog {
+	w := &stderrLog{log: log, cmd: cmd}
 	cmd.Stderr = w
 	cmd.WaitDelay = stderrWaitDelay
 	return w
 }
 
 // Write logs every complete line of p, keeping an incomplete last line
-// for the next Write (or [Stderr.Flush]); a line longer than
-// [MaxStderrLine] is logged in pieces.
-func (w *Stderr) Write(p []byte) (int, error) {
+// for the next Write (or [stderrLog.Flush]); a line longer than
+// [maxStderrLine] is logged in pieces.
+func (w *stderrLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
@@ -62,7 +62,7 @@ func (w *Stderr) Write(p []byte) (int, error) {
 		w.emit(w.buf[:i])
 		w.buf = w.buf[i+1:]
 	}
-	if n := len(w.buf) - len(w.buf)%MaxStderrLine; n > 0 {
+	if n := len(w.buf) - len(w.buf)%maxStderrLine; n > 0 {
 		w.emit(w.buf[:n])
 		w.buf = w.buf[n:]
 	}
@@ -75,7 +75,7 @@ func (w *Stderr) Write(p []byte) (int, error) {
 // ReadFrom copies r, the process's standard error, into w until r ends;
 // os/exec's copy calls it (through io.Copy), so that a process that
 // writes little holds a small buffer.
-func (w *Stderr) ReadFrom(r io.Reader) (int64, error) {
+func (w *stderrLog) ReadFrom(r io.Reader) (int64, error) {
 	buf := make([]byte, stderrReadSize)
 	var total int64
 	for {
@@ -94,7 +94,7 @@ func (w *Stderr) ReadFrom(r io.Reader) (int64, error) {
 }
 
 // Flush logs what is left of an incomplete last line.
-func (w *Stderr) Flush() {
+func (w *stderrLog) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {
@@ -105,26 +105,26 @@ func (w *Stderr) Flush() {
 
 // Ended flushes w and logs that the process ended, with its exit status
 // read from err, the error its session's Wait returned.
-func (w *Stderr) Ended(err error) {
+func (w *stderrLog) Ended(err error) {
 	w.Flush()
 	w.log.Info("gateway: upstream process ended", w.pid(), slog.Any("status", exitStatus(err)))
 }
 
-// emit logs line, in pieces of MaxStderrLine: a long line written at
+// emit logs line, in pieces of maxStderrLine: a long line written at
 // once with its newline is bounded too.
-func (w *Stderr) emit(line []byte) {
+func (w *stderrLog) emit(line []byte) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	for len(line) > 0 {
-		n := min(len(line), MaxStderrLine)
+		n := min(len(line), maxStderrLine)
 		w.log.Info("gateway: upstream stderr", w.pid(), slog.String("line", string(line[:n])))
 		line = line[n:]
 	}
 }
 
 // pid is the process's ID as a log attribute. The process is set before
-// exec starts copying its output; a Stderr written to otherwise says
+// exec starts copying its output; a stderrLog written to otherwise says
 // pid 0.
-func (w *Stderr) pid() slog.Attr {
+func (w *stderrLog) pid() slog.Attr {
 	if w.cmd.Process == nil {
 		return slog.Int("pid", 0)
 	}
