@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	commandhook "github.com/hookflow/hookflow/plugins/command"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 // TestGatewayMCPToolHook runs hookflow gateway in front of the reference
@@ -20,7 +23,9 @@ import (
 // upstream's read_text_file, called through the gateway's own flow. The
 // policy file holds the hook JSON that blocks: the write is refused, the
 // file is not written, and the audit names write-policy as the deciding
-// hook. A read, which the hook does not guard, goes through.
+// hook. A read, which the hook does not guard, goes through. The hook's
+// server "fs" is mapped by mcp_servers, or by nothing: the gateway hands
+// its upstreams' names and prefixes to the command plugin.
 // .ci/world/install.sh installs the server and prints HOOKFLOW_NODE and
 // HOOKFLOW_WORLD; without them the test skips, unless
 // HOOKFLOW_REQUIRE_WORLD is set (CI sets it).
@@ -33,6 +38,26 @@ func TestGatewayMCPToolHook(t *testing.T) {
 		t.Skip("HOOKFLOW_NODE and HOOKFLOW_WORLD are not set: eval \"$(.ci/world/install.sh)\" installs the servers and sets them")
 	}
 	hookflow := build(t, "cmd/hookflow")
+	for _, tc := range []struct {
+		name       string
+		mcpServers string // the command plugin's mcp_servers line, if any
+	}{
+		{"mcp_servers maps fs", "    mcp_servers: {fs: fs_}\n"},
+		{"the upstream's own name", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, config := mcpToolGateway(t, hookflow, node, world, tc.mcpServers)
+			checkMCPToolGateway(t, hookflow, dir, config)
+		})
+	}
+}
+
+// mcpToolGateway writes, under a new directory, the filesystem server's
+// data with its policy file, the team's settings, trusted, and a gateway
+// configuration whose command plugin has the mcpServers line; it returns
+// the directory and the configuration file.
+func mcpToolGateway(t *testing.T, hookflow, node, world, mcpServers string) (dir, config string) {
+	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +96,7 @@ func TestGatewayMCPToolHook(t *testing.T) {
 		t.Errorf("hookflow hooks trust said:\n%s", out)
 	}
 	fsServer := filepath.Join(world, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	config := filepath.Join(dir, "gateway.yaml")
+	config = filepath.Join(dir, "gateway.yaml")
 	write(config, `serve: {http: '127.0.0.1:0', health: /healthz}
 upstreams:
   - {name: fs, command: ['`+node+`', '`+fsServer+`', ./data], prefix: fs_}
@@ -79,10 +104,17 @@ plugins:
   audit: {file: audit.jsonl}
   command:
     trust_store: '`+store+`'
-    mcp_servers: {fs: fs_}
-    imports:
+`+mcpServers+`    imports:
       - file: project/.claude/settings.json
 `)
+	return dir, config
+}
+
+// checkMCPToolGateway serves config and checks that the hook blocks the
+// write and lets the read through, as the audit in dir says too.
+func checkMCPToolGateway(t *testing.T, hookflow, dir, config string) {
+	t.Helper()
+	data := filepath.Join(dir, "data")
 	addr, logs, _ := startGateway(t, hookflow, nil, "-config", config)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcptool-test", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1}, nil)
@@ -116,6 +148,9 @@ plugins:
 		t.Errorf("the audit has %d calls of fs_read_text_file, want 2 (the hook's and the client's)", n)
 	}
 }
+
+// The command plugin's configuration takes the gateway's upstreams.
+var _ host.UpstreamAware[commandhook.Config] = commandhook.Config{}
 
 // text returns the text contents of res, joined.
 func text(res *mcp.CallToolResult) string {

@@ -112,7 +112,9 @@ type Config struct {
 	// gateway, an upstream's name to its prefix, {"fs": "fs_"}, so that
 	// the hook's tool read_text_file is the gateway's fs_read_text_file
 	// and runs through the gateway's plugins. ServerName maps to "" (this
-	// server's own tools). Default none.
+	// server's own tools). Default none; in a gateway configuration file,
+	// every upstream maps by its name to its prefix ([Config.WithUpstreams]),
+	// and an entry here, or ServerName, wins over it.
 	MCPServers map[string]string `yaml:"mcp_servers"`
 	// AgentToolNames makes tools appear to matchers and hooks as the
 	// agents name MCP tools, mcp__<ServerName>__<tool>, so that matchers

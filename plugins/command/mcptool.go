@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,6 +111,27 @@ func (c Config) target(server, tool string) (name string, ok bool) {
 		prefix, ok = "", true
 	}
 	return prefix + tool, ok
+}
+
+// WithUpstreams returns c with prefixes, a gateway's upstreams by name
+// each mapped to the prefix of its tools, as the default of
+// [Config.MCPServers]: a name MCPServers maps, or ServerName, keeps its
+// own mapping. The hookflow gateway's host calls it with every upstream
+// of its file, so that an mcp_tool hook reaches an upstream by the
+// upstream's name without mcp_servers; c itself is not changed.
+func (c Config) WithUpstreams(prefixes map[string]string) Config {
+	m := maps.Clone(c.MCPServers)
+	for name, prefix := range prefixes {
+		if _, set := m[name]; set || name == "" || name == c.ServerName {
+			continue
+		}
+		if m == nil {
+			m = make(map[string]string, len(prefixes))
+		}
+		m[name] = prefix
+	}
+	c.MCPServers = m
+	return c
 }
 
 // placeholders returns the paths of the ${path} placeholders in v's

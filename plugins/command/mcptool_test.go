@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -211,4 +212,42 @@ func TestMCPToolLoops(t *testing.T) {
 			}
 		})
 	}
+}
+
+// WithUpstreams makes a gateway's upstreams, by name, the default of
+// MCPServers: an explicit entry and ServerName win, empty names are left
+// out, and the Config it is called on keeps its own map.
+func TestMCPToolWithUpstreams(t *testing.T) {
+	t.Parallel()
+	ups := map[string]string{"fs": "fs_", "gh": "gh_", "": "x_", "self": "self_"}
+	for _, tt := range []struct {
+		name   string
+		own    map[string]string
+		server string
+		want   map[string]string
+	}{
+		{"none of its own", nil, "", map[string]string{"fs": "fs_", "gh": "gh_", "self": "self_"}},
+		{"an explicit entry wins", map[string]string{"fs": "files_", "other": "o_"}, "", map[string]string{"fs": "files_", "gh": "gh_", "self": "self_", "other": "o_"}},
+		{"server_name wins", nil, "self", map[string]string{"fs": "fs_", "gh": "gh_"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			own := maps.Clone(tt.own)
+			cfg := command.Config{ServerName: tt.server, MCPServers: own}
+			got := cfg.WithUpstreams(ups).MCPServers
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("MCPServers = %v, want %v", got, tt.want)
+			}
+			if !maps.Equal(cfg.MCPServers, tt.own) {
+				t.Errorf("the Config's own map became %v", cfg.MCPServers)
+			}
+		})
+	}
+	// A hook names its server as the upstream is named, with no
+	// mcp_servers: it starts and blocks.
+	f := newFixture(t)
+	cfg := f.config(hooksFor("PreToolUse", "delete", settings.Hook{Type: "mcp_tool", Name: "policy-check", Server: "up", Tool: "policy",
+		Input: map[string]any{"answer": denyJSON}}))
+	s, _ := policyServer(f, cfg.WithUpstreams(map[string]string{"up": ""}))
+	s.Call("delete", DeleteIn{Path: "/srv/a"}).WantToolError("policy tool says no")
 }

@@ -8,8 +8,11 @@
 // plans and [Check] checks it without serving. A plugin that fronts the
 // HTTP endpoint (the auth plugin) does so by being a [HandlerPlugin]; one
 // whose pages are served on that endpoint behind it (the console) by
-// being a [PagesPlugin]. What a file gives that still works but is
-// deprecated is in [Config.Warnings].
+// being a [PagesPlugin]. A plugin whose configuration is [UpstreamAware]
+// (the command plugin's, for its mcp_tool hooks) gets the upstreams'
+// names and prefixes before it is built, without this package knowing
+// the plugin. What a file gives that still works but is deprecated is in
+// [Config.Warnings].
 //
 // This package owns the configuration schema (docs/gateway.md is its
 // reference): a setting of the gateway server, of its listeners, its

@@ -19,6 +19,9 @@ type PluginSpec struct {
 	// front is whether the plugin is a HandlerPlugin whose middleware
 	// can stand in front of a PagesPlugin's pages.
 	front bool
+	// upstreams hands the gateway's upstreams to a configuration that
+	// is UpstreamAware; nil for one that is not.
+	upstreams func(cfg any, prefixes map[string]string) any
 }
 
 // Plugin returns the spec of the plugin whose configuration file key is
@@ -30,7 +33,8 @@ type PluginSpec struct {
 // encoding.TextUnmarshaler through it. Then C's Validate runs, and each
 // error it reports is shown at the line and column of the field its
 // *flows.Error's Field names ("tokens[0].user"). The plugin's package
-// imports no YAML: its tags and Validate are its whole part.
+// imports no YAML: its tags and Validate are its whole part. A C that is
+// [UpstreamAware] gets the gateway's upstreams first.
 func Plugin[C interface{ Validate() error }, P framework.Plugin](name string, New func(C) P) PluginSpec {
 	return PluginSpec{
 		name:   name,
@@ -40,6 +44,7 @@ func Plugin[C interface{ Validate() error }, P framework.Plugin](name string, Ne
 			HandlerPlugin
 			middlewarePlugin
 		}]()),
+		upstreams: upstreamsOf[C](),
 	}
 }
 

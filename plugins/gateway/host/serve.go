@@ -65,12 +65,13 @@ func Check(cfg *Config) error {
 	if err := checkPages(cfg); err != nil {
 		return err
 	}
-	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil)}
+	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil), prefixes: upstreamPrefixes(cfg)}
 	defer s.close()
 	// offline checks p's plugins without building them.
 	offline := func(p PluginsConfig) (PluginsConfig, error) {
 		var errs []error
 		for _, pc := range p.List {
+			pc = pc.withUpstreams(s.prefixes)
 			errs = append(errs, pc.Spec.validate(pc.Config))
 		}
 		return PluginsConfig{Noop: p.Noop}, errors.Join(errs...)
@@ -184,6 +185,9 @@ type server struct {
 	// plugins are the plugins built, which end with the server: an
 	// intercept plugin's hosts' commands, an audit plugin's queue.
 	plugins []framework.Plugin
+	// prefixes are the upstreams' prefixes by name, handed to the
+	// plugins that are UpstreamAware.
+	prefixes map[string]string
 }
 
 func (s *server) close() {
@@ -205,7 +209,7 @@ func (s *server) close() {
 // newServer builds and starts the server cfg describes: its plugins,
 // apps and gateways; the upstreams are connected.
 func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
-	s := &server{}
+	s := &server{prefixes: upstreamPrefixes(cfg)}
 	s.srv = framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, &framework.Options{
 		Logger:      logger,
 		Subscribe:   s.subscribe,
@@ -285,7 +289,7 @@ type user interface {
 func (s *server) addPlugins(r user, p PluginsConfig) error {
 	var ps []framework.Plugin
 	for _, pc := range p.List {
-		built, err := pc.New()
+		built, err := pc.withUpstreams(s.prefixes).New()
 		if err != nil {
 			return err
 		}
