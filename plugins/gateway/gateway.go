@@ -64,8 +64,12 @@ type Upstream struct {
 	// URL is the upstream's streamable HTTP endpoint.
 	URL string `yaml:"url"`
 	// Token, when set, is sent as "Authorization: Bearer <Token>"; Header
-	// holds further headers sent with every HTTP request.
-	Token  string      `yaml:"token" env:"token_env"`
+	// holds further headers sent with every HTTP request. In a
+	// configuration file the token key is deprecated (a warning at its
+	// line): a secret does not belong in a file more people and programs
+	// read than it should reach; name an environment variable with
+	// token_env instead, whose value sets Token.
+	Token  string      `yaml:"token" env:"token_env" deprecated:"a token does not belong in the configuration file: put it in an environment variable and name that with token_env"`
 	Header http.Header `yaml:"headers"`
 	// TokenSource, when set instead of Token, gives the bearer token of
 	// every HTTP request, for an upstream that is an OAuth resource
