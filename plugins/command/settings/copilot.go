@@ -82,20 +82,7 @@ func (d *decoder) copilotFile(root *node) Settings {
 		d.fail("hooks", root.off, `is missing: a GitHub Copilot hook file is {"version": 1, "hooks": {"preToolUse": [...], ...}}`)
 		return nil
 	}
-	d.mark("hooks", hooks)
-	if hooks.kind != '{' {
-		d.fail("hooks", hooks.off, "must be an object of events, not %s", hooks.kindName())
-		return nil
-	}
-	s := Settings{}
-	for i, key := range hooks.keys {
-		path := "hooks." + key
-		d.src.offs[path] = hooks.koff[i]
-		if groups, ok := decodeArray(d, path, hooks.vals[i], "hook entries", d.copilotEntry); ok {
-			s[key] = groups
-		}
-	}
-	return s
+	return d.events(hooks, "hook entries", d.copilotEntry)
 }
 
 var copilotKeys = append([]string{"type", "bash", "powershell", "command", "exec", "args", "cwd", "env",

@@ -146,6 +146,12 @@ func (d *decoder) settings(root *node) Settings {
 		d.fail("", root.off, `no "hooks" object: hook settings are {"hooks": {"PreToolUse": [...], ...}}`)
 		return nil
 	}
+	return d.events(hooks, "matcher groups", d.group)
+}
+
+// events reads a file's "hooks" object: each event's array of what (the
+// agents' matcher groups, or Copilot's entries), each read by elem.
+func (d *decoder) events(hooks *node, what string, elem func(path string, n *node) Group) Settings {
 	d.mark("hooks", hooks)
 	if hooks.kind != '{' {
 		d.fail("hooks", hooks.off, "must be an object of events, not %s", hooks.kindName())
@@ -155,7 +161,7 @@ func (d *decoder) settings(root *node) Settings {
 	for i, key := range hooks.keys {
 		path := "hooks." + key
 		d.src.offs[path] = hooks.koff[i]
-		if groups, ok := decodeArray(d, path, hooks.vals[i], "matcher groups", d.group); ok {
+		if groups, ok := decodeArray(d, path, hooks.vals[i], what, elem); ok {
 			s[key] = groups
 		}
 	}
