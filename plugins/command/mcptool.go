@@ -35,6 +35,9 @@ type mcpCall struct {
 	// fails Start).
 	target string
 	input  map[string]any
+	// fixed is the input as sent, encoded once at Attach, when it has no
+	// placeholder: a call then needs no decoding of the event.
+	fixed json.RawMessage
 	// send is the hook's sendArguments: its input may name the call's
 	// data.
 	send bool
@@ -73,7 +76,8 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	if h.Input == nil {
 		p.bad("input", `is missing: an mcp_tool hook gives its tool's arguments, an object ({} for none)`)
 	}
-	for _, path := range placeholders(h.Input) {
+	paths := placeholders(h.Input)
+	for _, path := range paths {
 		first, _, _ := strings.Cut(path, ".")
 		if !h.SendArguments && !slices.Contains(metaFields, first) {
 			p.bad("input", "names ${%s}, the call's own data, which would go to %s/%s: set \"sendArguments\": true, or name the hook in its import's send_arguments, to send it", path, h.Server, h.Tool)
@@ -85,6 +89,9 @@ func (mcpToolKind) compile(cp *compiler, s *site, p *problems) *compiled {
 	}
 	m := &mcpCall{input: h.Input, send: h.SendArguments, lenient: s.src.opts.lenient}
 	in, _ := json.Marshal(h.Input)
+	if len(paths) == 0 {
+		m.fixed = in
+	}
 	line := string(in)
 	if m.send {
 		line += ", sending the call's data (sendArguments)"
@@ -226,6 +233,9 @@ func (h *hook) toolAnswer(c *flows.Context, res *mcp.CallToolResult) (decision, 
 // arguments returns the tool's arguments: the hook's input, each
 // placeholder filled in from the event's JSON.
 func (m *mcpCall) arguments(event []byte) (json.RawMessage, error) {
+	if m.fixed != nil {
+		return m.fixed, nil
+	}
 	var ev map[string]any
 	dec := json.NewDecoder(bytes.NewReader(event))
 	dec.UseNumber()
