@@ -77,6 +77,19 @@ plugins:
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The console listens on its own address before the gateway has
+	// connected its upstreams; the MCP listener opens after them.
+	for {
+		resp, err := http.Get("http://" + mcpAddr + "/health/live")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway did not listen: %v\n%s", err, log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browsertest", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + mcpAddr + "/"}, nil)
 	if err != nil {
 		t.Fatalf("connecting to the gateway: %v\n%s", err, log.String())
