@@ -60,3 +60,17 @@ func (r *Request) ClientID() string {
 	id, _ := r.TokenInfo.Extra["client_id"].(string)
 	return id
 }
+
+// Claims returns the claims of the request's bearer token as its verifier
+// decoded them, from TokenInfo.Extra["claims"]: a JWT's payload or an
+// introspection response (plugins/auth/oauth), a static token's claims
+// (plugins/auth). It returns nil when the request is not authenticated or
+// its verifier gave none. The map is shared by the requests made with the
+// same token: do not modify it.
+func (r *Request) Claims() map[string]any {
+	if r == nil || r.TokenInfo == nil {
+		return nil
+	}
+	c, _ := r.TokenInfo.Extra["claims"].(map[string]any)
+	return c
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
+	"github.com/hookflow/hookflow/plugins/policy"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
 
@@ -104,8 +105,11 @@ type hookCase struct {
 	plugins func(tb testing.TB) []framework.Plugin
 	miss    bool
 	// allocs is the exact allocation count of one run, checked by
-	// TestHookAllocs.
+	// TestHookAllocs; with atMost, the most it may be (CEL's evaluation
+	// with cost tracking pools some of its state, so that a run
+	// allocates one less now and then).
 	allocs float64
+	atMost bool
 }
 
 // hookCases are the configurations of the hook-level benchmarks; the
@@ -123,6 +127,17 @@ func hookCases(sink slog.Handler) []hookCase {
 		return ratelimit.New(ratelimit.Config{PerPrincipal: ratelimit.Limit{Rate: 1e9, Burst: 1 << 30}})
 	}
 	newCache := func(testing.TB) framework.Plugin { return cache.New(cache.Config{TTL: time.Hour}) }
+	newPolicy := func(testing.TB) framework.Plugin {
+		return policy.New(policy.Config{Rules: []policy.Rule{
+			{Name: "writes", When: `!entity.annotations.readOnlyHint`, Allow: `"admin" in principal.scopes`},
+			{Name: "staff", When: `entity.name.startsWith("gr")`, Allow: `principal.user != "mallory"`},
+		}})
+	}
+	newPolicyArgs := func(testing.TB) framework.Plugin {
+		return policy.New(policy.Config{Rules: []policy.Rule{
+			{Name: "names", When: `entity.name == "greet"`, Allow: `args.name.size() < 64`},
+		}})
+	}
 	one := func(f func(testing.TB) framework.Plugin) func(testing.TB) []framework.Plugin {
 		return func(tb testing.TB) []framework.Plugin { return []framework.Plugin{f(tb)} }
 	}
@@ -133,6 +148,8 @@ func hookCases(sink slog.Handler) []hookCase {
 		{name: "cache-miss", plugins: one(newCache), miss: true, allocs: 6},
 		{name: "cache-hit", plugins: one(newCache), allocs: 10},
 		{name: "audit", plugins: one(newAudit), miss: true, allocs: 1},
+		{name: "policy", plugins: one(newPolicy), miss: true, allocs: 12},
+		{name: "policy-args", plugins: one(newPolicyArgs), miss: true, allocs: 33, atMost: true},
 		{name: "all", plugins: func(tb testing.TB) []framework.Plugin {
 			return []framework.Plugin{newAuth(tb), newLimit(tb), newCache(tb), newAudit(tb)}
 		}, miss: true, allocs: 7},
@@ -185,7 +202,7 @@ func TestHookAllocs(t *testing.T) {
 				rig.run(t, rig.args[i%len(rig.args)])
 				runtime.Gosched() // the audit writer recycles the run's item
 			})
-			if got != hc.allocs {
+			if got != hc.allocs && !(hc.atMost && got <= hc.allocs) {
 				t.Errorf("%s: %v allocations a call, want %v", hc.name, got, hc.allocs)
 			}
 		})

@@ -23,6 +23,7 @@ import (
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/middleware"
 	"github.com/hookflow/hookflow/plugins/otel"
+	"github.com/hookflow/hookflow/plugins/policy"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 	"github.com/hookflow/hookflow/plugins/sessiongate"
 )
@@ -239,6 +240,7 @@ func splitCommand(s string) ([]string, error) {
 func gatewayPlugins() []host.PluginSpec {
 	return []host.PluginSpec{
 		host.Plugin("auth", oauth.NewPlugin),
+		host.Plugin("policy", policy.New),
 		host.Plugin("ratelimit", ratelimit.New),
 		host.Plugin("cache", cache.New),
 		host.Plugin("audit", audit.New),

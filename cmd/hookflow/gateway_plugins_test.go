@@ -31,7 +31,7 @@ func TestGatewayListedPlugins(t *testing.T) {
 		{"audit", "  audit:\n    file: {max_bytes: 10}\n", `g.yaml:5:11: audit file.path: required when max_bytes or max_backups is set`},
 		{"audit", "  audit: {redact: [ok, 'a..b']}\n", `g.yaml:4:24: audit redact[1]: "a..b" has an empty field name`},
 		{"auth", "  auth: {tokens: [{token: t, user: u, scopes: [r]}], tool_scopes: {x: [w]}}\n", ""},
-		{"auth", "  auth: {tokens: [{tokn: t}]}\n", `g.yaml:4:20: unknown key "tokn" in tokens (did you mean "token"?) (known: scopes, token, token_env, user)`},
+		{"auth", "  auth: {tokens: [{tokn: t}]}\n", `g.yaml:4:20: unknown key "tokn" in tokens (did you mean "token"?) (known: claims, scopes, token, token_env, user)`},
 		{"auth", "  auth:\n    tokens: [{user: u}]\n", `g.yaml:5:14: auth tokens[0]: needs token or token_env`},
 		{"ratelimit", "  ratelimit: {per_session: 10/s, tools: {slow: 1/m}, on_backend_error: open}\n", ""},
 		{"ratelimit", "  ratelimit: {on_backend_error: opne, per_session: 1/s}\n", `g.yaml:4:33: unknown failure policy "opne": want closed or open (did you mean "open"?)`},

@@ -216,6 +216,12 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:7:58: unknown key "respons" in priority_hint (did you mean "response"?)`}},
 		{"intercept policy config not a mapping", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    policy:\n      - {interceptor: deny, config: [a]}\n",
 			[]string{`g.yaml:7:37: config must be a mapping of keys to values`}},
+		{"policy rule that does not compile", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  policy:\n    rules:\n      - name: finance\n        allow: '\"finance\" in claim.groups'\n",
+			[]string{`g.yaml:7:16: policy rules[0].allow: the expression does not compile: 1:14: undeclared reference to 'claim'`}},
+		{"policy rule whose when is not a bool", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  policy:\n    rules: [{name: r, when: entity.name, allow: 'true'}]\n",
+			[]string{`g.yaml:5:29: policy rules[0].when: the expression is a string, want a bool`}},
+		{"policy rule misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  policy:\n    rules: [{name: r, alow: 'true'}]\n",
+			[]string{`g.yaml:5:23: unknown key "alow" in rules (did you mean "allow"?)`}},
 		{"intercept in an app", "upstreams:\n  - {name: a, command: [x], app: x}\napps:\n  - name: x\n    plugins:\n      intercept: {servers: [{name: g}]}\n",
 			[]string{`g.yaml:6:29: intercept servers[0]: set url (streamable HTTP) or command (stdio)`}},
 	} {

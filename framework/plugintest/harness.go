@@ -171,9 +171,25 @@ func (h *Harness) spies(ps []framework.Plugin) []framework.Plugin {
 			out[i] = nil // Use reports it
 			continue
 		}
-		out[i] = spy{Plugin: p, h: h}
+		s := spy{Plugin: p, h: h}
+		if v, ok := p.(framework.Visibility); ok {
+			// The spy must not hide that the plugin decides what callers see.
+			out[i] = visibleSpy{spy: s, v: v}
+			continue
+		}
+		out[i] = s
 	}
 	return out
+}
+
+// visibleSpy is the spy of a plugin that is a framework.Visibility.
+type visibleSpy struct {
+	spy
+	v framework.Visibility
+}
+
+func (s visibleSpy) Visible(r *flows.Request, e *flows.Entity) framework.Sight {
+	return s.v.Visible(r, e)
 }
 
 // authenticate gives requests of sessions that present a token the token,

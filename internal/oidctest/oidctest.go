@@ -81,6 +81,9 @@ type Options struct {
 	// Subject is the account logged in when an authorization request has no
 	// login_hint; "alice" when empty.
 	Subject string
+	// Claims are claims added to the access tokens of an account, by
+	// subject, such as {"bob": {"groups": ["finance"]}}; none by default.
+	Claims map[string]map[string]any
 }
 
 // JWKSState is what the proxy does with requests for the JWKS endpoint.
@@ -310,6 +313,7 @@ func (s *Server) startLocked(keys []jose.JSONWebKey) error {
 		"jwks":          jose.JSONWebKeySet{Keys: keys},
 		"subject":       s.opts.Subject,
 		"resources":     resources,
+		"claims":        s.opts.Claims,
 		"introspectors": []string{IntrospectionClient},
 		"clients": []map[string]any{
 			{"client_id": ServiceClient, "client_secret": ServiceSecret, "grant_types": []string{"client_credentials"},

@@ -12,6 +12,7 @@
 //   introspectors  client IDs allowed to call the introspection endpoint
 //   resources    resource servers by URL path: {scope, format, alg, ttl}
 //   subject      the account logged in when the request has no login_hint
+//   claims       claims added to an account's access tokens, by subject
 //
 // A resource indicator names a resource server when it is an http URL on
 // 127.0.0.1 whose path is a key of resources; its port does not matter, so
@@ -69,6 +70,7 @@ const provider = new Provider(cfg.issuer, {
     },
   },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+  extraTokenClaims: async (_ctx, token) => (token.accountId && cfg.claims ? cfg.claims[token.accountId] : undefined),
 });
 
 // The interactions: log in as the login_hint (or the configured subject),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,6 +107,7 @@ func New(cfg Config) *Plugin {
 	cfg.Tokens = slices.Clone(cfg.Tokens)
 	for i := range cfg.Tokens {
 		cfg.Tokens[i].Scopes = slices.Clone(cfg.Tokens[i].Scopes)
+		cfg.Tokens[i].Claims = maps.Clone(cfg.Tokens[i].Claims)
 	}
 	given := cfg
 	if cfg.Verifier == nil && len(cfg.Tokens) > 0 {

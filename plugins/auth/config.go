@@ -112,6 +112,11 @@ type Token struct {
 	User string `yaml:"user"`
 	// Scopes are the token's scopes; none by default.
 	Scopes []string `yaml:"scopes"`
+	// Claims are what the token says of its user beyond scopes (groups,
+	// a team, a tenant), as an authorization server's token would carry
+	// them: rules read them (plugins/policy), and hooks through
+	// flows.Request.Claims(). None by default.
+	Claims map[string]any `yaml:"claims"`
 }
 
 // value returns the token's value: Token, or the variable TokenEnv names.
@@ -128,17 +133,22 @@ func staticTokens(tokens []Token) sdkauth.TokenVerifier {
 		value  []byte
 		user   string
 		scopes []string
+		extra  map[string]any
 	}
 	entries := make([]entry, 0, len(tokens))
 	for _, t := range tokens {
 		if v := t.value(); v != "" {
-			entries = append(entries, entry{[]byte(v), t.User, t.Scopes})
+			e := entry{value: []byte(v), user: t.User, scopes: t.Scopes}
+			if t.Claims != nil {
+				e.extra = map[string]any{"claims": t.Claims}
+			}
+			entries = append(entries, e)
 		}
 	}
 	return func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 		for _, e := range entries {
 			if subtle.ConstantTimeCompare(e.value, []byte(token)) == 1 {
-				return &sdkauth.TokenInfo{UserID: e.user, Scopes: e.scopes, Expiration: time.Now().Add(time.Hour)}, nil
+				return &sdkauth.TokenInfo{UserID: e.user, Scopes: e.scopes, Extra: e.extra, Expiration: time.Now().Add(time.Hour)}, nil
 			}
 		}
 		return nil, sdkauth.ErrInvalidToken

@@ -501,6 +501,11 @@ type Mounted struct {
 // Health returns the state of the entity's upstream.
 func (m *Mounted) Health() Health { return m.up.health() }
 
+// UpstreamName returns Upstream: what plugins that do not import the
+// gateway read of an entity's Value through interface{ UpstreamName()
+// string } (the policy plugin's entity.upstream).
+func (m *Mounted) UpstreamName() string { return m.Upstream }
+
 // From returns the mounted entity a run is about, or false when the run's
 // entity is not one the gateway mounted (or the run has none).
 func From(c *flows.Context) (*Mounted, bool) {

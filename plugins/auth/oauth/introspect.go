@@ -177,11 +177,22 @@ func (in *introspector) ask(ctx context.Context, token string) (*Principal, *Tok
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, nil, &UnavailableError{What: "introspection", Err: fmt.Errorf("%s refused the resource server's credentials (%s): check Introspection.ClientID, ClientSecret and Auth (%v)", endpoint, resp.Status, in.cfg.Auth)}
 	}
-	var r introspectionResponse
-	if err := decodeJSON(resp, endpoint, &r); err != nil {
+	var raw json.RawMessage
+	if err := decodeJSON(resp, endpoint, &raw); err != nil {
 		return nil, nil, &UnavailableError{What: "introspection", Err: err}
 	}
+	var r introspectionResponse
+	var all map[string]any
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, nil, &UnavailableError{What: "introspection", Err: fmt.Errorf("%s: %w", endpoint, err)}
+	}
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return nil, nil, &UnavailableError{What: "introspection", Err: fmt.Errorf("%s: %w", endpoint, err)}
+	}
 	p, terr := in.check(&r)
+	if p != nil {
+		p.Claims = all
+	}
 	return p, terr, nil
 }
 

@@ -93,7 +93,8 @@ func (rs *ResourceServer) verifyJWT(ctx context.Context, token string, h jwsHead
 		return nil, err
 	}
 	var c accessClaims
-	err = tok.Claims(key.Key, &c)
+	var all map[string]any
+	err = tok.Claims(key.Key, &c, &all)
 	if errors.Is(err, jose.ErrCryptoFailure) {
 		// The issuer may have put a new key under the same kid: try the
 		// kid's key of a newer fetch, once.
@@ -102,8 +103,8 @@ func (rs *ResourceServer) verifyJWT(ctx context.Context, token string, h jwsHead
 			return nil, rerr
 		}
 		if newer != nil {
-			key, c = newer, accessClaims{}
-			err = tok.Claims(key.Key, &c)
+			key, c, all = newer, accessClaims{}, nil
+			err = tok.Claims(key.Key, &c, &all)
 		}
 	}
 	if err != nil {
@@ -112,7 +113,12 @@ func (rs *ResourceServer) verifyJWT(ctx context.Context, token string, h jwsHead
 		}
 		return nil, refuse(Claims, "the claims do not decode: "+err.Error())
 	}
-	return rs.checkClaims(&c)
+	p, err := rs.checkClaims(&c)
+	if err != nil {
+		return nil, err
+	}
+	p.Claims = all
+	return p, nil
 }
 
 // typeAccepted reports whether a JWS typ is one of Config.TokenTypes

@@ -32,10 +32,19 @@ type Principal struct {
 	// Introspected reports whether the token was checked by introspection
 	// (an opaque token) rather than as a JWT.
 	Introspected bool
+	// Claims are all the token's claims as JSON decodes them: the JWT's
+	// payload, or the introspection response's members. Rules read them
+	// (groups, roles, a tenant: plugins/policy); they are also
+	// TokenInfo.Extra["claims"], hence flows.Request.Claims().
+	Claims map[string]any
 }
 
 // extraPrincipal is the auth.TokenInfo.Extra key of the *Principal.
 const extraPrincipal = "github.com/hookflow/hookflow/plugins/auth/oauth.Principal"
+
+// extraClaims is the auth.TokenInfo.Extra key of the claims, read by
+// flows.Request.Claims.
+const extraClaims = "claims"
 
 // extraClientID is the auth.TokenInfo.Extra key of the client ID, read by
 // flows.Request.ClientID.
@@ -58,6 +67,9 @@ func (p *Principal) tokenInfo() *sdkauth.TokenInfo {
 	extra := map[string]any{extraPrincipal: p}
 	if p.ClientID != "" {
 		extra[extraClientID] = p.ClientID
+	}
+	if p.Claims != nil {
+		extra[extraClaims] = p.Claims
 	}
 	return &sdkauth.TokenInfo{Scopes: p.Scopes, Expiration: p.Expiry, UserID: p.Subject, Extra: extra}
 }
