@@ -67,7 +67,10 @@ func TestCancellation(t *testing.T) {
 							}
 							return nil
 						}},
-						flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Fn: func(c *flows.Context) error {
+						// count runs after rec (priority -1), so that the
+						// run's stages are recorded when the test hears
+						// from finally.
+						flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Name: "count", Priority: -2, Fn: func(c *flows.Context) error {
 							if c.Entity().Name == "block" {
 								finallyRuns.Add(1)
 								finished <- c.Err()
