@@ -96,7 +96,14 @@ func TestBrokenTemplateMatchesNothing(t *testing.T) {
 func TestTemplateMatchAllocs(t *testing.T) {
 	const tmpl, uri = "up+test://template/{id}/data", "up+test://template/42/data"
 	match := gateway.MatchTemplate(tmpl)
+	// AllocsPerRun counts every goroutine's allocations, and the
+	// package's other tests leave goroutines winding down: a match that
+	// allocates does so in every measurement, so the least of a few is
+	// what a match costs.
 	compiled := testing.AllocsPerRun(100, func() { match(uri) })
+	for range 4 {
+		compiled = min(compiled, testing.AllocsPerRun(100, func() { match(uri) }))
+	}
 	hand := testing.AllocsPerRun(100, func() { handMatch(tmpl, uri) })
 	if compiled > 0 || compiled > hand {
 		t.Errorf("a match allocates %v times, want 0 (a regexp per match: %v)", compiled, hand)
