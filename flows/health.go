@@ -17,6 +17,9 @@ type HealthReport struct {
 // UpstreamHealth is one upstream's entry in a [HealthReport].
 type UpstreamHealth struct {
 	Name string
+	// Endpoint is the path of the virtual endpoint that mounts it; ""
+	// for the server's own upstreams.
+	Endpoint string
 	// State is "connecting", "up", "down" or "closed"; Since is when the
 	// upstream entered it.
 	State string

@@ -66,9 +66,17 @@ func (p *Plugin) upstreamsPage(w http.ResponseWriter, r *http.Request) {
 // flows.UpstreamHealth, in the columns the endpoint's report has.
 func reportTable(rep flows.HealthReport) healthTable {
 	t := healthTable{Status: capText(rep.Status), Columns: []string{"name", "state", "since", "error", "dropped", "reconnects"}}
+	endpoints := slices.ContainsFunc(rep.Upstreams, func(u flows.UpstreamHealth) bool { return u.Endpoint != "" })
+	if endpoints {
+		t.Columns = append([]string{"endpoint"}, t.Columns...)
+	}
 	for _, u := range rep.Upstreams {
-		t.Rows = append(t.Rows, []string{capText(u.Name), capText(u.State), u.Since.UTC().Format(time.RFC3339), capText(u.Error),
-			strconv.FormatUint(u.Dropped, 10), strconv.Itoa(u.Reconnects)})
+		row := []string{capText(u.Name), capText(u.State), u.Since.UTC().Format(time.RFC3339), capText(u.Error),
+			strconv.FormatUint(u.Dropped, 10), strconv.Itoa(u.Reconnects)}
+		if endpoints {
+			row = append([]string{capText(u.Endpoint)}, row...)
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

@@ -161,6 +161,17 @@
 // contents, a tool's resource links and embedded resources) and of its
 // update notifications get the prefix.
 //
+// # Selections and overrides
+//
+// [Upstream.Select] mounts only what one of its [Selector]s selects, by
+// the names and URIs clients see and by a tool's annotations, and
+// [Upstream.Overrides] shows a tool under another name, title,
+// description or hints ([ToolOverride]); calls reach the upstream under
+// its own name. Two servers, each with a gateway whose upstreams select
+// differently, serve two audiences from the same upstreams: the hookflow
+// command's virtual endpoints are that. An upstream's list change
+// reaches a selection's clients only when it changes what they see.
+//
 // # Health
 //
 // [Gateway.Health] is the state of every upstream; [Gateways] reports it

@@ -30,10 +30,18 @@ func anyMatch(patterns []string, name string) bool {
 	return false
 }
 
-// filter returns l without the tools AllowTools and DenyTools leave out.
-// The first time an allow pattern matches none of the upstream's tools,
-// the log warns: a misspelt name would otherwise hide a tool silently.
+// filter returns l without the tools AllowTools and DenyTools leave out,
+// with only what Select selects, and Overrides applied.
 func (u *upstream) filter(l listing) listing {
+	l = u.filterTools(l)
+	return u.cfg.selectAndOverride(l)
+}
+
+// filterTools returns l without the tools AllowTools and DenyTools leave
+// out. The first time an allow pattern matches none of the upstream's
+// tools, the log warns: a misspelt name would otherwise hide a tool
+// silently.
+func (u *upstream) filterTools(l listing) listing {
 	c := &u.cfg
 	if len(c.AllowTools) == 0 && len(c.DenyTools) == 0 {
 		return l

@@ -93,6 +93,16 @@ type Upstream struct {
 	// does. The others are neither listed nor callable.
 	AllowTools []string `yaml:"allow_tools"`
 	DenyTools  []string `yaml:"deny_tools"`
+	// Select, when not empty, mounts of what AllowTools and DenyTools
+	// leave only what one of its selectors selects: the entities a
+	// virtual endpoint of the gateway command serves from this upstream.
+	Select []Selector `yaml:"-"`
+	// Overrides change how clients see the upstream's tools, each by the
+	// name they would see otherwise (Prefix and the upstream's name):
+	// a new name, title, description or hints for the audience of one
+	// server. Selection goes by the upstream's definitions; the
+	// overrides apply to what is selected.
+	Overrides map[string]ToolOverride `yaml:"-"`
 	// Optional lets the gateway start without the upstream: when it
 	// cannot be reached at Start, the gateway starts degraded (its
 	// [Health] is [StateDown] with the cause) and connects it in the
@@ -160,6 +170,8 @@ type Gateway struct {
 	// peers are the gateways of the server attached before this one
 	// (Config.Peers).
 	peers []*Gateway
+	// endpoint is Config.Endpoint.
+	endpoint string
 
 	mu     sync.Mutex
 	closed bool
@@ -202,12 +214,16 @@ type Config struct {
 	// against theirs, and a clash is reported with the setting that
 	// resolves it, as between two of its own upstreams.
 	Peers []*Gateway
+	// Endpoint is the path of the virtual endpoint whose server the
+	// gateway mounts into, for its upstreams' health reports ("" for
+	// none).
+	Endpoint string
 }
 
 // New returns a gateway configured by cfg. The configuration is checked
 // at Attach.
 func New(cfg Config) *Gateway {
-	g := &Gateway{queueLimit: cfg.QueueLimit, peers: slices.Clone(cfg.Peers), owed: map[owedUpdate]bool{},
+	g := &Gateway{queueLimit: cfg.QueueLimit, peers: slices.Clone(cfg.Peers), endpoint: cfg.Endpoint, owed: map[owedUpdate]bool{},
 		sessions: map[*mcp.ServerSession]bool{}, seen: map[toldKey]told{}, force: map[toldKey]bool{}, changes: map[string]uint64{}}
 	for _, u := range cfg.Upstreams {
 		g.ups = append(g.ups, newUpstream(g, u))
@@ -258,6 +274,7 @@ func (g *Gateway) Attach(pc *framework.PluginContext) error {
 			return err
 		}
 	}
+	g.warnUnmatched()
 	// An upstream's resource update reaches the sessions it is owed to,
 	// a list change the sessions whose view changed; a client session
 	// that lists entities first opens its upstream sessions.
@@ -334,6 +351,9 @@ func (c Config) Validate() error {
 		if err := checkFilters(&c); err != nil {
 			return err
 		}
+		if err := checkSelection(&c); err != nil {
+			return err
+		}
 		for _, k := range c.InheritEnv {
 			if !checkEnvName(k) {
 				return invalid(fmt.Sprintf("upstream %q: InheritEnv: %q is not a variable name", c.Name, k))
@@ -346,7 +366,7 @@ func (c Config) Validate() error {
 
 // config returns the configuration g was made with.
 func (g *Gateway) config() Config {
-	cfg := Config{QueueLimit: g.queueLimit, Peers: g.peers}
+	cfg := Config{QueueLimit: g.queueLimit, Peers: g.peers, Endpoint: g.endpoint}
 	for _, u := range g.ups {
 		cfg.Upstreams = append(cfg.Upstreams, u.cfg)
 	}

@@ -32,6 +32,7 @@ type healthReport struct {
 
 type upstreamReport struct {
 	Name       string `json:"name"`
+	Endpoint   string `json:"endpoint,omitempty"`
 	State      string `json:"state"`
 	Since      string `json:"since"`
 	Error      string `json:"error,omitempty"`
@@ -57,7 +58,8 @@ type upstreamReport struct {
 // upstreams keeps serving them, since an outage of an upstream every
 // replica shares would otherwise take every replica out of rotation. A
 // monitor alerts on "degraded"; a probe that must see every upstream up
-// reads status. Each upstream's state is its [State]'s name, since is when
+// reads status. An upstream a virtual endpoint mounts is reported once
+// for each endpoint, with "endpoint": its path. Each upstream's state is its [State]'s name, since is when
 // it entered that state (RFC 3339, UTC), error is its [Health.Err] (left
 // out when empty), reconnects counts its reconnections and dropped its
 // notifications dropped for slow clients ([Health.Dropped]).
@@ -103,7 +105,7 @@ func (gws Gateways) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func jsonReport(rep flows.HealthReport) healthReport {
 	out := healthReport{Status: rep.Status, Upstreams: make([]upstreamReport, 0, len(rep.Upstreams))}
 	for _, u := range rep.Upstreams {
-		out.Upstreams = append(out.Upstreams, upstreamReport{Name: u.Name, State: u.State, Since: u.Since.UTC().Format(time.RFC3339),
+		out.Upstreams = append(out.Upstreams, upstreamReport{Name: u.Name, Endpoint: u.Endpoint, State: u.State, Since: u.Since.UTC().Format(time.RFC3339),
 			Error: u.Error, Reconnects: u.Reconnects, Dropped: u.Dropped})
 	}
 	return out
@@ -124,7 +126,7 @@ func (gws Gateways) HealthReport() flows.HealthReport {
 			if h.State == StateUp {
 				up++
 			}
-			u := flows.UpstreamHealth{Name: h.Upstream, State: h.State.String(), Since: h.Since, Reconnects: h.Reconnects, Dropped: h.Dropped}
+			u := flows.UpstreamHealth{Name: h.Upstream, Endpoint: g.endpoint, State: h.State.String(), Since: h.Since, Reconnects: h.Reconnects, Dropped: h.Dropped}
 			if h.Err != nil {
 				u.Error = redact(h.Err.Error(), g.ups[i].secrets())
 			}

@@ -78,7 +78,7 @@ func (u *upstream) keys() []entityKey {
 	u.mu.Unlock()
 	var ks []entityKey
 	for _, t := range l.tools {
-		ks = append(ks, entityKey{"tool", u.cfg.Prefix + t.Name})
+		ks = append(ks, entityKey{"tool", u.cfg.toolName(t.Name)})
 	}
 	for _, p := range l.prompts {
 		ks = append(ks, entityKey{"prompt", u.cfg.Prefix + p.Name})
@@ -191,7 +191,7 @@ func (u *upstream) mount(l listing, notify ...string) error {
 func (u *upstream) wanted(l listing) (want map[entityKey]string, adds map[entityKey]func() error) {
 	want, adds = map[entityKey]string{}, map[entityKey]func() error{}
 	for _, t := range l.tools {
-		k := entityKey{"tool", u.cfg.Prefix + t.Name}
+		k := entityKey{"tool", u.cfg.toolName(t.Name)}
 		want[k] = describe(t)
 		adds[k] = func() error { return u.addTool(t) }
 	}
@@ -289,13 +289,13 @@ func describe(v any) string {
 // forwards the call, with the arguments as hooks left them.
 func (u *upstream) addTool(t *mcp.Tool) error {
 	exposed := *t
-	exposed.Name = u.cfg.Prefix + t.Name
+	exposed.Name = u.cfg.toolName(t.Name)
 	m := &Mounted{Upstream: u.cfg.Name, Name: t.Name, up: u, key: entityKey{"tool", exposed.Name}}
 	return framework.AddTool(u.reg, framework.Tool[*Mounted, map[string]any, *mcp.CallToolResult]{
 		Tool: &exposed,
 		New:  func() *Mounted { return m },
 		Execute: func(m *Mounted, ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
-			return m.up.callTool(ctx, req, m.Name, args)
+			return m.up.callTool(ctx, req, m.key, m.Name, args)
 		},
 	})
 }
@@ -428,13 +428,13 @@ type clientInfo interface {
 }
 
 // callTool forwards a tools/call with the arguments as hooks left them.
-func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, key entityKey, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p := req.Params
 	var sent any = args
 	if raw := rawArgs(req, args); raw != nil {
 		sent = raw
 	}
-	return forward(u, ctx, req, entityKey{"tool", u.cfg.Prefix + name}, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
+	return forward(u, ctx, req, key, "tools/call", name, p.GetProgressToken(), func(ctx context.Context, cs *mcp.ClientSession, token any) (*mcp.CallToolResult, error) {
 		up := &mcp.CallToolParams{Meta: forwardMeta(ctx, cs, p.Meta, token), Name: name, Arguments: sent,
 			InputResponses: p.InputResponses, RequestState: p.RequestState}
 		res, err := cs.CallTool(ctx, up)

@@ -265,9 +265,42 @@ func (u *upstream) refresh(c *conn, kinds []string) {
 		u.log.Warn("gateway: listing after a list change", slog.Any("err", err))
 		return
 	}
+	before := u.keysOf(c)
 	u.setListing(c, l)
+	if len(u.cfg.Select) > 0 {
+		// A selection's clients are told of changes to what it selects
+		// only: another endpoint's entities are none of theirs.
+		kinds = changedKinds(kinds, before, u.keysOf(c))
+	}
 	u.g.forceTell(u, c, kinds)
 	u.remount(kinds...)
+}
+
+// keysOf returns the keys of what c lists, with their descriptions.
+func (u *upstream) keysOf(c *conn) map[entityKey]string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if c.ss == nil {
+		return u.mainKeys
+	}
+	return c.keys
+}
+
+// changedKinds returns those of kinds whose entities differ between a
+// and b.
+func changedKinds(kinds []string, a, b map[entityKey]string) []string {
+	return slices.DeleteFunc(slices.Clone(kinds), func(kind string) bool {
+		for _, m := range [2][2]map[entityKey]string{{a, b}, {b, a}} {
+			for k, d := range m[0] {
+				if listKind(k.kind) == kind {
+					if o, ok := m[1][k]; !ok || o != d {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	})
 }
 
 // listChanged asks the watcher to refresh the mounted entities, listing

@@ -37,7 +37,7 @@ import (
 func (u *upstream) keyed(l listing) map[entityKey]string {
 	m := make(map[entityKey]string, len(l.tools)+len(l.prompts)+len(l.resources)+len(l.templates))
 	for _, t := range l.tools {
-		m[entityKey{"tool", u.cfg.Prefix + t.Name}] = describe(t)
+		m[entityKey{"tool", u.cfg.toolName(t.Name)}] = describe(t)
 	}
 	for _, p := range l.prompts {
 		m[entityKey{"prompt", u.cfg.Prefix + p.Name}] = describe(p)
@@ -74,7 +74,7 @@ func (u *upstream) union() listing {
 	}
 	for _, c := range conns {
 		for _, t := range c.listed.tools {
-			if add(entityKey{"tool", u.cfg.Prefix + t.Name}) {
+			if add(entityKey{"tool", u.cfg.toolName(t.Name)}) {
 				out.tools = append(out.tools, t)
 			}
 		}

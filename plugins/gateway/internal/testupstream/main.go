@@ -276,7 +276,7 @@ func addInspectTools(s *mcp.Server, rec *receivedLog) {
 			return result("%s", rec.String()), nil, nil
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Says the process's ID."},
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Says the process's ID.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			return result("%d", os.Getpid()), nil, nil
 		})
