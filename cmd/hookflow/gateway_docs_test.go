@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hookflow/hookflow/internal/yamlconf"
+	"github.com/hookflow/hookflow/plugins/gateway/host"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite the plugins' configuration reference in docs/gateway.md from their Config types")
@@ -115,4 +116,28 @@ func fieldDocs(t *testing.T, typ reflect.Type) map[string]string {
 		})
 	}
 	return out
+}
+
+// TestGatewayDocExamples parses the YAML examples of docs/gateway.md's
+// sections named here as the command reads a file: each is a whole,
+// valid configuration.
+func TestGatewayDocExamples(t *testing.T) {
+	data, err := os.ReadFile(gatewayDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"### Virtual endpoints\n"} {
+		_, rest, ok := strings.Cut(string(data), section)
+		if !ok {
+			t.Fatalf("%s has no section %q", gatewayDoc, section)
+		}
+		_, rest, ok = strings.Cut(rest, "```yaml\n")
+		if !ok {
+			t.Fatalf("section %q has no YAML example", section)
+		}
+		example, _, _ := strings.Cut(rest, "```\n")
+		if _, err := host.ParseConfig("gateway.yaml", []byte(example), host.LoadOptions{Plugins: gatewayPlugins()}); err != nil {
+			t.Errorf("the example of %q: %v", strings.TrimSpace(section), err)
+		}
+	}
 }

@@ -28,6 +28,9 @@ type Config struct {
 	Plugins PluginsConfig `yaml:"plugins"`
 	// Apps are the server's apps, each with its plugins.
 	Apps []AppConfig `yaml:"apps"`
+	// Endpoints are the virtual endpoints served beside the server, each
+	// at its path of the HTTP listener.
+	Endpoints []EndpointConfig `yaml:"endpoints"`
 	// Warnings are what the file gives that still works but will not
 	// (deprecated keys), each at its file:line:col, in the order of the
 	// file: the hookflow command prints them with -check and logs them
@@ -69,6 +72,10 @@ type ServeConfig struct {
 	// ending its session would otherwise hold them forever. 0 never
 	// closes one.
 	SessionTimeout time.Duration `yaml:"session_timeout"`
+	// EndpointsOnly serves the virtual endpoints alone: every other path
+	// of the HTTP listener but the health endpoints answers 404, and the
+	// server's own plugins, apps and mounts are not built.
+	EndpointsOnly bool `yaml:"endpoints_only"`
 }
 
 // LogConfig is how a gateway server logs.

@@ -1,7 +1,9 @@
 // Package host is the gateway's host program: what the hookflow gateway
 // command runs. It reads a configuration file ([ReadConfig],
 // [ParseConfig]) into a [Config], a whole gateway server: its upstreams,
-// its apps, and the plugins of each, every plugin a [PluginConfig] (a
+// its apps, its virtual endpoints ([EndpointConfig]: paths that each serve
+// a server of their own with a selection of the upstreams' entities), and
+// the plugins of each, every plugin a [PluginConfig] (a
 // [PluginSpec] made by [Plugin] from the plugin's constructor, and its
 // configuration). [Serve] builds and serves it over stdio or streamable
 // HTTP, with the health endpoints and the drain; [Explain] prints its hook

@@ -50,6 +50,9 @@ func (s *server) withPages(mcp http.Handler, stdio bool, logger *slog.Logger) (h
 			logger.Warn("hookflow gateway: the plugin's pages are not served: it has no listener of its own (addr) and the gateway serves stdio", slog.String("plugin", pg.Name()))
 			continue
 		}
+		if s.path != "" && !within(path, s.path) {
+			return nil, fmt.Errorf("%s: its pages' path %s is not under its endpoint's path %s: set its path to one under it, such as %s", pg.Name(), path, s.path, s.path+path)
+		}
 		mw, ok := s.front.(middlewarePlugin)
 		if !ok {
 			return nil, fmt.Errorf("%s: no listener of its own (addr), and no auth plugin to serve its pages behind on the MCP listener: configure plugins.auth, or give %s an addr", pg.Name(), pg.Name())
@@ -91,24 +94,34 @@ func within(path, base string) bool {
 type onMCPListener interface{ OnHostListener() bool }
 
 // checkPages reports, as Serve would, a plugin configured to serve its
-// pages on the MCP listener of a Config with no plugin to put in front of
-// them.
+// pages on the MCP listener of a server (the gateway's own, or an
+// endpoint's) with no plugin to put in front of them.
 func checkPages(cfg *Config) error {
-	lists := []PluginsConfig{cfg.Plugins}
-	for _, a := range cfg.Apps {
-		lists = append(lists, a.Plugins)
-	}
-	front, pages := false, ""
-	for _, l := range lists {
-		for _, pc := range l.List {
-			front = front || pc.Spec.front
-			if c, ok := pc.Config.(onMCPListener); ok && c.OnHostListener() && pages == "" {
-				pages = pc.Spec.Name()
-			}
-		}
-	}
-	if pages == "" || front || cfg.Serve.Stdio {
+	if cfg.Serve.Stdio {
 		return nil
 	}
-	return fmt.Errorf("%s: no listener of its own (addr), and no auth plugin to serve its pages behind on the MCP listener: configure plugins.auth, or give %s an addr", pages, pages)
+	for _, sp := range specs(cfg) {
+		lists := []PluginsConfig{sp.plugins}
+		for _, a := range sp.apps {
+			lists = append(lists, a.Plugins)
+		}
+		front, pages := false, ""
+		for _, l := range lists {
+			for _, pc := range l.List {
+				front = front || pc.Spec.front
+				if c, ok := pc.Config.(onMCPListener); ok && c.OnHostListener() && pages == "" {
+					pages = pc.Spec.Name()
+				}
+			}
+		}
+		if pages == "" || front {
+			continue
+		}
+		err := fmt.Errorf("%s: no listener of its own (addr), and no auth plugin to serve its pages behind on the MCP listener: configure plugins.auth, or give %s an addr", pages, pages)
+		if sp.path != "" {
+			return fmt.Errorf("endpoint %s: %w", sp.path, err)
+		}
+		return err
+	}
+	return nil
 }

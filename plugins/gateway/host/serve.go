@@ -20,7 +20,6 @@ import (
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/gateway"
-	"github.com/hookflow/hookflow/stages"
 )
 
 // HandlerPlugin is a plugin that serves the server's streamable HTTP
@@ -53,19 +52,42 @@ func (o ServeOptions) logger(cfg *Config) *slog.Logger {
 
 // Check checks cfg without serving it: that its health endpoints have an
 // HTTP listener to be served on, that a plugin's pages to serve on it
-// have a HandlerPlugin to stand behind, and what the server checks (the apps'
-// names), by building and starting the server and its apps without
-// upstreams or plugins. No plugin is built (building one
-// may open files, or connect to interceptor hosts): each plugin's
-// configuration is checked by its Validate, as loading the file does.
+// have a HandlerPlugin to stand behind, and what each server checks (the
+// apps' names; an endpoint's selectors and overrides), by building and
+// starting the server and its endpoints' without upstreams or plugins. No
+// plugin is built (building one may open files, or connect to
+// interceptor hosts): each plugin's configuration is checked by its
+// Validate, as loading the file does.
 func Check(cfg *Config) error {
 	if err := cfg.Serve.checkListeners(); err != nil {
 		return err
 	}
+	if len(cfg.Endpoints) > 0 && cfg.Serve.Stdio {
+		return errors.New("endpoints are paths of the HTTP listener, and stdio serves none: serve http, or leave endpoints out")
+	}
 	if err := checkPages(cfg); err != nil {
 		return err
 	}
-	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, nil), prefixes: upstreamPrefixes(cfg)}
+	for _, sp := range specs(cfg) {
+		err := checkOffline(sp, upstreamPrefixes(cfg))
+		if err != nil && sp.path != "" {
+			return fmt.Errorf("endpoint %s: %w", sp.path, err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOffline checks the server sp describes as Check does.
+func checkOffline(sp spec, prefixes map[string]string) error {
+	if ups := sp.mounts(""); sp.path != "" {
+		if err := (gateway.Config{Upstreams: ups}).Validate(); err != nil {
+			return err
+		}
+	}
+	s := &server{srv: framework.NewServer(&mcp.Implementation{Name: sp.name, Version: "1"}, nil), prefixes: prefixes}
 	defer s.close()
 	// offline checks p's plugins without building them.
 	offline := func(p PluginsConfig) (PluginsConfig, error) {
@@ -76,14 +98,14 @@ func Check(cfg *Config) error {
 		}
 		return PluginsConfig{Noop: p.Noop}, errors.Join(errs...)
 	}
-	p, err := offline(cfg.Plugins)
+	p, err := offline(sp.plugins)
 	if err != nil {
 		return err
 	}
 	if err := s.addPlugins(s.srv, p); err != nil {
 		return err
 	}
-	for _, a := range cfg.Apps {
+	for _, a := range sp.apps {
 		p, err := offline(a.Plugins)
 		if err != nil {
 			return err
@@ -99,16 +121,33 @@ func Check(cfg *Config) error {
 	return s.srv.Start()
 }
 
-// Explain builds the server cfg describes, connecting its upstreams, and
-// writes the ordered hook plan of flow to w: for every mounted entity it
-// applies to, in the order of their names, or once for a flow about no
-// entity.
+// Explain builds the servers cfg describes, connecting their upstreams,
+// and writes the ordered hook plan of flow to w: for every mounted entity
+// it applies to, in the order of their names, or once for a flow about no
+// entity; the gateway's own server's first, then each endpoint's under a
+// line that names its path.
 func Explain(w io.Writer, cfg *Config, flow flows.ID, opts ServeOptions) error {
-	s, err := newServer(cfg, opts.logger(cfg))
+	ss, err := newServers(cfg, opts.logger(cfg))
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer ss.close()
+	for i, s := range ss {
+		if i > 0 {
+			io.WriteString(w, "\n")
+		}
+		if s.path != "" {
+			fmt.Fprintf(w, "endpoint %s:\n", s.path)
+		}
+		if err := s.explain(w, flow); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explain writes the plans of flow on s, as Explain does.
+func (s *server) explain(w io.Writer, flow flows.ID) error {
 	info := flow.Info()
 	if info.Entity == flows.EntityNone {
 		text, err := s.srv.Explain(flow, "")
@@ -163,186 +202,33 @@ func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 			defer stop()
 		}
 	}
-	s, err := newServer(cfg, logger)
+	ss, err := newServers(cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer ss.close()
 	if health != nil {
-		health.set(s.gateways...)
+		health.set(ss.gateways()...)
 	}
-	return s.serve(ctx, cfg.Serve, logger, health, opts.Hurry)
-}
-
-// server is a gateway server built from a Config, started.
-type server struct {
-	srv      *framework.Server
-	gateways []*gateway.Gateway
-	// front is the plugin whose handler serves HTTP, if any.
-	front HandlerPlugin
-	// pages are the plugins that serve pages of their own.
-	pages []PagesPlugin
-	// plugins are the plugins built, which end with the server: an
-	// intercept plugin's hosts' commands, an audit plugin's queue.
-	plugins []framework.Plugin
-	// prefixes are the upstreams' prefixes by name, handed to the
-	// plugins that are UpstreamAware.
-	prefixes map[string]string
-}
-
-func (s *server) close() {
-	for _, gw := range s.gateways {
-		gw.Close()
-	}
-	for _, p := range s.plugins {
-		switch c := p.(type) {
-		case interface{ Close(context.Context) error }:
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = c.Close(ctx)
-			cancel()
-		case interface{ Close() error }:
-			_ = c.Close()
-		}
-	}
-}
-
-// newServer builds and starts the server cfg describes: its plugins,
-// apps and gateways; the upstreams are connected.
-func newServer(cfg *Config, logger *slog.Logger) (*server, error) {
-	s := &server{prefixes: upstreamPrefixes(cfg)}
-	s.srv = framework.NewServer(&mcp.Implementation{Name: cmp.Or(cfg.Name, defaultName), Version: "1"}, &framework.Options{
-		Logger:      logger,
-		Subscribe:   s.subscribe,
-		Unsubscribe: s.unsubscribe,
-	})
-	if err := s.addPlugins(s.srv, cfg.Plugins); err != nil {
-		s.close()
-		return nil, err
-	}
-	mount := func(r interface {
-		Use(...framework.Plugin) error
-	}, app string) error {
-		var ups []gateway.Upstream
-		for _, u := range cfg.Upstreams {
-			if u.App == app {
-				ups = append(ups, u.Upstream)
-			}
-		}
-		if len(ups) == 0 {
-			return nil
-		}
-		gw := gateway.New(gateway.Config{Upstreams: ups, Peers: s.gateways})
-		s.gateways = append(s.gateways, gw)
-		return r.Use(gw)
-	}
-	if err := mount(s.srv, ""); err != nil {
-		s.close()
-		return nil, err
-	}
-	for _, a := range cfg.Apps {
-		app, err := s.srv.App(a.Name)
-		if err == nil {
-			err = s.addPlugins(app, a.Plugins)
-		}
-		if err == nil {
-			err = mount(app, a.Name)
-		}
-		if err != nil {
-			s.close()
-			return nil, err
-		}
-	}
-	if err := s.srv.Start(); err != nil {
-		s.close()
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	for _, gw := range s.gateways {
-		if err := gw.Subscribe(ctx, req); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	for _, gw := range s.gateways {
-		if err := gw.Unsubscribe(ctx, req); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// user is what the server's or an app's plugins are added to.
-type user interface {
-	Use(...framework.Plugin) error
-	Hook(...flows.Hook) error
-}
-
-// addPlugins builds the plugins p configures and adds them to r, in the
-// order of the file (their priorities order their hooks whatever the
-// order).
-func (s *server) addPlugins(r user, p PluginsConfig) error {
-	var ps []framework.Plugin
-	for _, pc := range p.List {
-		built, err := pc.withUpstreams(s.prefixes).New()
-		if err != nil {
-			return err
-		}
-		s.plugins = append(s.plugins, built)
-		if h, ok := built.(HandlerPlugin); ok && s.front == nil {
-			s.front = h
-		}
-		if pg, ok := built.(PagesPlugin); ok {
-			s.pages = append(s.pages, pg)
-		}
-		ps = append(ps, built)
-	}
-	if err := r.Use(ps...); err != nil {
-		return err
-	}
-	if p.Noop {
-		return r.Hook(noopHooks()...)
-	}
-	return nil
-}
-
-// noopHooks are hooks that do nothing, one at every stage of every flow.
-func noopHooks() []flows.Hook {
-	var hs []flows.Hook
-	for _, f := range flows.All() {
-		for _, st := range stages.All() {
-			hs = append(hs, flows.Hook{Flow: f.ID, Stage: st, Name: "noop", Fn: func(*flows.Context) error { return nil }})
-		}
-	}
-	return hs
+	return ss.serve(ctx, cfg.Serve, logger, health, opts.Hurry)
 }
 
 // serve serves the server until ctx is done, with the health endpoints
 // on the MCP listener when health is not nil and has no listener of its
 // own.
-func (s *server) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger, health *healthEndpoints, hurry <-chan struct{}) error {
+func (ss servers) serve(ctx context.Context, sc ServeConfig, logger *slog.Logger, health *healthEndpoints, hurry <-chan struct{}) error {
 	if sc.Stdio {
+		if len(ss) != 1 || ss[0].path != "" {
+			return errors.New("endpoints are paths of the HTTP listener, and stdio serves none: serve http, or leave endpoints out")
+		}
+		s := ss[0]
 		if _, err := s.withPages(nil, true, logger); err != nil {
 			return err
 		}
 		return s.srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	opts := &mcp.StreamableHTTPOptions{Stateless: sc.Stateless, SessionTimeout: sc.SessionTimeout}
-	var h http.Handler
-	var err error
-	if s.front != nil {
-		h, err = s.front.Handler(s.srv, opts)
-	} else {
-		h, err = s.srv.HTTPHandler(opts)
-	}
-	if err == nil {
-		h, err = s.withPages(h, false, logger)
-	}
+	h, err := ss.handler(opts, logger)
 	if err != nil {
 		return err
 	}

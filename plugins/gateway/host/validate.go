@@ -74,6 +74,7 @@ func (f *fileConfig) Validate() error {
 			p.add(upstreamAt(i)+".app", "upstream %q is mounted into app %q, which apps does not define%s", u.Name, u.App, yamlconf.DidYouMean(u.App, apps))
 		}
 	}
+	f.checkEndpoints(&p)
 	return errors.Join(p...)
 }
 
