@@ -14,6 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 // The tokens the quickstart runs with: the MCP endpoint's (it grants
@@ -137,22 +139,10 @@ func startQuickstart(t *testing.T, more ...string) *quickstart {
 	}
 }
 
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // session connects an MCP client to the quickstart with its token.
 func (q *quickstart) session(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: q.mcpURL, HTTPClient: &http.Client{Transport: bearer{mcpToken, http.DefaultTransport}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: q.mcpURL, HTTPClient: plugintest.BearerClient(mcpToken, nil)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browsertest", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 )
 
 func TestAdminExplain(t *testing.T) {
@@ -78,7 +79,7 @@ func TestAdminExplain(t *testing.T) {
 	}
 	// MCP is still served by the same handler.
 	cs, err := mcp.NewClient(clientImpl(), nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRT("user")}}, nil)
+		HTTPClient: plugintest.BearerClient("user", nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +114,4 @@ func TestAdminNeedsAuth(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Body.String(), "tools:list-tools (every request)") {
 		t.Errorf("unauthenticated admin: %d %q", rec.Code, rec.Body)
 	}
-}
-
-// bearerRT adds a bearer token to every request.
-type bearerRT string
-
-func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/audit"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/cache"
@@ -182,18 +183,6 @@ func newStack(t *testing.T, cfg stackConfig) *stack {
 	return s
 }
 
-// bearer adds the token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // connect opens a session for u and lists its tools: deploy is hidden from
 // users without deploy:write.
 func (s *stack) connect(t *testing.T, u user) *mcp.ClientSession {
@@ -201,7 +190,7 @@ func (s *stack) connect(t *testing.T, u user) *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client-" + u.name, Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{u.token, s.transport}}, MaxRetries: -1}, nil)
+		&mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: plugintest.BearerClient(u.token, s.transport), MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatalf("%s: connect: %v", u.name, err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/oidctest"
 )
 
@@ -121,7 +121,7 @@ plugins:
 // token, for the rest of the test.
 func connectWith(t *testing.T, url, token string) *mcp.ClientSession {
 	t.Helper()
-	httpClient := &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}
+	httpClient := plugintest.BearerClient(token, nil)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, nil).
 		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient}, nil)
 	if err != nil {
@@ -129,16 +129,4 @@ func connectWith(t *testing.T, url, token string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
-}
-
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }

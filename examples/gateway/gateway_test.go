@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,7 +116,7 @@ func startGateway(t *testing.T, env []string, args ...string) (string, *pluginte
 // connect connects a client to the gateway at url, sending token as a
 // bearer token when it is not empty.
 func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: bearer{token: token}}
+	hc := plugintest.BearerClient(token, nil)
 	return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
 }
@@ -240,16 +239,6 @@ func TestRateLimit(t *testing.T) {
 	if ev.Flow != "tools:call-tool" || ev.Entity != "test_simple_text" || ev.DecidedBy != hook || ev.Error != refusal {
 		t.Errorf("audit event of the refused call: %+v\nwant tools:call-tool of test_simple_text, decided by %s, error %q", ev, hook, refusal)
 	}
-}
-
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // TestGuarded runs examples/guard over streamable HTTP on a loopback port

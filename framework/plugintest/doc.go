@@ -42,9 +42,11 @@
 // [NewHTTPServer] serves a handler until the test ends. [Post] and
 // [PostJSON] send a POST as a streamable HTTP client does, with the
 // headers of [HTTPOptions], and read the answer whole; [Record] serves one
-// in process, without a network. [FieldErrs] and [FieldLines] read a
-// Config.Validate result as its fields and messages, failing the test on
-// an error that is not a *flows.Error of code invalid:
+// in process, without a network. [BearerClient] is an HTTP client (for an
+// mcp.StreamableClientTransport, say) that sends a bearer token.
+// [FieldErrs] and [FieldLines] read a Config.Validate result as its fields
+// and messages, failing the test on an error that is not a *flows.Error of
+// code invalid:
 //
 //	got := plugintest.FieldErrs(t, myplugin.Config{TTL: -1}.Validate())
 //	// got == []plugintest.FieldErr{{"ttl", "must not be negative, got -1ns"}}

@@ -98,3 +98,30 @@ func Record(h http.Handler, body string, o *HTTPOptions) *httptest.ResponseRecor
 	h.ServeHTTP(rec, prepare(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), o))
 	return rec
 }
+
+// BearerClient returns an HTTP client that sends token as a bearer token
+// (Authorization: Bearer <token>) with every request, over base, or over
+// http.DefaultTransport when base is nil. An empty token sends no
+// Authorization header. The token is set on a clone of each request: the
+// caller's request is not changed.
+func BearerClient(token string, base http.RoundTripper) *http.Client {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{Transport: bearer{token: token, base: base}}
+}
+
+// bearer is the transport of [BearerClient].
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+// RoundTrip sends a clone of r with the token over the base transport.
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.base.RoundTrip(r)
+}

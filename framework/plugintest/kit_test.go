@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -120,6 +121,54 @@ func TestPost(t *testing.T) {
 			status, method, body := tt.do()
 			if status != http.StatusOK || method != tt.method || body != tt.want {
 				t.Errorf("got %d %s\n%s\nwant 200 %s\n%s", status, method, body, tt.method, tt.want)
+			}
+		})
+	}
+}
+
+// countingTransport counts the requests it sends over http.DefaultTransport.
+type countingTransport struct{ n *int }
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	*c.n++
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestBearerClient(t *testing.T) {
+	ts := NewHTTPServer(t, headerEcho)
+	var sent int
+	tests := []struct {
+		name  string
+		token string
+		base  http.RoundTripper
+		want  string
+		sent  int
+	}{
+		{"token", "tok", nil, "Authorization: Bearer tok\nbody: \n", 0},
+		{"no token", "", nil, "body: \n", 0},
+		{"over a base", "tok", countingTransport{&sent}, "Authorization: Bearer tok\nbody: \n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sent = 0
+			req, err := http.NewRequest(http.MethodGet, ts.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := BearerClient(tt.token, tt.base).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want || sent != tt.sent {
+				t.Errorf("got %q over a base %d times, want %q %d times", b, sent, tt.want, tt.sent)
+			}
+			if got := req.Header.Get("Authorization"); got != "" {
+				t.Errorf("the caller's request has Authorization %q, want none", got)
 			}
 		})
 	}

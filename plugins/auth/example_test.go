@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 )
 
@@ -90,7 +91,7 @@ func ExamplePlugin_Handler() {
 
 	// With the deployer's token, the call goes through.
 	ctx := context.Background()
-	client := &http.Client{Transport: bearer("deployer-token")}
+	client := plugintest.BearerClient("deployer-token", nil)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: client}, nil)
 	if err != nil {

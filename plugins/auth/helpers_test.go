@@ -135,22 +135,11 @@ func serveHTTP(t testing.TB, srv *framework.Server, p *auth.Plugin, opts *mcp.St
 	return ts
 }
 
-// bearer adds an Authorization header to every request.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b != "" {
-		r.Header.Set("Authorization", "Bearer "+string(b))
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // connectHTTP connects a client sending token to ts.
 func connectHTTP(t testing.TB, ts *httptest.Server, token string) *mcp.ClientSession {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+		&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: plugintest.BearerClient(token, nil), MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestUpstreamEnvironment(t *testing.T) {
 			check(t, err)
 			c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
 			cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: httptestServer(t, h),
-				HTTPClient: &http.Client{Transport: bearerTransport(clientToken)}}, nil)
+				HTTPClient: plugintest.BearerClient(clientToken, nil)}, nil)
 			check(t, err)
 			defer cs.Close()
 

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/internal/oidctest"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/auth/oauth"
@@ -126,7 +127,7 @@ func TestTokenSourceOIDC(t *testing.T) {
 		check(t, err)
 		c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: httptestServer(t, h),
-			HTTPClient: &http.Client{Transport: bearerTransport(clientToken)}}, nil)
+			HTTPClient: plugintest.BearerClient(clientToken, nil)}, nil)
 		check(t, err)
 		defer cs.Close()
 		for range 2 {
@@ -231,13 +232,4 @@ func startBillingAS(t *testing.T) *oidctest.Server {
 	return oidctest.Start(t, oidctest.Options{Resources: map[string]oidctest.Resource{
 		"/mcp": {Scopes: []string{"billing.read", "billing.admin"}},
 	}})
-}
-
-// bearerTransport sends every request with token.
-type bearerTransport string
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }

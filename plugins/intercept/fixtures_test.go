@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/intercept"
 	"github.com/hookflow/hookflow/plugins/intercept/host"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
@@ -438,7 +438,7 @@ func connectRoster(t *testing.T, s intercept.Server) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	var tr mcp.Transport = &mcp.StreamableClientTransport{Endpoint: s.URL, MaxRetries: -1, DisableStandaloneSSE: true,
-		HTTPClient: newBearerClient(s.Token)}
+		HTTPClient: plugintest.BearerClient(s.Token, nil)}
 	if s.Transport != nil {
 		var err error
 		if tr, err = s.Transport(context.Background()); err != nil {
@@ -451,9 +451,4 @@ func connectRoster(t *testing.T, s intercept.Server) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-// newBearerClient returns an HTTP client that sends token.
-func newBearerClient(token string) *http.Client {
-	return &http.Client{Transport: bearerTransport{token}}
 }

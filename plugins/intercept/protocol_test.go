@@ -43,7 +43,7 @@ func rawInvoker(t *testing.T, kind hostKind, serve ...string) *mcp.ClientSession
 	} else {
 		addr := startHTTPHost(t, "-serve", strings.Join(serve, ","), "-token", hostToken)
 		tr = &mcp.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1, DisableStandaloneSSE: true,
-			HTTPClient: &http.Client{Transport: bearerTransport{hostToken}}}
+			HTTPClient: plugintest.BearerClient(hostToken, nil)}
 	}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {
@@ -51,14 +51,6 @@ func rawInvoker(t *testing.T, kind hostKind, serve ...string) *mcp.ClientSession
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // A host answers an invocation of a name it does not serve with the SEP's

@@ -1,9 +1,11 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 )
 
@@ -58,14 +60,22 @@ const maxExpression = 4096
 // or an expression that is not a bool is reported with its place in the
 // expression.
 func (c Config) Validate() error {
+	_, _, err := c.compile()
+	return err
+}
+
+// compile checks c and compiles its rules, in order: identity holds those
+// that do not read args, args those that do. err is what Validate
+// reports; with it, the rules are nil.
+func (c Config) compile() (identity, args []rule, err error) {
 	env, err := newEnv()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var errs []error
 	seen := map[string]int{}
 	for i, r := range c.Rules {
-		at := fmt.Sprintf("rules[%d]", i)
+		at := "rules[" + strconv.Itoa(i) + "]"
 		switch {
 		case strings.TrimSpace(r.Name) == "":
 			errs = append(errs, invalid(at+".name", "required: a name for the rule, shown in logs and refusals"))
@@ -75,16 +85,29 @@ func (c Config) Validate() error {
 			}
 			seen[r.Name] = i
 		}
+		ru := rule{name: r.Name, message: cmp.Or(r.Message, `denied by policy rule "`+r.Name+`"`)}
 		if strings.TrimSpace(r.Allow) == "" {
 			errs = append(errs, invalid(at+".allow", "required: a CEL expression that must be true to see and call what the rule governs"))
-		} else if _, err := env.compile(r.Allow, at+".allow"); err != nil {
+		} else if ru.allow, err = env.compile(r.Allow, at+".allow"); err != nil {
 			errs = append(errs, err)
 		}
 		if r.When != "" {
-			if _, err := env.compile(r.When, at+".when"); err != nil {
+			if ru.when, err = env.compile(r.When, at+".when"); err != nil {
 				errs = append(errs, err)
 			}
 		}
+		switch {
+		case errs != nil:
+			// A mistake so far: the rules are not returned, and ru.allow
+			// may be nil.
+		case ru.allow.args || (ru.when != nil && ru.when.args):
+			args = append(args, ru)
+		default:
+			identity = append(identity, ru)
+		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return identity, args, nil
 }

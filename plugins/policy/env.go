@@ -50,7 +50,6 @@ func newEnv() (*env, error) {
 
 // expr is a compiled expression.
 type expr struct {
-	src  string
 	prog cel.Program
 	// args is whether the expression reads the call's arguments.
 	args bool
@@ -86,7 +85,7 @@ func (e *env) compile(src, field string) (*expr, error) {
 	if err != nil {
 		return nil, invalid(field, err.Error())
 	}
-	return &expr{src: src, prog: prog, args: args}, nil
+	return &expr{prog: prog, args: args}, nil
 }
 
 // eval evaluates the expression with v; an error (a missing key, a value

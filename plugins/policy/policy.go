@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/hookflow/hookflow/flows"
@@ -22,7 +21,7 @@ const Name = "policy"
 type Plugin struct {
 	cfg      Config
 	priority int
-	// rules is compiled by Attach; identity holds the rules that do not
+	// The rules, compiled by Attach: identity holds those that do not
 	// read args (they decide lists, gets and reads too), args those that
 	// do (calls and gets only).
 	identity, args []rule
@@ -61,33 +60,14 @@ func (p *Plugin) Name() string { return Name }
 // "arguments" refuses what a rule that reads args denies, once the
 // arguments are valid.
 func (p *Plugin) Attach(pc *framework.PluginContext) error {
-	if err := p.cfg.Validate(); err != nil {
+	identity, args, err := p.cfg.compile()
+	if err != nil {
 		return err
 	}
 	if !p.attached.CompareAndSwap(false, true) {
 		return errors.New("the plugin is already attached; make one per server (policy.New)")
 	}
-	env, err := newEnv()
-	if err != nil {
-		return err
-	}
-	for i, r := range p.cfg.Rules {
-		at := "rules[" + strconv.Itoa(i) + "]"
-		c := rule{name: r.Name, message: cmp.Or(r.Message, `denied by policy rule "`+r.Name+`"`)}
-		if c.allow, err = env.compile(r.Allow, at+".allow"); err != nil {
-			return err
-		}
-		if r.When != "" {
-			if c.when, err = env.compile(r.When, at+".when"); err != nil {
-				return err
-			}
-		}
-		if c.allow.args || (c.when != nil && c.when.args) {
-			p.args = append(p.args, c)
-		} else {
-			p.identity = append(p.identity, c)
-		}
-	}
+	p.identity, p.args = identity, args
 	p.logger.Store(cmp.Or(p.cfg.Logger, pc.Server.Logger()))
 	var hooks []flows.Hook
 	for _, f := range []flows.ID{flows.ToolsCallTool, flows.PromptsGetPrompt, flows.ResourcesReadResource} {

@@ -13,6 +13,7 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/auth"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
@@ -145,7 +146,7 @@ func TestConcurrentHTTPWithAuth(t *testing.T) {
 			for u := range users {
 				for range sessionsPerUser {
 					cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
-						&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer(fmt.Sprintf("user%d", u))}}, nil)
+						&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: plugintest.BearerClient(fmt.Sprintf("user%d", u), nil)}, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -217,7 +217,7 @@ func TestPerPrincipal(t *testing.T) {
 	t.Cleanup(ts.Close) // after the sessions' cleanups: LIFO
 	connectAs := func(token string) *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(),
-			&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
+			&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: plugintest.BearerClient(token, nil)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,14 +234,6 @@ func TestPerPrincipal(t *testing.T) {
 			t.Errorf("call %d: got %s, want %s", i, got, tc.want)
 		}
 	}
-}
-
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // failing is a backend that always fails.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/gateway"
 )
 
@@ -58,7 +59,7 @@ func TestNoTokenPassthrough(t *testing.T) {
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: w.url, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
+		HTTPClient: plugintest.BearerClient(token, nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

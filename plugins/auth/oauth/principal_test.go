@@ -1,23 +1,14 @@
 package oauth_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/ratelimit"
 )
-
-// bearer is an http.RoundTripper that sends a fixed bearer token.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // TestPrincipalBudgets checks that the rate-limit plugin's per-principal
 // budgets are keyed on the verified token's subject: a user's sessions
@@ -32,7 +23,7 @@ func TestPrincipalBudgets(t *testing.T) {
 	connect := func(token string) *mcp.ClientSession {
 		t.Helper()
 		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: w.url, HTTPClient: &http.Client{Transport: bearer(token)}, DisableStandaloneSSE: true}, nil)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: w.url, HTTPClient: plugintest.BearerClient(token, nil), DisableStandaloneSSE: true}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

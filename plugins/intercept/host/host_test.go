@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/intercept/host"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 )
@@ -353,7 +354,8 @@ func TestHandlerNeedsAToken(t *testing.T) {
 	defer ts.Close()
 	connect := func(token string) func(*mcp.Client) (*mcp.ClientSession, error) {
 		return func(c *mcp.Client) (*mcp.ClientSession, error) {
-			hc := &http.Client{Transport: bearer{token, http.DefaultTransport}, Timeout: 10 * time.Second}
+			hc := plugintest.BearerClient(token, nil)
+			hc.Timeout = 10 * time.Second
 			return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
 		}
 	}
@@ -389,17 +391,4 @@ func TestHandlerNeedsAToken(t *testing.T) {
 	if _, err := invoke(cs, &wire.InvokeParams{Name: "deny", Event: "tools/call", Phase: wire.Request, Payload: json.RawMessage(`{}`)}); err != nil {
 		t.Error(err)
 	}
-}
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.next.RoundTrip(r)
 }
