@@ -366,3 +366,29 @@ func TestChainOverEveryTransport(t *testing.T) {
 		}
 	})
 }
+
+// TestSendingMiddlewareUnhookedIsFree shows that a method no interceptor
+// of the chain hooks passes through the sending middleware without being
+// encoded: it allocates nothing more than calling the next handler.
+func TestSendingMiddlewareUnhookedIsFree(t *testing.T) {
+	ch, err := intercept.NewChain(context.Background(), intercept.Config{Servers: []intercept.Server{
+		inProcessHost(t, "g", edit("reads", "resources/read", host.OnRequest, "a", "b"))}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	res := &mcp.CallToolResult{}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return res, nil }
+	mw := ch.SendingMiddleware()(next)
+	req := &mcp.ClientRequest[*mcp.CallToolParams]{Params: &mcp.CallToolParams{Name: "say", Arguments: map[string]any{"text": "hi"}}}
+	ctx := context.Background()
+	direct := testing.AllocsPerRun(100, func() { _, _ = next(ctx, "tools/call", req) })
+	through := testing.AllocsPerRun(100, func() {
+		if got, err := mw(ctx, "tools/call", req); err != nil || got != res {
+			t.Fatalf("through the chain: %v, %v", got, err)
+		}
+	})
+	if through != direct {
+		t.Errorf("a tools/call no interceptor hooks allocates %v through the chain, %v without it", through, direct)
+	}
+}

@@ -23,7 +23,9 @@ import (
 // the [*BlockedError]; a blocked result is not returned either. Other
 // methods (initialize, ping, notifications, the extension's own) pass
 // untouched, and a request that fails (a JSON-RPC error) has no result
-// pass; a tool result with isError is a result, and has one.
+// pass; a tool result with isError is a result, and has one. A phase no
+// interceptor of the chain hooks is not encoded: a method none hooks
+// costs nothing.
 func (ch *Chain) SendingMiddleware() mcp.Middleware { return ch.middleware(Send) }
 
 // ReceivingMiddleware returns the chain as go-sdk client middleware, for
@@ -42,23 +44,31 @@ func (ch *Chain) middleware(dir Direction) mcp.Middleware {
 			if !contextOperation(method) {
 				return next(ctx, method, req)
 			}
+			// A phase no interceptor hooks is not encoded: a chain
+			// without interceptors for the method costs nothing.
+			onRequest, onResult := ch.hooked(method, wire.Request), ch.hooked(method, wire.Response)
+			if !onRequest && !onResult {
+				return next(ctx, method, req)
+			}
 			version, ictx := sessionOf(ctx, req)
-			msg, err := marshalRequest(method, req)
-			if err != nil {
-				return nil, err
-			}
-			fit := &requestFit{method: method, req: req}
-			p, err := ch.run(ctx, dir, Call{Event: method, Phase: wire.Request, Payload: msg, ProtocolVersion: version, Context: ictx}, fit.check)
-			if err != nil {
-				return nil, err
-			}
-			if p.Modified {
-				if err := fit.apply(p.Payload); err != nil {
+			if onRequest {
+				msg, err := marshalRequest(method, req)
+				if err != nil {
 					return nil, err
+				}
+				fit := &requestFit{method: method, req: req}
+				p, err := ch.run(ctx, dir, Call{Event: method, Phase: wire.Request, Payload: msg, ProtocolVersion: version, Context: ictx}, fit.check)
+				if err != nil {
+					return nil, err
+				}
+				if p.Modified {
+					if err := fit.apply(p.Payload); err != nil {
+						return nil, err
+					}
 				}
 			}
 			res, err := next(ctx, method, req)
-			if err != nil || isNil(res) {
+			if err != nil || isNil(res) || !onResult {
 				return res, err
 			}
 			payload, err := json.Marshal(res)
@@ -66,7 +76,7 @@ func (ch *Chain) middleware(dir Direction) mcp.Middleware {
 				return nil, fmt.Errorf("intercept: encoding the result of %s: %w", method, err)
 			}
 			check := func(b json.RawMessage) error { _, err := decodeResult(res, b); return err }
-			p, err = ch.run(ctx, dir.reverse(), Call{Event: method, Phase: wire.Response, Payload: payload, ProtocolVersion: version, Context: ictx}, check)
+			p, err := ch.run(ctx, dir.reverse(), Call{Event: method, Phase: wire.Response, Payload: payload, ProtocolVersion: version, Context: ictx}, check)
 			if err != nil {
 				return nil, err
 			}
@@ -76,6 +86,17 @@ func (ch *Chain) middleware(dir Direction) mcp.Middleware {
 			return res, nil
 		}
 	}
+}
+
+// hooked reports whether an interceptor of the chain hooks event in
+// phase.
+func (ch *Chain) hooked(event string, phase wire.Phase) bool {
+	for _, ic := range ch.k.ics {
+		if ic.matches(event, phase) {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionOf returns the protocol version of req's session and the
