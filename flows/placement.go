@@ -28,7 +28,7 @@ const (
 const (
 	// PriorityFirst runs before every other priority: for observers that
 	// must see a stage before anyone changes it.
-	PriorityFirst = priority.Max
+	PriorityFirst = priority.First
 	// PriorityAudit is where the audit plugin's hooks run.
 	PriorityAudit = priority.Audit
 	// PriorityAuth is where the auth plugin refuses calls.
@@ -40,7 +40,7 @@ const (
 	// PriorityCache is where the cache plugin answers a call early.
 	PriorityCache = priority.Cache
 	// PriorityLast runs after every other priority.
-	PriorityLast = priority.Min
+	PriorityLast = priority.Last
 )
 
 // Before returns h placed to run right before the hooks at priority p, at

@@ -14,10 +14,11 @@
 //	afterExecute:
 //	    cache store → audit (answered) → your hooks → remote interceptors (response)
 //
-// (The otel plugin's spans take the extremes: [Max] in beforeValidation,
-// [Min] in finally.)
+// (The otel plugin's spans and the console's records take the extremes:
+// [First] in beforeValidation, [Last] in finally.)
 //
 //	name                value     who
+//	first               2147483647  the highest priority ([Max]): observers that time a whole run (otel, console)
 //	cache-store         2000000   cache: stores a result before any hook rewrites it
 //	audit               1000000   audit: sees each stage before the other plugins (but cache-store and otel's extremes), so a refused call is recorded as it arrived
 //	auth                1000      auth: refuses a call before it costs anything
@@ -28,6 +29,7 @@
 //	intercept-response  -500      plugins/intercept: remote interceptors see the result after your hooks
 //	  cache+1           -999999   guidance: start guidance after every ordinary hook, before a cached answer
 //	cache               -1000000  cache: answers early after every other hook
+//	last                -2147483648  the lowest priority ([Min]): what runs after every other hook (otel, console in finally)
 //
 // A hook placed relative to a position is written as an offset from it: in
 // Go, priority.Auth + 10 (or flows' Hook.Before and Hook.After); in a

@@ -10,6 +10,10 @@ import (
 
 // The named positions, in descending order (see the package doc).
 const (
+	// First is the highest priority: a hook at First runs before every
+	// other of its stage (the console's and the otel plugin's first
+	// hooks, which time the whole run).
+	First = Max
 	// CacheStore is where the cache plugin stores a tool's result in
 	// afterExecute: before any hook rewrites it, and before audit records it.
 	CacheStore = 2_000_000
@@ -36,6 +40,10 @@ const (
 	// Cache is where the cache plugin answers a call from its cache in
 	// beforeExecute: after every hook of ordinary priority.
 	Cache = -1_000_000
+	// Last is the lowest priority: a hook at Last runs after every other
+	// of its stage (the console's and the otel plugin's last hooks in
+	// finally).
+	Last = Min
 )
 
 // Min and Max bound every priority, in Go and in directives.
@@ -55,6 +63,7 @@ type Position struct {
 }
 
 var positions = [...]Position{
+	{"first", "First", First},
 	{"cache-store", "CacheStore", CacheStore},
 	{"audit", "Audit", Audit},
 	{"auth", "Auth", Auth},
@@ -63,6 +72,7 @@ var positions = [...]Position{
 	{"default", "Default", Default},
 	{"intercept-response", "InterceptResponse", InterceptResponse},
 	{"cache", "Cache", Cache},
+	{"last", "Last", Last},
 }
 
 // Positions returns the named positions in descending order.

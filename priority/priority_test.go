@@ -21,6 +21,11 @@ func TestParse(t *testing.T) {
 		{"-2147483648", priority.Min, ""},
 		{"2147483648", 0, "out of range"},
 		{"auth", priority.Auth, ""},
+		{"first", priority.Max, ""},
+		{"first-2", priority.Max - 2, ""},
+		{"last", priority.Min, ""},
+		{"last+5", priority.Min + 5, ""},
+		{"first+1", 0, "out of range"},
 		{"auth+10", priority.Auth + 10, ""},
 		{"auth-1", priority.Auth - 1, ""},
 		{"ratelimit", priority.RateLimit, ""},
@@ -36,7 +41,7 @@ func TestParse(t *testing.T) {
 		{"default", 0, ""},
 		{"default-2", -2, ""},
 		{"", 0, "empty priority"},
-		{"authz", 0, `unknown priority position "authz" (positions: cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache)`},
+		{"authz", 0, `unknown priority position "authz" (positions: first, cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache, last)`},
 		{"auth+x", 0, `unknown priority position "auth+x"`},
 		{"5x", 0, "not a whole number"},
 	}
@@ -63,7 +68,8 @@ func TestFormatRoundTrips(t *testing.T) {
 			t.Errorf("Format(%d) = %q, which parses as %d, %v", p, s, back, err)
 		}
 	}
-	for p, want := range map[int]string{0: "0", -3: "-3", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 300: "300", 500: "intercept-request", -501: "intercept-response-1", 2_000_000: "cache-store"} {
+	for p, want := range map[int]string{0: "0", -3: "-3", 1010: "auth+10", 899: "ratelimit-1", -1_000_001: "cache-1", 300: "300", 500: "intercept-request", -501: "intercept-response-1", 2_000_000: "cache-store",
+		priority.Max: "first", priority.Max - 3: "first-3", priority.Min: "last", priority.Min + 1: "last+1"} {
 		if got := priority.Format(p); got != want {
 			t.Errorf("Format(%d) = %q, want %q", p, got, want)
 		}

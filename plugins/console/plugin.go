@@ -85,8 +85,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	var hooks []flows.Hook
 	for _, f := range flows.All() {
 		hooks = append(hooks,
-			flows.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: priority.Max, Name: "start", Fn: p.begin},
-			flows.Hook{Flow: f.ID, Stage: stages.Finally, Priority: priority.Min, Name: "feed", Fn: p.finish},
+			flows.Hook{Flow: f.ID, Stage: stages.BeforeValidation, Priority: priority.First, Name: "start", Fn: p.begin},
+			flows.Hook{Flow: f.ID, Stage: stages.Finally, Priority: priority.Last, Name: "feed", Fn: p.finish},
 		)
 	}
 	if err := pc.Hook(hooks...); err != nil {

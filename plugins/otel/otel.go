@@ -120,8 +120,8 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	for _, id := range ids {
 		p.traced[id.Index()] = true
 		hooks = append(hooks,
-			flows.Hook{Flow: id, Stage: stages.BeforeValidation, Priority: priority.Max, Name: "begin", Fn: p.begin},
-			flows.Hook{Flow: id, Stage: stages.Finally, Priority: priority.Min, Name: "end", Fn: p.end},
+			flows.Hook{Flow: id, Stage: stages.BeforeValidation, Priority: priority.First, Name: "begin", Fn: p.begin},
+			flows.Hook{Flow: id, Stage: stages.Finally, Priority: priority.Last, Name: "end", Fn: p.end},
 		)
 	}
 	p.prefix = pc.Scope.Path() + "/"

@@ -119,12 +119,12 @@ func decodeTests() []decodeTest {
 		{
 			`//hook:onError priority=0x7fff_ffff`,
 			directive.HookDirective{Stage: stages.OnError, Priority: 2147483647},
-			`//hook:onError priority=2147483647`,
+			`//hook:onError priority=first`,
 		},
 		{
 			`//hook:afterValidation priority=-0b1000_0000_0000_0000_0000_0000_0000_0000 flow=session:initialize`,
 			directive.HookDirective{Stage: stages.AfterValidation, Flow: flows.SessionInitialize, HasFlow: true, Priority: -2147483648},
-			`//hook:afterValidation flow=session:initialize priority=-2147483648`,
+			`//hook:afterValidation flow=session:initialize priority=last`,
 		},
 		{
 			`//hook:beforeValidation priority=0o17 flow=resources:read-resource`,

@@ -120,11 +120,11 @@ func errorTests() []errorTest {
 
 		// Bad values of each kind.
 		{"not an integer", `//hook:beforeExecute priority=high`,
-			[]string{`file.go:7:31: invalid value "high" for key "priority": unknown priority position "high" (positions: cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache)`}},
+			[]string{`file.go:7:31: invalid value "high" for key "priority": unknown priority position "high" (positions: first, cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache, last)`}},
 		{"near miss of a position", `//hook:beforeExecute priority=autth+10`,
 			[]string{`file.go:7:31: invalid value "autth+10" for key "priority": unknown position "autth" (did you mean "auth"?)`}},
 		{"float is not an integer", `//hook:beforeExecute priority=1.5`,
-			[]string{`file.go:7:31: invalid value "1.5" for key "priority": priority "1.5" is not a whole number in [-2147483648, 2147483647] or a position (cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache)`}},
+			[]string{`file.go:7:31: invalid value "1.5" for key "priority": priority "1.5" is not a whole number in [-2147483648, 2147483647] or a position (first, cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache, last)`}},
 		{"integer out of int32 range", `//hook:beforeExecute priority=2147483648`,
 			[]string{`file.go:7:31: invalid value "2147483648" for key "priority": priority 2147483648 is out of range [-2147483648, 2147483647]`}},
 		{"negative integer out of range", `//hook:beforeExecute priority=-0x80000001`,
@@ -269,7 +269,7 @@ func errorTests() []errorTest {
 			[]string{
 				`file.go:7:8: unknown stage "beforeValidaton" (did you mean "beforeValidation"?)`,
 				`file.go:7:29: unknown flow "tools" (flows: tools:call-tool, tools:list-tools, resources:read-resource, resources:list-resources, resources:list-resource-templates, prompts:get-prompt, prompts:list-prompts, completion:complete, session:initialize, session:ping, resources:subscribe, resources:unsubscribe, logging:set-level, notifications:from-client, notifications:from-server, sampling:create-message, elicitation:create, roots:list-roots)`,
-				`file.go:7:44: invalid value "x" for key "priority": unknown priority position "x" (positions: cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache)`,
+				`file.go:7:44: invalid value "x" for key "priority": unknown priority position "x" (positions: first, cache-store, audit, auth, ratelimit, intercept-request, default, intercept-response, cache, last)`,
 				`file.go:7:51: invalid value "a/b" for key "name": want a word of A-Z a-z 0-9 _ . -`,
 				`file.go:7:55: unknown key "nme" for //hook:beforeValidaton (did you mean "name"?)`,
 			}},
