@@ -199,7 +199,7 @@ func TestErrors(t *testing.T) {
 		{wire.HookNotAdvertised(i, "resources/read", wire.Request), -32602,
 			`{"name":"guard","event":"resources/read","phase":"request","advertisedHooks":[{"events":["tools/call"],"phase":"request"}]}`},
 		{wire.Failed("guard", "boom"), -32603, `{"interceptor":"guard","reason":"boom"}`},
-		{wire.TimedOut("guard", 50, wire.Response), -32603, `{"phase":"response","interceptor":"guard","reason":"timeout","timeoutMs":50}`},
+		{wire.TimedOut("guard", 50, wire.Response), -32000, `{"phase":"response","interceptor":"guard","reason":"timeout","timeoutMs":50}`},
 	}
 	for _, tt := range tests {
 		e := tt.err.(interface{ Error() string })
