@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,11 +159,18 @@ func (c *conn) drop(cs *mcp.ClientSession) {
 	_ = cs.Close()
 }
 
-// list returns the host's interceptors.
+// list returns the host's interceptors, at start. A host that also serves
+// tools, prompts or resources is warned of: the working group's text says
+// an interceptor server should not, since it sits beside the operation it
+// governs, not in its path.
 func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 	cs, _, err := c.session(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if served := alsoServes(cs.InitializeResult()); len(served) > 0 {
+		c.log.Warn("intercept: an interceptor host should not also serve "+strings.Join(served, ", "),
+			"server", c.srv.Name, "serves", served)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.connectFor)
 	defer cancel()
@@ -211,6 +219,25 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 			return nil, err
 		}
 	}
+}
+
+// alsoServes returns which of tools, prompts and resources the host's
+// initialize result declares.
+func alsoServes(r *mcp.InitializeResult) []string {
+	if r == nil || r.Capabilities == nil {
+		return nil
+	}
+	var served []string
+	if r.Capabilities.Tools != nil {
+		served = append(served, "tools")
+	}
+	if r.Capabilities.Prompts != nil {
+		served = append(served, "prompts")
+	}
+	if r.Capabilities.Resources != nil {
+		served = append(served, "resources")
+	}
+	return served
 }
 
 // connectionFailed reports whether err is no answer of the host but the
