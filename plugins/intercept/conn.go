@@ -39,11 +39,15 @@ type conn struct {
 	// stalled is the error of the host's invocations while it is stalled,
 	// nil when it is not.
 	stalled error
+	// invokeMethod is the spelling of invoke the host answers:
+	// wire.MethodInvoke, or wire.MethodInvokePlural once the host has
+	// answered the singular with method not found.
+	invokeMethod string
 	done    chan struct{} // closed by close: stops the probe
 }
 
 func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration, log *slog.Logger) *conn {
-	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter, log: log, done: make(chan struct{})}
+	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter, log: log, done: make(chan struct{}), invokeMethod: wire.MethodInvoke}
 	if srv.URL != "" {
 		c.httpClient = srv.HTTPClient
 		if c.httpClient == nil {
@@ -191,11 +195,13 @@ func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 // invocation is sent once more on a new one. That is safe: an interceptor
 // decides from the payload alone, and a host that lost the session never
 // ran the first invocation. So a host's restart costs one reconnection,
-// not a call.
+// not a call. A host that answers interceptor/invoke with method not
+// found is sent interceptors/invoke, the plural the working group has
+// under discussion, from then on.
 func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, error) {
 	for {
 		c.mu.Lock()
-		stalled := c.stalled
+		stalled, method := c.stalled, c.invokeMethod
 		c.mu.Unlock()
 		if stalled != nil {
 			return nil, stalled
@@ -204,9 +210,15 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 		if err != nil {
 			return nil, err
 		}
-		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
+		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, method, p)
 		if err == nil {
 			return res, nil
+		}
+		if method == wire.MethodInvoke && methodNotFound(err) {
+			c.mu.Lock()
+			c.invokeMethod = wire.MethodInvokePlural
+			c.mu.Unlock()
+			continue
 		}
 		if errors.Is(context.Cause(ctx), errNoAnswer) {
 			return nil, c.stall(p.Name)
@@ -219,6 +231,13 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 			return nil, err
 		}
 	}
+}
+
+// methodNotFound reports whether err is the host's JSON-RPC answer that
+// it has no such method.
+func methodNotFound(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound
 }
 
 // alsoServes returns which of tools, prompts and resources the host's
