@@ -43,7 +43,7 @@ type conn struct {
 	// wire.MethodInvoke, or wire.MethodInvokePlural once the host has
 	// answered the singular with method not found.
 	invokeMethod string
-	done    chan struct{} // closed by close: stops the probe
+	done         chan struct{} // closed by close: stops the probe
 }
 
 func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration, log *slog.Logger) *conn {
