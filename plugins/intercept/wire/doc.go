@@ -10,7 +10,8 @@
 //
 //   - a descriptor lists hooks, each one phase and its events
 //     ("hooks": [{"events": ["tools/call"], "phase": "request"}]), not one
-//     "hook" with a phase of "both";
+//     "hook" with a phase of "both" (a descriptor in that older shape is
+//     read as the hooks it stands for; hookflow writes "hooks");
 //   - the modes are "active" and "audit" (older drafts said "enforce";
 //     [ParseMode] reads it as active, and hookflow never writes it);
 //   - the request-phase payload is the request's method and params
