@@ -164,8 +164,8 @@ func (c *conn) drop(cs *mcp.ClientSession) {
 }
 
 // list returns the host's interceptors, at start. A host that also serves
-// tools, prompts or resources is warned of: the working group's text says
-// an interceptor server should not, since it sits beside the operation it
+// tools, prompts or resources is warned of: the working group decided an
+// interceptor server should not, since it sits beside the operation it
 // governs, not in its path.
 func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 	cs, _, err := c.session(ctx)

@@ -33,7 +33,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestWarnsOfAHostThatServesTools: the working group's text says an
+// TestWarnsOfAHostThatServesTools: the working group decided an
 // interceptor server should not also serve tools, prompts or resources.
 // The invoker warns at start of a host whose initialize result declares
 // any of them, and stays silent for a host that serves interceptors
