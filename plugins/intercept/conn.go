@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,11 +39,15 @@ type conn struct {
 	// stalled is the error of the host's invocations while it is stalled,
 	// nil when it is not.
 	stalled error
-	done    chan struct{} // closed by close: stops the probe
+	// invokeMethod is the spelling of invoke the host answers:
+	// wire.MethodInvoke, or wire.MethodInvokePlural once the host has
+	// answered the singular with method not found.
+	invokeMethod string
+	done         chan struct{} // closed by close: stops the probe
 }
 
 func newConn(srv Server, client *mcp.Client, connectFor, retryAfter time.Duration, log *slog.Logger) *conn {
-	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter, log: log, done: make(chan struct{})}
+	c := &conn{srv: srv, client: client, connectFor: connectFor, retryAfter: retryAfter, log: log, done: make(chan struct{}), invokeMethod: wire.MethodInvoke}
 	if srv.URL != "" {
 		c.httpClient = srv.HTTPClient
 		if c.httpClient == nil {
@@ -158,11 +163,18 @@ func (c *conn) drop(cs *mcp.ClientSession) {
 	_ = cs.Close()
 }
 
-// list returns the host's interceptors.
+// list returns the host's interceptors, at start. A host that also serves
+// tools, prompts or resources is warned of: the working group decided an
+// interceptor server should not, since it sits beside the operation it
+// governs, not in its path.
 func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 	cs, _, err := c.session(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if served := alsoServes(cs.InitializeResult()); len(served) > 0 {
+		c.log.Warn("intercept: an interceptor host should not also serve "+strings.Join(served, ", "),
+			"server", c.srv.Name, "serves", served)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.connectFor)
 	defer cancel()
@@ -183,11 +195,13 @@ func (c *conn) list(ctx context.Context) ([]wire.Interceptor, error) {
 // invocation is sent once more on a new one. That is safe: an interceptor
 // decides from the payload alone, and a host that lost the session never
 // ran the first invocation. So a host's restart costs one reconnection,
-// not a call.
+// not a call. A host that answers interceptor/invoke with method not
+// found is sent interceptors/invoke, the plural the working group has
+// under discussion, from then on.
 func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, error) {
 	for {
 		c.mu.Lock()
-		stalled := c.stalled
+		stalled, method := c.stalled, c.invokeMethod
 		c.mu.Unlock()
 		if stalled != nil {
 			return nil, stalled
@@ -196,9 +210,15 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 		if err != nil {
 			return nil, err
 		}
-		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, wire.MethodInvoke, p)
+		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](ctx, cs, method, p)
 		if err == nil {
 			return res, nil
+		}
+		if method == wire.MethodInvoke && methodNotFound(err) {
+			c.mu.Lock()
+			c.invokeMethod = wire.MethodInvokePlural
+			c.mu.Unlock()
+			continue
 		}
 		if errors.Is(context.Cause(ctx), errNoAnswer) {
 			return nil, c.stall(p.Name)
@@ -211,6 +231,32 @@ func (c *conn) invoke(ctx context.Context, p *wire.InvokeParams) (*wire.Result, 
 			return nil, err
 		}
 	}
+}
+
+// methodNotFound reports whether err is the host's JSON-RPC answer that
+// it has no such method.
+func methodNotFound(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound
+}
+
+// alsoServes returns which of tools, prompts and resources the host's
+// initialize result declares.
+func alsoServes(r *mcp.InitializeResult) []string {
+	if r == nil || r.Capabilities == nil {
+		return nil
+	}
+	var served []string
+	if r.Capabilities.Tools != nil {
+		served = append(served, "tools")
+	}
+	if r.Capabilities.Prompts != nil {
+		served = append(served, "prompts")
+	}
+	if r.Capabilities.Resources != nil {
+		served = append(served, "resources")
+	}
+	return served
 }
 
 // connectionFailed reports whether err is no answer of the host but the

@@ -20,6 +20,7 @@ import (
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/framework/plugintest"
 	"github.com/hookflow/hookflow/plugins/intercept"
+	"github.com/hookflow/hookflow/plugins/intercept/host"
 	"github.com/hookflow/hookflow/plugins/intercept/wire"
 	"github.com/hookflow/hookflow/plugins/otel"
 )
@@ -148,4 +149,120 @@ func runSpan(t *testing.T, spans *tracetest.InMemoryExporter) trace.SpanContext 
 		t.Fatalf("the otel plugin traced %d runs, want 1", len(runs))
 	}
 	return runs[0]
+}
+
+// The sending side carries the invocation context's fields as the
+// working group's text has them (principal with type, id and claims,
+// traceId, spanId, timestamp, sessionId): Chain.Run sends the caller's
+// context as given, claims included, with the invoker's clock when it has
+// no timestamp; SendingMiddleware sends an anonymous principal and the
+// trace of the request's span. Every context the host receives is valid
+// against the SEP's schema.
+func TestInvocationContextSending(t *testing.T) {
+	v, err := wire.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *wire.InvocationContext, 1)
+	srv := framework.NewServer(&mcp.Implementation{Name: "context"}, nil)
+	if err := srv.Use(host.New(host.Config{Interceptors: []host.Interceptor{
+		host.Validator(host.Spec{Name: "context", Events: []string{"tools/call"}}, func(_ context.Context, inv *host.Invocation) (host.Verdict, error) {
+			got <- inv.Context
+			return host.Allow(), nil
+		}),
+	}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := intercept.NewChain(context.Background(), intercept.Config{Servers: []intercept.Server{{Name: "h", Transport: host.InMemory(srv)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ch.Close() })
+
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
+	full := &wire.InvocationContext{
+		Principal: &wire.Principal{Type: wire.PrincipalUser, ID: "alice", Claims: map[string]any{"tenant": "acme", "roles": []any{"admin"}}},
+		TraceID:   "trace-1", SpanID: "span-1", Timestamp: "2026-12-07T11:00:00Z", SessionID: "session-1",
+	}
+	noClock := *full
+	noClock.Timestamp = ""
+	tests := []struct {
+		name string
+		send func() error
+		want wire.InvocationContext // Timestamp "" for "the invoker's clock"
+	}{
+		{name: "Run, every field", send: func() error {
+			_, err := ch.Run(context.Background(), intercept.Send, intercept.Call{Event: "tools/call", Phase: wire.Request,
+				Payload: json.RawMessage(`{"method":"tools/call","params":{"name":"echo"}}`), Context: full})
+			return err
+		}, want: *full},
+		{name: "Run, no timestamp", send: func() error {
+			_, err := ch.Run(context.Background(), intercept.Send, intercept.Call{Event: "tools/call", Phase: wire.Request,
+				Payload: json.RawMessage(`{"method":"tools/call","params":{"name":"echo"}}`), Context: &noClock})
+			return err
+		}, want: noClock},
+		{name: "Run, no context", send: func() error {
+			_, err := ch.Run(context.Background(), intercept.Send, intercept.Call{Event: "tools/call", Phase: wire.Request,
+				Payload: json.RawMessage(`{"method":"tools/call","params":{"name":"echo"}}`)})
+			return err
+		}, want: wire.InvocationContext{Principal: &wire.Principal{Type: wire.PrincipalAnonymous}}},
+		{name: "SendingMiddleware, traced", send: func() error {
+			return callTraced(trace.ContextWithSpanContext(context.Background(), sc), ch)
+		}, want: wire.InvocationContext{Principal: &wire.Principal{Type: wire.PrincipalAnonymous}, TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.send(); err != nil {
+				t.Fatal(err)
+			}
+			ic := <-got
+			if ic == nil {
+				t.Fatal("the host received no context")
+			}
+			b, _ := json.Marshal(&wire.InvokeParams{Name: "context", Event: "tools/call", Phase: wire.Request, Payload: json.RawMessage(`{}`), Context: ic})
+			if err := v.Validate(wire.DefInvokeParams, b); err != nil {
+				t.Errorf("the context is not the SEP's: %v", err)
+			}
+			if tt.want.Timestamp == "" {
+				if _, err := time.Parse(time.RFC3339Nano, ic.Timestamp); err != nil {
+					t.Errorf("timestamp %q: %v", ic.Timestamp, err)
+				}
+				c := *ic
+				c.Timestamp = ""
+				ic = &c
+			}
+			if !reflect.DeepEqual(*ic, tt.want) {
+				gb, _ := json.Marshal(ic)
+				wb, _ := json.Marshal(tt.want)
+				t.Errorf("context %s\nwant    %s", gb, wb)
+			}
+		})
+	}
+}
+
+// callTraced calls an echo tool under ctx from a client whose sending
+// middleware is ch.
+func callTraced(ctx context.Context, ch *intercept.Chain) error {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, noteArgs, error) {
+		return nil, in, nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil)
+	client.AddSendingMiddleware(ch.SendingMiddleware())
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"note": "hi"}})
+	return err
 }

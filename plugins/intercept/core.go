@@ -56,8 +56,10 @@ func (k *core) open(ctx context.Context, logger *slog.Logger) error {
 	if err := mcp.AddSendingCustomMethod[*wire.ListParams, *wire.ListResult](client, wire.MethodList); err != nil {
 		return err
 	}
-	if err := mcp.AddSendingCustomMethod[*wire.InvokeParams, *wire.Result](client, wire.MethodInvoke); err != nil {
-		return err
+	for _, m := range []string{wire.MethodInvoke, wire.MethodInvokePlural} {
+		if err := mcp.AddSendingCustomMethod[*wire.InvokeParams, *wire.Result](client, m); err != nil {
+			return err
+		}
 	}
 	listed := make([][]wire.Interceptor, len(cfg.Servers))
 	var errs []error

@@ -24,6 +24,9 @@
 // did-you-mean) stops the server from starting: it does not run without the
 // governance it was configured with. A descriptor the SEP does not define
 // (an unknown type or mode) is skipped and logged, as the SEP requires.
+// A host whose initialize result declares tools, prompts or resources is
+// used, with a warning: the working group decided an interceptor server
+// should not also serve them.
 //
 // # Events
 //

@@ -19,8 +19,10 @@ import (
 )
 
 // The working group's protocol fixtures (modelcontextprotocol/
-// experimental-ext-interceptors, conformance/fixtures/protocol), written
-// here as a table from what each one specifies. Their interceptors read
+// experimental-ext-interceptors, conformance/fixtures/protocol, at the
+// commit docs/remote-hooks.md names), written here as a table from what
+// each one specifies; the behaviour fixtures are in
+// fixtures_behavior_test.go. Their interceptors read
 // and edit arguments.note: the roster below does, wherever the payload
 // holds the arguments (the params alone, as the fixtures send them;
 // {"method", "params"}, as hookflow sends a request; a tool result's

@@ -30,7 +30,9 @@
 //
 // interceptors/list returns the descriptors in the order they were added,
 // filtered by the event parameter when there is one (a pattern such as "*"
-// is refused with -32602, as the SEP says). interceptor/invoke:
+// is refused with -32602, as the SEP says). interceptor/invoke (answered
+// under interceptors/invoke too, the plural the working group has under
+// discussion):
 //
 //   - an unknown name: -32602, data {"name"};
 //   - an event and phase the interceptor does not advertise: -32602, data
@@ -39,8 +41,9 @@
 //   - a function that returns an error or panics: -32603 (a failure is
 //     never a verdict; panics are logged, their value never sent);
 //   - past timeoutMs (or [Config.Timeout] when the invoker sets none): the
-//     function's context is cancelled and the answer is -32603 with reason
-//     "timeout", whether or not the function has returned;
+//     function's context is cancelled and the answer is -32000 (the code
+//     the SEP's text requires of a timeout) with reason "timeout", whether
+//     or not the function has returned;
 //   - otherwise the ValidationResult or MutationResult, which echoes the
 //     interceptor's name, type and the phase and carries durationMs. A
 //     mutator that leaves the payload unchanged answers with the payload

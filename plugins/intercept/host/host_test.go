@@ -223,6 +223,34 @@ func TestInvoke(t *testing.T) {
 	}
 }
 
+// TestInvokeSpellings: the host answers an invocation under the singular
+// method the SEP's text uses and under the plural the working group has
+// under discussion, the same way.
+func TestInvokeSpellings(t *testing.T) {
+	srv, _ := newHost(t)
+	c := mcp.NewClient(&mcp.Implementation{Name: "invoker"}, nil)
+	for _, m := range []string{wire.MethodInvoke, wire.MethodInvokePlural} {
+		if err := mcp.AddSendingCustomMethod[*wire.InvokeParams, *wire.Result](c, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err := inMemory(t, srv)(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	p := &wire.InvokeParams{Name: "deny", Event: "tools/call", Phase: wire.Request, Payload: json.RawMessage(`{"name":"echo"}`)}
+	for _, m := range []string{wire.MethodInvoke, wire.MethodInvokePlural} {
+		res, err := mcp.CallCustomMethod[*wire.InvokeParams, *wire.Result](context.Background(), cs, m, p)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if res.Interceptor != "deny" || res.Valid == nil || *res.Valid {
+			t.Errorf("%s: %+v, want the deny validator's verdict", m, res)
+		}
+	}
+}
+
 func TestInvokeErrors(t *testing.T) {
 	srv, _ := newHost(t)
 	cs := invoker(t, inMemory(t, srv))
@@ -248,7 +276,7 @@ func TestInvokeErrors(t *testing.T) {
 		{"config refused", wire.InvokeParams{Name: "configured", Event: "resources/read", Phase: wire.Request, Payload: payload, Config: map[string]any{"level": "max"}},
 			jsonrpc.CodeInvalidParams, ""},
 		{"timeout", wire.InvokeParams{Name: "slow", Event: "tools/call", Phase: wire.Request, Payload: payload, TimeoutMs: 20},
-			jsonrpc.CodeInternalError, `{"phase":"request","interceptor":"slow","reason":"timeout","timeoutMs":20}`},
+			wire.CodeTimeout, `{"phase":"request","interceptor":"slow","reason":"timeout","timeoutMs":20}`},
 		{"panic", wire.InvokeParams{Name: "panics", Event: "tools/call", Phase: wire.Request, Payload: payload},
 			jsonrpc.CodeInternalError, `{"interceptor":"panics","reason":"the interceptor panicked"}`},
 		{"error", wire.InvokeParams{Name: "fails", Event: "tools/call", Phase: wire.Request, Payload: payload},

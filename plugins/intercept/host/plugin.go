@@ -147,8 +147,11 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 	if err := mcp.AddReceivingCustomMethod(sdk, wire.MethodList, p.list); err != nil {
 		return err
 	}
-	if err := mcp.AddReceivingCustomMethod(sdk, wire.MethodInvoke, p.invoke); err != nil {
-		return err
+	// Both spellings of invoke, until the working group settles on one.
+	for _, m := range []string{wire.MethodInvoke, wire.MethodInvokePlural} {
+		if err := mcp.AddReceivingCustomMethod(sdk, m, p.invoke); err != nil {
+			return err
+		}
 	}
 	settings := map[string]any{"supportedEvents": events}
 	declare := flows.On(stages.AfterExecute, func(c flows.Initialize) error {

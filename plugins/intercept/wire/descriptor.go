@@ -38,6 +38,37 @@ type Interceptor struct {
 	ConfigSchema json.RawMessage `json:"configSchema,omitempty"`
 }
 
+// UnmarshalJSON reads a descriptor. A descriptor of the older drafts,
+// with one "hook" object instead of "hooks" (its phase possibly "both"),
+// is read as the hooks it stands for: "both" is a request hook and a
+// response hook on the same events. When both keys are present, "hooks"
+// wins. A mode of [ModeEnforce] is read as [Active].
+func (i *Interceptor) UnmarshalJSON(data []byte) error {
+	type plain Interceptor // without this method
+	var v struct {
+		plain
+		Hook *struct {
+			Events []string `json:"events"`
+			Phase  string   `json:"phase"`
+		} `json:"hook"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*i = Interceptor(v.plain)
+	if i.Mode == ModeEnforce {
+		i.Mode = Active
+	}
+	if i.Hooks == nil && v.Hook != nil {
+		if v.Hook.Phase == "both" {
+			i.Hooks = []Hook{{Events: v.Hook.Events, Phase: Request}, {Events: v.Hook.Events, Phase: Response}}
+		} else {
+			i.Hooks = []Hook{{Events: v.Hook.Events, Phase: Phase(v.Hook.Phase)}}
+		}
+	}
+	return nil
+}
+
 // Hook is one entry of an interceptor's hooks: the events it applies to, in
 // one phase.
 type Hook struct {

@@ -10,17 +10,23 @@
 //
 //   - a descriptor lists hooks, each one phase and its events
 //     ("hooks": [{"events": ["tools/call"], "phase": "request"}]), not one
-//     "hook" with a phase of "both";
-//   - the modes are "active" and "audit" (older drafts and some SDKs say
-//     "enforce"; [ParseMode] reads it as active);
+//     "hook" with a phase of "both" (a descriptor in that older shape is
+//     read as the hooks it stands for; hookflow writes "hooks");
+//   - the modes are "active" and "audit" (older drafts said "enforce";
+//     [ParseMode] reads it as active, and hookflow never writes it);
 //   - the request-phase payload is the request's method and params
 //     ({"method": "tools/call", "params": {…}}), as the SEP's invoke
 //     example sends it, the response-phase payload the result; an invoker
 //     may send the params alone ([ShapeParams]), as the working group's
 //     fixtures and SDKs do;
-//   - errors use the standard JSON-RPC codes only: -32602 for an unknown
-//     name, a hook the interceptor does not advertise or bad params, -32603
-//     for a failed or timed-out execution (error.data.reason "timeout");
+//   - errors: -32602 for an unknown name, a hook the interceptor does not
+//     advertise or bad params, -32603 for a failed execution, and
+//     [CodeTimeout] (-32000) for a timed-out one, with error.data.reason
+//     "timeout" (hookflow answered -32603 before it followed the text's
+//     timeout section; an invoker reads the reason, not the code);
+//   - the invoke method is "interceptor/invoke", as the text spells it; a
+//     hookflow host also answers [MethodInvokePlural], the plural the
+//     working group has under discussion;
 //   - the capability is "io.modelcontextprotocol/interceptors" in the
 //     extensions map of the server's capabilities.
 //

@@ -31,6 +31,12 @@ type ErrorData struct {
 // ReasonTimeout is ErrorData.Reason of a timed-out invocation.
 const ReasonTimeout = "timeout"
 
+// CodeTimeout is the JSON-RPC code of a timed-out invocation: -32000, the
+// first of the range JSON-RPC leaves to servers, as the SEP's text
+// requires ("Timeout and Cancellation"). An execution that fails otherwise
+// is -32603.
+const CodeTimeout int64 = -32000
+
 func rpcError(code int64, msg string, data ErrorData) *jsonrpc.Error {
 	b, _ := json.Marshal(data) // ErrorData always marshals
 	return &jsonrpc.Error{Code: code, Message: msg, Data: b}
@@ -66,9 +72,9 @@ func Failed(interceptor, reason string) *jsonrpc.Error {
 }
 
 // TimedOut is the error of an invocation that ran past its timeoutMs:
-// -32603 with reason "timeout".
+// [CodeTimeout] with reason "timeout".
 func TimedOut(interceptor string, timeoutMs int64, phase Phase) *jsonrpc.Error {
-	return rpcError(jsonrpc.CodeInternalError, "interceptor execution timeout",
+	return rpcError(CodeTimeout, "interceptor execution timeout",
 		ErrorData{Interceptor: interceptor, Reason: ReasonTimeout, TimeoutMs: timeoutMs, Phase: phase})
 }
 

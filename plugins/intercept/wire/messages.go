@@ -44,7 +44,10 @@ type InvokeParams struct {
 }
 
 // InvocationContext is the optional context of an invocation: who the
-// governed operation runs for, its trace and its session.
+// governed operation runs for, its trace and its session. Its fields are
+// the working group's (principal with claims, traceId, spanId, timestamp,
+// sessionId); the text reserves interceptorState for later, and hookflow
+// neither sends nor reads it.
 type InvocationContext struct {
 	Principal *Principal `json:"principal,omitempty"`
 	// TraceID and SpanID place the invocation in a trace.
@@ -61,8 +64,11 @@ type InvocationContext struct {
 // Principal is who the governed operation runs for.
 type Principal struct {
 	// Type is "user", "service" or "anonymous".
-	Type   string         `json:"type"`
-	ID     string         `json:"id,omitempty"`
+	Type string `json:"type"`
+	ID   string `json:"id,omitempty"`
+	// Claims are attributes of the principal. The intercept plugin sends
+	// none (an interceptor gets no more than it needs); a caller of
+	// intercept.Chain.Run sends what it sets.
 	Claims map[string]any `json:"claims,omitempty"`
 }
 

@@ -4,15 +4,21 @@ import (
 	"fmt"
 )
 
-// The extension's identifier and its two methods.
+// The extension's identifier and its methods.
 const (
 	// Extension is the key of the interceptors capability in the
 	// extensions map of an interceptor host's server capabilities.
 	Extension = "io.modelcontextprotocol/interceptors"
 	// MethodList lists the interceptors a host offers.
 	MethodList = "interceptors/list"
-	// MethodInvoke invokes one interceptor with one payload.
+	// MethodInvoke invokes one interceptor with one payload: the spelling
+	// the SEP's text uses, and the one hookflow sends.
 	MethodInvoke = "interceptor/invoke"
+	// MethodInvokePlural is the plural spelling of MethodInvoke, which
+	// the working group has under discussion (it would match
+	// interceptors/list). A hookflow host answers both until the group
+	// settles; an invoker sends MethodInvoke.
+	MethodInvokePlural = "interceptors/invoke"
 )
 
 // Type is an interceptor's type: a validator or a mutator.
@@ -87,13 +93,18 @@ func (m Mode) String() string {
 	return string(m)
 }
 
+// ModeEnforce is the name earlier drafts of the SEP, and the working
+// group's fixtures until they were renamed, gave [Active]. A descriptor
+// that declares it is read as active; hookflow never writes it.
+const ModeEnforce = "enforce"
+
 // ParseMode returns the mode named s; "" is [Active], the default, and so
-// is "enforce", the name earlier drafts of the SEP gave it. Any other value
-// is an error: the SEP reserves them, and an invoker must not select an
-// interceptor whose mode it does not know.
+// is [ModeEnforce], the older name. Any other value is an error: the SEP
+// reserves them, and an invoker must not select an interceptor whose mode
+// it does not know.
 func ParseMode(s string) (Mode, error) {
 	switch s {
-	case "", string(Active), "enforce":
+	case "", string(Active), ModeEnforce:
 		return Active, nil
 	case string(Audit):
 		return Audit, nil

@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -199,7 +200,7 @@ func TestErrors(t *testing.T) {
 		{wire.HookNotAdvertised(i, "resources/read", wire.Request), -32602,
 			`{"name":"guard","event":"resources/read","phase":"request","advertisedHooks":[{"events":["tools/call"],"phase":"request"}]}`},
 		{wire.Failed("guard", "boom"), -32603, `{"interceptor":"guard","reason":"boom"}`},
-		{wire.TimedOut("guard", 50, wire.Response), -32603, `{"phase":"response","interceptor":"guard","reason":"timeout","timeoutMs":50}`},
+		{wire.TimedOut("guard", 50, wire.Response), -32000, `{"phase":"response","interceptor":"guard","reason":"timeout","timeoutMs":50}`},
 	}
 	for _, tt := range tests {
 		e := tt.err.(interface{ Error() string })
@@ -216,6 +217,49 @@ func TestErrors(t *testing.T) {
 		}
 		if err := v.Validate(wire.DefErrorData, got.Data); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// A descriptor is read in the SEP's shape and in the older drafts': one
+// "hook" object, whose phase "both" stands for a request and a response
+// hook; "hooks" wins when a descriptor has both. Its mode "enforce" is
+// read as active.
+func TestDescriptorOlderShapes(t *testing.T) {
+	call := []string{"tools/call"}
+	tests := []struct {
+		name, json string
+		want       []wire.Hook
+	}{
+		{"hooks", `{"name":"a","type":"validation","hooks":[{"events":["tools/call"],"phase":"request"}]}`,
+			[]wire.Hook{{Events: call, Phase: wire.Request}}},
+		{"hook, one phase", `{"name":"a","type":"validation","hook":{"events":["tools/call"],"phase":"response"}}`,
+			[]wire.Hook{{Events: call, Phase: wire.Response}}},
+		{"hook, both", `{"name":"a","type":"validation","hook":{"events":["tools/call"],"phase":"both"},"mode":"enforce"}`,
+			[]wire.Hook{{Events: call, Phase: wire.Request}, {Events: call, Phase: wire.Response}}},
+		{"hooks win", `{"name":"a","type":"validation","hooks":[],"hook":{"events":["tools/call"],"phase":"both"}}`,
+			[]wire.Hook{}},
+	}
+	for _, tt := range tests {
+		var i wire.Interceptor
+		if err := json.Unmarshal([]byte(tt.json), &i); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !reflect.DeepEqual(i.Hooks, tt.want) {
+			t.Errorf("%s: hooks %+v, want %+v", tt.name, i.Hooks, tt.want)
+		}
+		if err := i.Check(); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if m, err := wire.ParseMode(string(i.Mode)); err != nil || m != wire.Active {
+			t.Errorf("%s: mode %q (%v), want active", tt.name, m, err)
+		}
+		b, err := json.Marshal(&i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"hook"`) || strings.Contains(string(b), `"enforce"`) {
+			t.Errorf("%s: written back with an older name: %s", tt.name, b)
 		}
 	}
 }
