@@ -5,10 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -26,6 +31,9 @@ const DefaultMetricInterval = 30 * time.Second
 type Providers struct {
 	TracerProvider *sdktrace.TracerProvider
 	MeterProvider  *sdkmetric.MeterProvider
+	// Metrics serves the meter provider's metrics in the Prometheus text
+	// format, for [Prometheus]'s providers; nil for the others.
+	Metrics http.Handler
 }
 
 // Shutdown exports what is pending and stops both providers; ctx bounds
@@ -156,4 +164,28 @@ func newResource(service string) *resource.Resource {
 		return resource.NewSchemaless(semconv.ServiceName(cmp.Or(service, "hookflow")))
 	}
 	return res
+}
+
+// PrometheusConfig configures [Prometheus].
+type PrometheusConfig struct {
+	// ServiceName names the service in the resource (service.name);
+	// "hookflow" when empty.
+	ServiceName string
+}
+
+// Prometheus returns providers whose metrics are read when scraped: the
+// Providers' Metrics handler serves them in the Prometheus text format,
+// from a registry of their own. Its tracer provider exports no spans.
+func Prometheus(cfg PrometheusConfig) (*Providers, error) {
+	reg := prometheus.NewRegistry()
+	me, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, err
+	}
+	res := newResource(cfg.ServiceName)
+	return &Providers{
+		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithResource(res)),
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(me)),
+		Metrics:        promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+	}, nil
 }
