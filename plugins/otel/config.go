@@ -49,7 +49,9 @@ type Config struct {
 	// Exporter is where spans and metrics go when the Go providers are
 	// nil: "otlp" (OTLP over HTTP to a collector), "stdout" or "stderr"
 	// (JSON lines, for debugging; not "stdout" when the server speaks MCP
-	// over stdio). Default "": the Go providers, else the global ones.
+	// over stdio), or "prometheus" (metrics read when scraped, served by
+	// [Plugin.Metrics]; no spans exported). Default "": the Go providers,
+	// else the global ones.
 	Exporter string `yaml:"exporter"`
 	// Endpoint is the collector's host and port for the otlp exporter,
 	// without a scheme, e.g. "collector:4318". Default: the
@@ -77,7 +79,7 @@ type Config struct {
 }
 
 // The exporters of [Config.Exporter].
-var exporters = []string{"otlp", "stdout", "stderr"}
+var exporters = []string{"otlp", "stdout", "stderr", "prometheus"}
 
 // Validate checks c without a server: known flows, a known exporter and
 // settings that apply to it, a usable endpoint and headers, a
@@ -126,6 +128,16 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if c.Exporter == "prometheus" {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"metric_interval", c.MetricInterval != 0}, {"sample_ratio", c.SampleRatio != 0}} {
+			if f.set {
+				bad(f.name, "does not apply to the prometheus exporter: a scrape reads the metrics, and it exports no spans")
+			}
+		}
+	}
 	if c.Endpoint != "" {
 		if strings.Contains(c.Endpoint, "://") {
 			bad("endpoint", "%q: write host:port without a scheme (set insecure for plain HTTP)", c.Endpoint)
@@ -162,6 +174,8 @@ func (c Config) export(ctx context.Context) (*otelsetup.Providers, error) {
 		}
 		return otelsetup.Stdout(w, otelsetup.StdoutConfig{ServiceName: c.ServiceName, Compact: true,
 			MetricInterval: c.MetricInterval, SampleRatio: c.SampleRatio})
+	case "prometheus":
+		return otelsetup.Prometheus(otelsetup.PrometheusConfig{ServiceName: c.ServiceName})
 	case "otlp":
 		var headers map[string]string
 		var errs []error

@@ -17,7 +17,7 @@
 // Attach with otelsetup and flushes and stops at [Plugin.Close]:
 //
 //	flows: [tools:call-tool, resources:read-resource]
-//	exporter: otlp                  # or stdout, stderr
+//	exporter: otlp                  # or stdout, stderr, prometheus
 //	endpoint: collector:4318
 //	headers_env: {Authorization: COLLECTOR_AUTH}
 //	service_name: gateway

@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -150,6 +151,16 @@ func (p *Plugin) Close(ctx context.Context) error {
 		return nil
 	}
 	return p.built.Shutdown(ctx)
+}
+
+// Metrics returns the handler that serves the plugin's metrics in the
+// Prometheus text format once Attach has built the prometheus exporter's
+// providers; nil before Attach and for the other exporters.
+func (p *Plugin) Metrics() http.Handler {
+	if p.built == nil {
+		return nil
+	}
+	return p.built.Metrics
 }
 
 func (p *Plugin) instruments(m metric.Meter) error {
