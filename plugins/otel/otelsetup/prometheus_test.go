@@ -28,6 +28,9 @@ func TestPrometheus(t *testing.T) {
 		dur.Record(ctx, 0.01, tool)
 	}
 	blocked.Add(ctx, 1, metric.WithAttributes(attribute.String("hookflow.hook", "deny")))
+	if _, span := prov.TracerProvider.Tracer("test").Start(ctx, "run"); span.IsRecording() {
+		t.Error("the tracer records spans that nothing exports")
+	}
 
 	rec := httptest.NewRecorder()
 	prov.Metrics.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
