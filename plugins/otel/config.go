@@ -81,6 +81,12 @@ type Config struct {
 // The exporters of [Config.Exporter].
 var exporters = []string{"otlp", "stdout", "stderr", "prometheus"}
 
+// ServesMetrics reports whether c's exporter is "prometheus", whose
+// metrics a program serves from [Plugin.Metrics]: what the hookflow
+// gateway checks, before it builds the plugin, to serve them at its
+// serve.metrics path.
+func (c Config) ServesMetrics() bool { return c.Exporter == "prometheus" }
+
 // Validate checks c without a server: known flows, a known exporter and
 // settings that apply to it, a usable endpoint and headers, a
 // non-negative interval, a ratio in [0, 1]. It returns nil or the

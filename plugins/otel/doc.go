@@ -98,12 +98,29 @@
 //
 // # Metrics
 //
-//	mcp.server.operation.duration    histogram, s   per method, flow, outcome, error.type, tool or prompt, transport (runs and refusals)
+//	mcp.server.operation.duration    histogram, s   per method, flow, outcome, error.type, tool or prompt, upstream, transport (runs and refusals)
 //	hookflow.hook.duration           histogram, s   per hook, stage and outcome
 //	hookflow.run.blocked             counter        per flow and deciding hook
 //	hookflow.hook.failed_open        counter        per hook and code (fail-open failures)
 //	hookflow.ratelimit.rejections    counter        per flow and tool (calls a budget refused: flows.CodeLimited, as the ratelimit plugin's)
 //	hookflow.audit.dropped           counter        events the audit plugin dropped (Config.AuditDropped)
+//
+// A run's upstream (hookflow.upstream) is that of its entity when the
+// entity's Value has an UpstreamName() string method, as a gateway's
+// mounted entities do. [Plugin.MeterProvider] is the provider these
+// report to, for a program's own instruments (the hookflow gateway adds
+// its upstreams' state, sessions and queues there).
+//
+// # Prometheus
+//
+// With exporter prometheus the metrics are read when scraped:
+// [Plugin.Metrics] serves them in the Prometheus text format through
+// OpenTelemetry's own exporter, so a scrape shows the instruments above,
+// not a second set of names: dots become underscores, the unit is
+// appended and a counter ends in _total
+// (mcp_server_operation_duration_seconds, hookflow_run_blocked_total),
+// each with otel_scope_name, and the resource (service.name) is the
+// target_info series. No span is exported: the tracer samples none.
 //
 // # Cost
 //

@@ -51,6 +51,8 @@ type Plugin struct {
 	// it traces, by index; set at Attach.
 	srv    *framework.Server
 	traced [flows.Count]bool
+	// mp is the meter provider the plugin reports to; set at Attach.
+	mp metric.MeterProvider
 }
 
 // Plugin is a framework.Plugin and implements none of its optional
@@ -108,6 +110,7 @@ func (p *Plugin) Attach(pc *framework.PluginContext) error {
 		p.prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
 	p.tracer = tp.Tracer(ScopeName)
+	p.mp = mp
 	if err := p.instruments(mp.Meter(ScopeName)); err != nil {
 		return err
 	}
@@ -163,14 +166,31 @@ func (p *Plugin) Metrics() http.Handler {
 	return p.built.Metrics
 }
 
+// MeterProvider returns the meter provider the plugin reports to once
+// it is attached (nil before): a program adds its own instruments to it,
+// so that they are exported, or served by Metrics, with the plugin's.
+func (p *Plugin) MeterProvider() metric.MeterProvider { return p.mp }
+
+// The bucket boundaries of the duration histograms, in seconds; the
+// SDK's default ones (0, 5, 10, … 10000) suit milliseconds, and would put
+// every call and hook in the first. A run's are those the semantic
+// conventions advise for MCP, with a millisecond's below them (calls
+// through a gateway on one host take that); a hook's go down to ten
+// microseconds (in-process hooks take that).
+var (
+	operationBuckets = []float64{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+	hookBuckets      = []float64{0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30}
+)
+
 func (p *Plugin) instruments(m metric.Meter) error {
 	var errs []error
 	add := func(err error) { errs = append(errs, err) }
 	var err error
-	p.m.operation, err = mcpconv.NewServerOperationDuration(m)
+	p.m.operation, err = mcpconv.NewServerOperationDuration(m, metric.WithExplicitBucketBoundaries(operationBuckets...))
 	add(err)
 	p.m.hook, err = m.Float64Histogram("hookflow.hook.duration", metric.WithUnit("s"),
-		metric.WithDescription("How long one hook call took, per hook, stage and outcome."))
+		metric.WithDescription("How long one hook call took, per hook, stage and outcome."),
+		metric.WithExplicitBucketBoundaries(hookBuckets...))
 	add(err)
 	p.m.blocked, err = m.Int64Counter("hookflow.run.blocked", metric.WithUnit("{run}"),
 		metric.WithDescription("Runs a hook blocked, per flow and deciding hook."))
@@ -436,6 +456,11 @@ func (p *Plugin) end(c *flows.Context) error {
 			mattrs = append(mattrs, semconv.GenAIToolName(e.Name))
 		case flows.EntityPrompt:
 			mattrs = append(mattrs, semconv.GenAIPromptName(e.Name))
+		}
+		// A gateway's entity names its upstream (its Value is one
+		// without the plugin importing the gateway).
+		if u, ok := e.Value.(interface{ UpstreamName() string }); ok {
+			mattrs = append(mattrs, attribute.String("hookflow.upstream", u.UpstreamName()))
 		}
 	}
 	p.m.operation.Record(rt.ctx, now.Sub(rt.start).Seconds(), mcpconv.MethodNameAttr(method), mattrs...)
