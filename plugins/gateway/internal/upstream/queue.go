@@ -139,6 +139,19 @@ func (q *Queues) run(b *outbox) {
 	q.mu.Unlock()
 }
 
+// Len counts the entries queued for every client session, for a
+// metric read when it is scraped: it takes the queues' lock, which a
+// call's path does not.
+func (q *Queues) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, b := range q.boxes {
+		n += len(b.items)
+	}
+	return n
+}
+
 // Flushed waits until what was queued for ss so far has been sent (or
 // dropped), or until deadline.
 func (q *Queues) Flushed(ss *mcp.ServerSession, deadline time.Time) {

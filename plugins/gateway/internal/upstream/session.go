@@ -71,6 +71,13 @@ type Session struct {
 	checking atomic.Bool
 }
 
+// Backlog counts the notifications the session read that its handlers
+// have not finished with (at most about maxBacklog, see [backlog.Read]):
+// two atomic loads, for a metric.
+func (s *Session) Backlog() int {
+	return int(max(s.backlog.read.Load()-s.backlog.handled.Load(), 0))
+}
+
 // Connect opens the session to the upstream d says, telling h as it
 // goes; for a client session it offers the upstream the client's
 // capabilities, and relays the upstream's requests to it.
