@@ -156,6 +156,14 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:4:56: auth resource_metadata_url: want an absolute http or https URL, got "/.well-known/x"`}},
 		{"drain not a duration", "serve: {http: ':1', drain: soon}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:28: want a duration such as 30s or 1m, got "soon"`}},
+		{"metrics not a path", "serve: {http: ':1', health: /h, metrics: metrics}\nupstreams:\n  - {name: a, command: [x]}\nplugins:\n  otel: {exporter: prometheus}\n",
+			[]string{`g.yaml:1:42: want a path such as /metrics, got "metrics"`}},
+		{"metrics without a plugin", "serve: {http: ':1', health: /h, metrics: /metrics}\nupstreams:\n  - {name: a, command: [x]}\n",
+			[]string{`g.yaml:1:42: no plugin serves metrics: configure plugins.otel with exporter: prometheus`}},
+		{"metrics at a health endpoint", "serve: {http: ':1', health: /h, metrics: /h/ready}\nupstreams:\n  - {name: a, command: [x]}\nplugins:\n  otel: {exporter: prometheus}\n",
+			[]string{`g.yaml:1:42: /h/ready is a health endpoint's path: choose another, such as /metrics`}},
+		{"prometheus without serve.metrics", "serve: {http: ':1', health: /h}\nupstreams:\n  - {name: a, command: [x]}\nplugins:\n  otel: {exporter: prometheus}\n",
+			[]string{`g.yaml:5:20: the metrics of exporter prometheus are scraped at serve.metrics, which is not set: set it to a path such as /metrics`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
 			[]string{`g.yaml:1:21: unknown key "helth" in serve (did you mean "health"?)`}},
 		{"intercept misspelt key", "upstreams:\n  - {name: a, command: [x]}\nplugins:\n  intercept:\n    servers: [{name: g, url: 'http://h/mcp'}]\n    timout: 1s\n",
@@ -534,6 +542,10 @@ func TestGatewayCommandUsage(t *testing.T) {
 	if err := os.WriteFile(stdioHealth, []byte("serve: {stdio: true, health: /h}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	metricsNoHealth := filepath.Join(dir, "metrics.yaml")
+	if err := os.WriteFile(metricsNoHealth, []byte("serve: {http: '127.0.0.1:0', metrics: /metrics}\nupstreams:\n  - {name: a, command: [go, version]}\nplugins:\n  otel: {exporter: prometheus}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stdioOnly := filepath.Join(dir, "stdio.yaml")
 	if err := os.WriteFile(stdioOnly, []byte("serve: {stdio: true}\nupstreams:\n  - {name: a, command: [go, version]}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -575,6 +587,9 @@ func TestGatewayCommandUsage(t *testing.T) {
 		{[]string{"gateway", "-config", stdioHealth, "-check"}, exitFailed,
 			"serve.health needs an HTTP listener, and stdio serves none: set serve.health_addr (-health-addr addr) to serve the health endpoints on a listener of their own next to stdio, or leave serve.health out (-health '') to serve none"},
 		{[]string{"gateway", "-config", stdioHealth, "-health", "", "-check"}, exitOK, stdioHealth + ": ok"},
+		{[]string{"gateway", "-config", metricsNoHealth, "-check"}, exitFailed,
+			"serve.metrics is served with the health endpoints: set serve.health (on the MCP listener) or serve.health_addr (a listener of their own) too"},
+		{[]string{"gateway", "-config", metricsNoHealth, "-health", "/h", "-check"}, exitOK, metricsNoHealth + ": ok"},
 		{[]string{"gateway", "-config", httpHealth, "-stdio", "-check"}, exitFailed, "(-health-addr addr) to serve the health endpoints on a listener of their own next to stdio, or leave serve.health out (-health '')"},
 		{[]string{"gateway", "-config", stdioHealth, "-http", "127.0.0.1:0", "-check"}, exitOK, stdioHealth + ": ok"},
 		{[]string{"gateway", "-config", stdioHealth, "-health-addr", "127.0.0.1:9090", "-check"}, exitOK, stdioHealth + ": ok"},

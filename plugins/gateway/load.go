@@ -5,6 +5,9 @@ package gateway
 // notifications read from them not yet handled. It is what the gateway
 // command's metrics report (docs/gateway.md, "Metrics").
 type Load struct {
+	// Endpoint is [Config.Endpoint], the virtual endpoint whose server
+	// the gateway serves; "" for none.
+	Endpoint string
 	// Queued counts the notifications of upstreams waiting to reach
 	// client sessions, over every client session (each queue holds at
 	// most [Config.QueueLimit]).
@@ -29,7 +32,7 @@ type UpstreamLoad struct {
 // takes briefly and allocates its answer: call it when metrics are read,
 // not per call.
 func (g *Gateway) Load() Load {
-	var l Load
+	l := Load{Endpoint: g.endpoint}
 	if g.out != nil {
 		l.Queued = g.out.Len()
 	}

@@ -61,6 +61,12 @@ type ServeConfig struct {
 	// HealthAddr is the address of the health endpoints' own listener,
 	// host:port; they are under /health there unless Health says.
 	HealthAddr string `yaml:"health_addr"`
+	// Metrics is the path the metrics are served at in the Prometheus
+	// text format, with the health endpoints (so Health or HealthAddr
+	// must be set): those of the otel plugin configured with exporter
+	// prometheus, which must be configured then, plus the gateway's
+	// upstreams, sessions and queues (see [MetricsPlugin]); "" is off.
+	Metrics string `yaml:"metrics"`
 	// Drain is how long the gateway goes on serving HTTP after it is
 	// told to stop, with readiness failing, before it shuts down: the
 	// time a load balancer needs to stop sending it requests. 0 shuts

@@ -52,9 +52,11 @@ func (o ServeOptions) logger(cfg *Config) *slog.Logger {
 
 // Check checks cfg without serving it: that its health endpoints have an
 // HTTP listener to be served on, that a plugin's pages to serve on it
-// have a HandlerPlugin to stand behind, and what each server checks (the
-// apps' names; an endpoint's selectors and overrides), by building and
-// starting the server and its endpoints' without upstreams or plugins. No
+// have a HandlerPlugin to stand behind, that serve.metrics has one
+// plugin to serve and is set when a plugin serves metrics, and what each
+// server checks (the apps' names; an endpoint's selectors and
+// overrides), by building and starting the server and its endpoints'
+// without upstreams or plugins. No
 // plugin is built (building one may open files, or connect to
 // interceptor hosts): each plugin's configuration is checked by its
 // Validate, as loading the file does.
@@ -66,6 +68,9 @@ func Check(cfg *Config) error {
 		return errors.New("endpoints are paths of the HTTP listener, and stdio serves none: serve http, or leave endpoints out")
 	}
 	if err := checkPages(cfg); err != nil {
+		return err
+	}
+	if err := metricsErr(cfg); err != nil {
 		return err
 	}
 	for _, sp := range specs(cfg) {
@@ -180,7 +185,8 @@ func (s *server) explain(w io.Writer, flow flows.ID) error {
 // upstreams connect: Health+"/live" answers 200 while the process serves,
 // Health+"/ready" is [gateway.Gateways] of the server's gateways, or 503
 // "stopping" once ctx is done. They need no credentials, and come before
-// a [HandlerPlugin] on the MCP listener.
+// a [HandlerPlugin] on the MCP listener; so do the metrics, served with
+// them at cfg.Serve.Metrics when it is set (see [MetricsPlugin]).
 func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 	logger := opts.logger(cfg)
 	if !cfg.Serve.Stdio && cfg.Serve.HTTP == "" {
@@ -189,11 +195,15 @@ func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 	if err := cfg.Serve.checkListeners(); err != nil {
 		return err
 	}
+	if err := metricsErr(cfg); err != nil {
+		return err
+	}
 	var health *healthEndpoints
 	if cfg.Serve.Health != "" || cfg.Serve.HealthAddr != "" {
 		// A listener of their own opens first, so that probes see the
 		// process live and not ready while the upstreams connect.
 		health = newHealthEndpoints(cfg.Serve.Health)
+		health.metrics.path = cfg.Serve.Metrics
 		if cfg.Serve.HealthAddr != "" {
 			stop, err := health.listen(cfg.Serve.HealthAddr, logger)
 			if err != nil {
@@ -209,6 +219,9 @@ func Serve(ctx context.Context, cfg *Config, opts ServeOptions) error {
 	defer ss.close()
 	if health != nil {
 		health.set(ss.gateways()...)
+		if err := health.metrics.set(ss, logger); err != nil {
+			return err
+		}
 	}
 	return ss.serve(ctx, cfg.Serve, logger, health, opts.Hurry)
 }
@@ -292,6 +305,8 @@ type healthEndpoints struct {
 	readiness atomic.Pointer[http.Handler]
 	// stopping is set when the server is told to stop.
 	stopping atomic.Bool
+	// metrics are served with the endpoints (serve.metrics; metrics.go).
+	metrics metricsEndpoint
 }
 
 // newHealthEndpoints returns the endpoints under prefix ("" for /health),
@@ -321,6 +336,8 @@ func (e *healthEndpoints) wrap(next http.Handler) http.Handler {
 			serveStatus(w, r, http.StatusServiceUnavailable, "stopping")
 		case r.URL.Path == e.ready:
 			(*e.readiness.Load()).ServeHTTP(w, r)
+		case r.URL.Path == e.metrics.path && e.metrics.path != "":
+			e.metrics.ServeHTTP(w, r)
 		case next != nil:
 			next.ServeHTTP(w, r)
 		default:

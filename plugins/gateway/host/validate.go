@@ -51,6 +51,7 @@ func (p *problems) under(path string, err error) {
 func (f *fileConfig) Validate() error {
 	var p problems
 	p.under("serve", f.Serve.Validate())
+	checkMetrics(&f.Config, p.add)
 	if fm := f.Log.Format; fm != "" && fm != "text" && fm != "json" {
 		p.add("log.format", "want text or json, got %q%s", fm, yamlconf.DidYouMean(fm, []string{"json", "text"}))
 	}
@@ -182,6 +183,9 @@ func (s ServeConfig) Validate() error {
 	if s.Health != "" && (!strings.HasPrefix(s.Health, "/") || strings.ContainsAny(s.Health, "?# \t\r\n")) {
 		p.add("health", "want a path such as /health, got %q", s.Health)
 	}
+	if s.Metrics != "" && (!strings.HasPrefix(s.Metrics, "/") || strings.ContainsAny(s.Metrics, "?# \t\r\n")) {
+		p.add("metrics", "want a path such as /metrics, got %q", s.Metrics)
+	}
 	if s.HealthAddr != "" {
 		_, port, err := net.SplitHostPort(s.HealthAddr)
 		if n, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || (n == 0 && port != "0") {
@@ -206,9 +210,12 @@ func (s ServeConfig) Validate() error {
 }
 
 // checkListeners checks what serve's keys and the flags that override
-// them set together: the health endpoints need an HTTP listener.
+// them set together: the health endpoints need an HTTP listener, and
+// the metrics the health endpoints.
 func (s ServeConfig) checkListeners() error {
 	switch {
+	case s.Health == "" && s.HealthAddr == "" && s.Metrics != "":
+		return errors.New("serve.metrics is served with the health endpoints: set serve.health (on the MCP listener) or serve.health_addr (a listener of their own) too")
 	case s.Health == "" && s.HealthAddr == "":
 		return nil
 	case s.HealthAddr == "" && s.Stdio:
