@@ -8,8 +8,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
 	"github.com/hookflow/hookflow/plugins/gateway"
+	"github.com/hookflow/hookflow/plugins/otel"
 )
 
 // benchUpstream serves a Go SDK server with a trivial echo tool over
@@ -49,22 +51,32 @@ func benchCalls(b *testing.B, url string) {
 }
 
 // BenchmarkCall is a trivial tool call over loopback streamable HTTP, in
-// one process: to the upstream directly, and through a gateway.
+// one process: to the upstream directly, through a gateway, and through a
+// gateway measured by the otel plugin with the prometheus exporter (the
+// gateway command's serve.metrics).
 func BenchmarkCall(b *testing.B) {
 	b.Run("direct", func(b *testing.B) { benchCalls(b, benchUpstream(b)) })
-	b.Run("gateway", func(b *testing.B) {
-		gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: benchUpstream(b)}}})
-		defer gw.Close()
-		srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
-		if err := srv.Use(gw); err != nil {
-			b.Fatal(err)
-		}
-		h, err := srv.HTTPHandler(nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		hs := httptest.NewServer(h)
-		defer hs.Close()
-		benchCalls(b, hs.URL)
+	b.Run("gateway", func(b *testing.B) { benchGateway(b) })
+	b.Run("gateway_prometheus", func(b *testing.B) {
+		p := otel.New(otel.Config{Flows: []flows.ID{flows.ToolsCallTool}, Exporter: "prometheus"})
+		defer p.Close(context.Background())
+		benchGateway(b, p)
 	})
+}
+
+// benchGateway benchmarks calls through a gateway, with plugins.
+func benchGateway(b *testing.B, plugins ...framework.Plugin) {
+	gw := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{{Name: "up", URL: benchUpstream(b)}}})
+	defer gw.Close()
+	srv := framework.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+	if err := srv.Use(append([]framework.Plugin{gw}, plugins...)...); err != nil {
+		b.Fatal(err)
+	}
+	h, err := srv.HTTPHandler(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	benchCalls(b, hs.URL)
 }
