@@ -13,6 +13,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/hookflow/hookflow/plugins/gateway/host"
+	"github.com/hookflow/hookflow/plugins/otel"
 )
 
 // TestGatewayMetrics runs the gateway binary with the otel plugin's
@@ -145,3 +148,8 @@ func sample(fams map[string]*dto.MetricFamily, family string, labels map[string]
 	}
 	return m.GetGauge().GetValue(), nil
 }
+
+// The otel plugin is what serve.metrics serves: a method of the wrong
+// shape fails to compile here rather than leaving the key without a
+// plugin.
+var _ host.MetricsPlugin = (*otel.Plugin)(nil)
