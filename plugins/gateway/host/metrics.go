@@ -73,6 +73,14 @@ func checkMetrics(cfg *Config, add func(field, format string, args ...any)) {
 		add(serving[1]+".exporter", "serve.metrics serves one plugin's metrics, and %s serves them already: keep one (a server's plugin measures its apps' runs too)", serving[0])
 	case path == health+"/live" || path == health+"/ready":
 		add("serve.metrics", "%s is a health endpoint's path: choose another, such as /metrics", path)
+	case cfg.Serve.HealthAddr == "":
+		// On the MCP listener, the metrics come before the endpoints.
+		for _, e := range cfg.Endpoints {
+			if within(path, e.Path) {
+				add("serve.metrics", "%s is served on the MCP listener, where it hides endpoint %s: choose another path, or serve.health_addr", path, e.Path)
+				break
+			}
+		}
 	}
 }
 
