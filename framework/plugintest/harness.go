@@ -32,8 +32,11 @@ type Options struct {
 	Apps []AppOptions
 	// NoTools leaves the test tools off the server itself; apps keep theirs.
 	NoTools bool
-	// Setup runs before Start, after the test tools and apps are added: add
-	// further tools, hooks or dig providers there.
+	// Setup runs when the harness starts (at [Harness.Start] or on first
+	// use), after New has returned and the test tools and apps are added,
+	// before the plugins attach: add further tools, hooks or dig providers
+	// there, to the server it gets or to an app from [Harness.App]. Its
+	// error is Start's.
 	Setup func(s *framework.Server) error
 	// Server configures the server. Its Observer, if any, still sees every
 	// event; the harness observes runs too (see [Harness.HookCalls]).
@@ -91,7 +94,8 @@ type pluginScope struct {
 
 // New builds a Harness configured by opts, which may be nil. It fails t
 // when the server cannot be built; Start errors (a plugin's bad
-// configuration) are reported by [Harness.Start], or fail t on first use.
+// configuration, a failing [Options.Setup]) are reported by
+// [Harness.Start], or fail t on first use.
 func New(t testing.TB, opts *Options) *Harness {
 	t.Helper()
 	h := &Harness{t: t, apps: map[string]*framework.App{}, finally: map[string]int{}, calls: map[string]int{}}
@@ -145,9 +149,6 @@ func (h *Harness) build() error {
 			return nil
 		},
 	}))
-	if h.opts.Setup != nil {
-		errs = append(errs, h.opts.Setup(h.srv))
-	}
 	return errors.Join(errs...)
 }
 
@@ -235,6 +236,14 @@ func (h *Harness) Start() error {
 		return h.startErr
 	}
 	h.started = true
+	if h.opts.Setup != nil {
+		// Here rather than in New: Setup may use the harness, its apps
+		// included, which New has not returned yet.
+		if err := h.opts.Setup(h.srv); err != nil {
+			h.startErr = fmt.Errorf("plugintest: Setup: %w", err)
+			return h.startErr
+		}
+	}
 	pre := map[string]bool{}
 	for _, hk := range h.srv.Scope().Hooks() {
 		pre[hk.ID()] = true
