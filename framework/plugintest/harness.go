@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,10 @@ type Harness struct {
 	finally  map[string]int
 	calls    map[string]int
 	def      *Session
+	// outcomes holds what the server side saw of each call of a Session,
+	// keyed by the call's token (see callKey), until the call returns.
+	outcomes map[string]*outcome
+	seq      uint64
 
 	tokens sync.Map // *mcp.ServerSession → *auth.TokenInfo
 }
@@ -98,7 +103,7 @@ type pluginScope struct {
 // [Harness.Start], or fail t on first use.
 func New(t testing.TB, opts *Options) *Harness {
 	t.Helper()
-	h := &Harness{t: t, apps: map[string]*framework.App{}, finally: map[string]int{}, calls: map[string]int{}}
+	h := &Harness{t: t, apps: map[string]*framework.App{}, finally: map[string]int{}, calls: map[string]int{}, outcomes: map[string]*outcome{}}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -112,6 +117,9 @@ func New(t testing.TB, opts *Options) *Harness {
 			h.mu.Lock()
 			h.calls[ev.Hook]++
 			h.mu.Unlock()
+		}
+		if ev.Step == "execute" && ev.Flow == flows.ToolsCallTool {
+			h.record(ev.Context, func(o *outcome) { o.ran = true })
 		}
 		if user != nil {
 			user(ev)
@@ -146,10 +154,46 @@ func (h *Harness) build() error {
 			h.mu.Lock()
 			h.finally[c.Request().ID]++
 			h.mu.Unlock()
+			h.record(c, func(o *outcome) {
+				o.id, o.decidedBy = c.Request().ID, c.DecidedBy()
+				o.decisions = slices.Clone(c.Decisions())
+			})
 			return nil
 		},
 	}))
 	return errors.Join(errs...)
+}
+
+// callKey is the _meta key under which a [Session]'s calls carry their
+// token, for the harness to tell the server side of each call.
+const callKey = "plugintest/call"
+
+// outcome is what the server side saw of one call.
+type outcome struct {
+	id        string
+	ran       bool
+	decidedBy string
+	decisions []flows.Decision
+}
+
+// record applies f to the outcome of c's call, when c is the run of a call
+// a Session made.
+func (h *Harness) record(c *flows.Context, f func(*outcome)) {
+	req, _ := c.Request().SDK.(*mcp.CallToolRequest)
+	if req == nil || req.Params == nil {
+		return
+	}
+	key, _ := req.Params.Meta[callKey].(string)
+	if key == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	o := h.outcomes[key]
+	if o == nil {
+		return // not a call of ours, or one already returned
+	}
+	f(o)
 }
 
 // spy wraps a plugin to learn the scope it is attached with.
@@ -438,9 +482,24 @@ func (s *Session) Call(name string, args any) *Result {
 }
 
 // CallContext is [Session.Call] with a context, e.g. to cancel the call.
+//
+// The call carries a token in its _meta (key "plugintest/call"), by which
+// the harness finds what the server did with it: [Result.Ran],
+// [Result.DecidedBy] and [Result.Decisions].
 func (s *Session) CallContext(ctx context.Context, name string, args any) *Result {
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	return &Result{t: s.h.t, Tool: name, Res: res, Err: err}
+	h := s.h
+	o := &outcome{}
+	h.mu.Lock()
+	h.seq++
+	key := strconv.FormatUint(h.seq, 10)
+	h.outcomes[key] = o
+	h.mu.Unlock()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callKey: key}})
+	h.mu.Lock()
+	delete(h.outcomes, key)
+	r := &Result{t: h.t, Tool: name, Res: res, Err: err, RequestID: o.id, Ran: o.ran, DecidedBy: o.decidedBy, Decisions: o.decisions}
+	h.mu.Unlock()
+	return r
 }
 
 // ToolNames lists the tools the client sees, sorted. It fails the test if
@@ -468,7 +527,9 @@ func (s *Session) ToolNames() []string {
 }
 
 // Result is what the client got from a tools/call: a result (which may have
-// isError set) or an error (a protocol error is a *jsonrpc.Error).
+// isError set) or an error (a protocol error is a *jsonrpc.Error); and, for
+// a call of a [Session], what the server did with it: whether the tool ran
+// and which hook decided the outcome.
 type Result struct {
 	t testing.TB
 	// Tool is the called tool's name.
@@ -477,6 +538,22 @@ type Result struct {
 	Res *mcp.CallToolResult
 	// Err is the protocol or transport error.
 	Err error
+
+	// RequestID is hookflow's ID of the call's run ([flows.Request.ID],
+	// the key of [Harness.Finally]); "" when the call reached no run (an
+	// unknown tool, a protocol error before the flow).
+	RequestID string
+	// Ran reports whether the tool's execute step ran: false when a hook
+	// blocked the call, answered it early (a cache hit) or the arguments
+	// were invalid.
+	Ran bool
+	// DecidedBy is the ID of the hook that aborted the run, answered it
+	// early or recovered it in onError ([flows.Context.DecidedBy]); ""
+	// when no hook did.
+	DecidedBy string
+	// Decisions are the decisions hooks recorded on the run
+	// ([flows.Context.Decide]), in order.
+	Decisions []flows.Decision
 }
 
 // Text returns the concatenated text contents of the result.
