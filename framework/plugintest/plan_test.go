@@ -15,7 +15,7 @@ import (
 func TestPlan(t *testing.T) {
 	h := plugintest.New(t, &plugintest.Options{
 		Plugins: []framework.Plugin{guardPlugin()},
-		Apps:    []plugintest.AppOptions{{Name: "a", Plugins: []framework.Plugin{framework.NewPlugin("audit", func(p *framework.PluginContext) error {
+		Apps: []plugintest.AppOptions{{Name: "a", Plugins: []framework.Plugin{framework.NewPlugin("audit", func(p *framework.PluginContext) error {
 			return p.Hook(flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.Finally, Priority: priority.Audit, Name: "log", Fn: func(*flows.Context) error { return nil }})
 		})}}},
 	})
