@@ -69,3 +69,12 @@ func TestResultOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBlocked runs the shared checks, Blocked included, on a plugin
+// that blocks what it should.
+func TestRunBlocked(t *testing.T) {
+	plugintest.Run(t, func(testing.TB) framework.Plugin { return guardPlugin() }, &plugintest.RunOptions{
+		Calls:   20,
+		Blocked: []plugintest.Call{{Tool: plugintest.ToolEcho, Args: plugintest.Text{Text: "a secret"}}},
+	})
+}
