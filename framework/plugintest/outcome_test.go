@@ -78,3 +78,18 @@ func TestRunBlocked(t *testing.T) {
 		Blocked: []plugintest.Call{{Tool: plugintest.ToolEcho, Args: plugintest.Text{Text: "a secret"}}},
 	})
 }
+
+// TestGuardBlocks is a blocking plugin's own test: the call fails without
+// the tool running, decided by the plugin's hook, placed before execute.
+func TestGuardBlocks(t *testing.T) {
+	h := plugintest.New(t, &plugintest.Options{Plugins: []framework.Plugin{guardPlugin()}})
+	const block = "plugintest/plugin:guard/tools:call-tool/beforeExecute/block"
+	r := h.Call(plugintest.ToolEcho, plugintest.Text{Text: "a secret"})
+	if r.Err == nil && !r.IsError() || r.Ran || r.DecidedBy != block {
+		t.Errorf("%v: ran %v, decided by %q; want blocked by %s", r, r.Ran, r.DecidedBy, block)
+	}
+	want := plugintest.PlanHook{Stage: stages.BeforeExecute, Priority: 0, ID: block}
+	if plan := h.Plan(flows.ToolsCallTool, plugintest.ToolEcho); !slices.Contains(plan, want) {
+		t.Errorf("plan %+v, want it to hold %+v", plan, want)
+	}
+}
