@@ -25,30 +25,46 @@ import (
 // error and an unknown entity a CodeNotFound error, each with a "did you
 // mean" hint when a name is close.
 func (s *Server) Explain(flow flows.ID, entity string) (string, error) {
-	info, ok := flowInfo(flow)
-	if !ok {
-		_, err := flows.Parse(string(flow))
-		return "", &flows.Error{Code: flows.CodeInvalid, Msg: "Explain: " + err.Error()}
-	}
-	if !s.isStarted() {
-		return "", &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: "Explain: the server has not started"}
-	}
-	var b strings.Builder
-	if info.Entity == flows.EntityNone {
-		if entity != "" {
-			return "", &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: fmt.Sprintf("Explain: %s resolves no entity, so entity must be empty, got %q", flow, entity)}
-		}
-		fmt.Fprintf(&b, "%s (every request)\n", flow)
-		err := s.lists[flow.Index()].Load().Explain(&b)
-		return b.String(), err
-	}
-	e, sc, err := s.explainEntity(flow, info.Entity, entity)
+	p, title, err := s.plan(flow, entity)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "%s %s %s\n", flow, e.Kind, e.Name)
-	err = s.scope.Plan(flow, e, sc).Load().Explain(&b)
+	var b strings.Builder
+	b.WriteString(title + "\n")
+	err = p.Explain(&b)
 	return b.String(), err
+}
+
+// Plan returns the compiled plan that [Server.Explain] prints, as data:
+// for each stage, the hooks in run order with their IDs and priorities.
+// It takes the same arguments, returns the same errors, and the plan is
+// shared by runs: it must not be modified.
+func (s *Server) Plan(flow flows.ID, entity string) (*flows.Plan, error) {
+	p, _, err := s.plan(flow, entity)
+	return p, err
+}
+
+// plan finds the plan of flow for entity and its Explain title line.
+func (s *Server) plan(flow flows.ID, entity string) (*flows.Plan, string, error) {
+	info, ok := flowInfo(flow)
+	if !ok {
+		_, err := flows.Parse(string(flow))
+		return nil, "", &flows.Error{Code: flows.CodeInvalid, Msg: "Explain: " + err.Error()}
+	}
+	if !s.isStarted() {
+		return nil, "", &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: "Explain: the server has not started"}
+	}
+	if info.Entity == flows.EntityNone {
+		if entity != "" {
+			return nil, "", &flows.Error{Code: flows.CodeInvalid, Flow: flow, Msg: fmt.Sprintf("Explain: %s resolves no entity, so entity must be empty, got %q", flow, entity)}
+		}
+		return s.lists[flow.Index()].Load(), fmt.Sprintf("%s (every request)", flow), nil
+	}
+	e, sc, err := s.explainEntity(flow, info.Entity, entity)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.scope.Plan(flow, e, sc).Load(), fmt.Sprintf("%s %s %s", flow, e.Kind, e.Name), nil
 }
 
 // explainEntity finds the entity a plan of flow is explained for.

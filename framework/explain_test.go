@@ -101,3 +101,35 @@ func TestExplainErrors(t *testing.T) {
 		t.Errorf("Explain before Start = %v, want CodeInvalid", err)
 	}
 }
+
+// TestPlan checks that Plan is Explain's plan as data, with its errors.
+func TestPlan(t *testing.T) {
+	srv, err := explainServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := srv.Plan(flows.ToolsCallTool, "forecast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for st := range stages.Stage(stages.Count) {
+		for _, h := range p.Hooks(st) {
+			got = append(got, fmt.Sprintf("%s %s %s", st, priority.Format(h.Priority), h.ID))
+		}
+	}
+	want := []string{
+		"beforeExecute auth+2 weather/plugin:guard/tools:call-tool/beforeExecute/quota",
+		"beforeExecute 10 github.com/hookflow/hookflow/framework_test.Forecast/tools:call-tool/beforeExecute/EarthOnly",
+		"finally 0 weather/tools:call-tool/finally/trace",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := srv.Plan(flows.ToolsCallTool, "forcast"); flows.CodeOf(err) != flows.CodeNotFound {
+		t.Errorf("Plan of an unknown tool = %v, want CodeNotFound", err)
+	}
+	if p, err := srv.Plan(flows.ToolsListTools, ""); err != nil || p.Len() != 1 {
+		t.Errorf("Plan(tools:list-tools) = %v hooks, %v; want 1", p.Len(), err)
+	}
+}

@@ -14,7 +14,8 @@ import (
 // The shared checks: hooks owned by the plugin's scope; the run contract
 // kept (outputs, isError, protocol errors, finally exactly once); 100
 // concurrent calls over 4 sessions; attached to an app, its hooks run for
-// that app's tools only. Run with -race.
+// that app's tools only; no panic's message reaches a client. (A plugin
+// that blocks calls lists some in RunOptions.Blocked.) Run with -race.
 func TestPluginChecks(t *testing.T) {
 	plugintest.Run(t, func(testing.TB) framework.Plugin { return slowcalls.New(slowcalls.Config{}) }, nil)
 }

@@ -41,9 +41,9 @@ func (r *recT) Fatal(args ...any)   { r.add(fmt.Sprint(args...)); runtime.Goexit
 func (r *recT) Logf(string, ...any) {}
 
 // runCheck runs one check against newPlugin and returns its failures.
-func runCheck(t *testing.T, name string, newPlugin func(testing.TB) framework.Plugin) []string {
+func runCheck(t *testing.T, name string, newPlugin func(testing.TB) framework.Plugin, blocked ...Call) []string {
 	r := &recT{T: t}
-	o := &RunOptions{Calls: 40, Sessions: 3}
+	o := &RunOptions{Calls: 40, Sessions: 3, Blocked: blocked}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -64,6 +64,16 @@ func hook(flow flows.ID, stage stages.Stage, name string, fn flows.HookFunc) flo
 }
 
 var nop = func(*flows.Context) error { return nil }
+
+func blockSecret(c *flows.Context) error {
+	if strings.Contains(string(c.Arguments()), "secret") {
+		return c.Abort(&flows.Error{Code: flows.CodeNotAllowed, Msg: "blocked"})
+	}
+	return nil
+}
+
+// secretCall is a call that blocker blocks.
+var secretCall = Call{Tool: ToolEcho, Args: Text{Text: "a secret"}}
 
 // The plugins below each break one promise.
 var (
@@ -122,6 +132,27 @@ var (
 			return p.Hook(hook(flows.ToolsCallTool, stages.BeforeExecute, "nop", nop))
 		})
 	}
+	// blocker blocks the calls whose arguments hold "secret".
+	blocker = func(testing.TB) framework.Plugin {
+		return framework.NewPlugin("blocker", func(p *framework.PluginContext) error {
+			return p.Hook(hook(flows.ToolsCallTool, stages.BeforeExecute, "block", blockSecret))
+		})
+	}
+	// lateBlocker blocks them too, but after the tool ran.
+	lateBlocker = func(testing.TB) framework.Plugin {
+		return framework.NewPlugin("late", func(p *framework.PluginContext) error {
+			return p.Hook(hook(flows.ToolsCallTool, stages.AfterExecute, "block", blockSecret))
+		})
+	}
+	// blabber shows every failure's message to the client, panics included.
+	blabber = func(testing.TB) framework.Plugin {
+		return framework.NewPlugin("blabber", func(p *framework.PluginContext) error {
+			return p.Hook(hook(flows.ToolsCallTool, stages.OnError, "tell", func(c *flows.Context) error {
+				c.Respond(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: c.Err().Error()}}})
+				return nil
+			}))
+		})
+	}
 	// failer fails at Attach.
 	failer = func(testing.TB) framework.Plugin {
 		return framework.NewPlugin("failer", func(p *framework.PluginContext) error {
@@ -136,24 +167,33 @@ func TestRunPassesAGoodPlugin(t *testing.T) {
 
 func TestChecksCatchBadPlugins(t *testing.T) {
 	tests := []struct {
-		check  string
-		plugin func(testing.TB) framework.Plugin
-		want   string // in one of the failures; "" means no failure
+		check   string
+		plugin  func(testing.TB) framework.Plugin
+		want    string // in one of the failures; "" means no failure
+		blocked []Call
 	}{
-		{"Owner", good, ""},
-		{"Owner", squatter, "not by the plugin's scope"},
-		{"Owner", failer, "Config.Size"},
-		{"RunContract", good, ""},
-		{"RunContract", liar, `want success with "{\"text\":\"hello\"}"`},
-		{"RunContract", sticky, `want success with "{\"text\":\"other\"}"`},
-		{"Concurrent", good, ""},
-		{"Concurrent", sticky, "want success"},
-		{"App", good, ""},
-		{"App", leaky, "ran [plugintest/tools:call-tool/beforeExecute/leak] for app b"},
+		{"Owner", good, "", nil},
+		{"Owner", squatter, "not by the plugin's scope", nil},
+		{"Owner", failer, "Config.Size", nil},
+		{"RunContract", good, "", nil},
+		{"RunContract", liar, `want success with "{\"text\":\"hello\"}"`, nil},
+		{"RunContract", sticky, `want success with "{\"text\":\"other\"}"`, nil},
+		{"Concurrent", good, "", nil},
+		{"Concurrent", sticky, "want success", nil},
+		{"App", good, "", nil},
+		{"App", leaky, "ran [plugintest/tools:call-tool/beforeExecute/leak] for app b", nil},
+		{"Blocked", good, "", nil},
+		{"Blocked", blocker, "", []Call{secretCall}},
+		{"Blocked", good, "want it blocked", []Call{secretCall}},
+		{"Blocked", lateBlocker, "the tool ran", []Call{secretCall}},
+		{"Blocked", squatter, `decided by ""`, []Call{secretCall}},
+		{"PanicHidden", good, "", nil},
+		{"PanicHidden", blocker, "", nil},
+		{"PanicHidden", blabber, "the client sees the panic's message", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.check+"/"+tt.plugin(t).Name(), func(t *testing.T) {
-			msgs := runCheck(t, tt.check, tt.plugin)
+			msgs := runCheck(t, tt.check, tt.plugin, tt.blocked...)
 			if tt.want == "" {
 				if len(msgs) > 0 {
 					t.Fatalf("failures: %q", msgs)

@@ -20,7 +20,19 @@
 // as the SDK's auth middleware would over HTTP, so that hooks see a
 // principal. The harness also records what happened on the server side:
 // how many times finally ran per request ([Harness.Finally]) and which hooks
-// ran ([Harness.HookCalls]).
+// ran ([Harness.HookCalls]); and for each call, on its [Result], whether
+// the tool ran, which hook decided the outcome and the decisions hooks
+// recorded:
+//
+//	r := h.Call(plugintest.ToolEcho, plugintest.Text{Text: "mail alice@example.com"})
+//	if r.Ran || r.DecidedBy != "plugintest/plugin:pii/tools:call-tool/beforeExecute/scan" {
+//		t.Errorf("%v: ran %v, decided by %q", r, r.Ran, r.DecidedBy)
+//	}
+//
+// [Harness.Plan] and [PlanOf] read the plan a server runs for a flow and
+// an entity, the one framework.Server.Explain prints, as [PlanHook]
+// values (stage, priority, ID in run order), for tests of a plugin's
+// placement.
 //
 // # The shared checks
 //
@@ -28,11 +40,15 @@
 // are owned by its own plugin scope, attaching it keeps the run contract
 // (right outputs, isError for failures, finally exactly once), it survives
 // concurrent calls over several sessions, and attached to an app its hooks
-// run for that app's entities only. Call it from a test of the plugin's
-// package and run the tests with -race:
+// run for that app's entities only; the calls it must block
+// ([RunOptions.Blocked]) fail without the tool running, decided by its own
+// hook; and a panic's message never reaches a client through it. Call it
+// from a test of the plugin's package and run the tests with -race:
 //
 //	func TestPluginChecks(t *testing.T) {
-//		plugintest.Run(t, func(t testing.TB) framework.Plugin { return myplugin.New(myplugin.Config{}) }, nil)
+//		plugintest.Run(t, func(t testing.TB) framework.Plugin { return myplugin.New(myplugin.Config{}) }, &plugintest.RunOptions{
+//			Blocked: []plugintest.Call{{Tool: plugintest.ToolEcho, Args: plugintest.Text{Text: "mail alice@example.com"}}},
+//		})
 //	}
 //
 // # Servers, HTTP requests and configurations

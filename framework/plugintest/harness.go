@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,8 +33,11 @@ type Options struct {
 	Apps []AppOptions
 	// NoTools leaves the test tools off the server itself; apps keep theirs.
 	NoTools bool
-	// Setup runs before Start, after the test tools and apps are added: add
-	// further tools, hooks or dig providers there.
+	// Setup runs when the harness starts (at [Harness.Start] or on first
+	// use), after New has returned and the test tools and apps are added,
+	// before the plugins attach: add further tools, hooks or dig providers
+	// there, to the server it gets or to an app from [Harness.App]. Its
+	// error is Start's.
 	Setup func(s *framework.Server) error
 	// Server configures the server. Its Observer, if any, still sees every
 	// event; the harness observes runs too (see [Harness.HookCalls]).
@@ -80,6 +84,10 @@ type Harness struct {
 	finally  map[string]int
 	calls    map[string]int
 	def      *Session
+	// outcomes holds what the server side saw of each call of a Session,
+	// keyed by the call's token (see callKey), until the call returns.
+	outcomes map[string]*outcome
+	seq      uint64
 
 	tokens sync.Map // *mcp.ServerSession → *auth.TokenInfo
 }
@@ -91,10 +99,11 @@ type pluginScope struct {
 
 // New builds a Harness configured by opts, which may be nil. It fails t
 // when the server cannot be built; Start errors (a plugin's bad
-// configuration) are reported by [Harness.Start], or fail t on first use.
+// configuration, a failing [Options.Setup]) are reported by
+// [Harness.Start], or fail t on first use.
 func New(t testing.TB, opts *Options) *Harness {
 	t.Helper()
-	h := &Harness{t: t, apps: map[string]*framework.App{}, finally: map[string]int{}, calls: map[string]int{}}
+	h := &Harness{t: t, apps: map[string]*framework.App{}, finally: map[string]int{}, calls: map[string]int{}, outcomes: map[string]*outcome{}}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -108,6 +117,9 @@ func New(t testing.TB, opts *Options) *Harness {
 			h.mu.Lock()
 			h.calls[ev.Hook]++
 			h.mu.Unlock()
+		}
+		if ev.Step == "execute" && ev.Flow == flows.ToolsCallTool {
+			h.record(ev.Context, func(o *outcome) { o.ran = true })
 		}
 		if user != nil {
 			user(ev)
@@ -142,13 +154,46 @@ func (h *Harness) build() error {
 			h.mu.Lock()
 			h.finally[c.Request().ID]++
 			h.mu.Unlock()
+			h.record(c, func(o *outcome) {
+				o.id, o.decidedBy = c.Request().ID, c.DecidedBy()
+				o.decisions = slices.Clone(c.Decisions())
+			})
 			return nil
 		},
 	}))
-	if h.opts.Setup != nil {
-		errs = append(errs, h.opts.Setup(h.srv))
-	}
 	return errors.Join(errs...)
+}
+
+// callKey is the _meta key under which a [Session]'s calls carry their
+// token, for the harness to tell the server side of each call.
+const callKey = "plugintest/call"
+
+// outcome is what the server side saw of one call.
+type outcome struct {
+	id        string
+	ran       bool
+	decidedBy string
+	decisions []flows.Decision
+}
+
+// record applies f to the outcome of c's call, when c is the run of a call
+// a Session made.
+func (h *Harness) record(c *flows.Context, f func(*outcome)) {
+	req, _ := c.Request().SDK.(*mcp.CallToolRequest)
+	if req == nil || req.Params == nil {
+		return
+	}
+	key, _ := req.Params.Meta[callKey].(string)
+	if key == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	o := h.outcomes[key]
+	if o == nil {
+		return // not a call of ours, or one already returned
+	}
+	f(o)
 }
 
 // spy wraps a plugin to learn the scope it is attached with.
@@ -235,6 +280,14 @@ func (h *Harness) Start() error {
 		return h.startErr
 	}
 	h.started = true
+	if h.opts.Setup != nil {
+		// Here rather than in New: Setup may use the harness, its apps
+		// included, which New has not returned yet.
+		if err := h.opts.Setup(h.srv); err != nil {
+			h.startErr = fmt.Errorf("plugintest: Setup: %w", err)
+			return h.startErr
+		}
+	}
 	pre := map[string]bool{}
 	for _, hk := range h.srv.Scope().Hooks() {
 		pre[hk.ID()] = true
@@ -429,9 +482,24 @@ func (s *Session) Call(name string, args any) *Result {
 }
 
 // CallContext is [Session.Call] with a context, e.g. to cancel the call.
+//
+// The call carries a token in its _meta (key "plugintest/call"), by which
+// the harness finds what the server did with it: [Result.Ran],
+// [Result.DecidedBy] and [Result.Decisions].
 func (s *Session) CallContext(ctx context.Context, name string, args any) *Result {
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	return &Result{t: s.h.t, Tool: name, Res: res, Err: err}
+	h := s.h
+	o := &outcome{}
+	h.mu.Lock()
+	h.seq++
+	key := strconv.FormatUint(h.seq, 10)
+	h.outcomes[key] = o
+	h.mu.Unlock()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callKey: key}})
+	h.mu.Lock()
+	delete(h.outcomes, key)
+	r := &Result{t: h.t, Tool: name, Res: res, Err: err, RequestID: o.id, Ran: o.ran, DecidedBy: o.decidedBy, Decisions: o.decisions}
+	h.mu.Unlock()
+	return r
 }
 
 // ToolNames lists the tools the client sees, sorted. It fails the test if
@@ -459,7 +527,9 @@ func (s *Session) ToolNames() []string {
 }
 
 // Result is what the client got from a tools/call: a result (which may have
-// isError set) or an error (a protocol error is a *jsonrpc.Error).
+// isError set) or an error (a protocol error is a *jsonrpc.Error); and, for
+// a call of a [Session], what the server did with it: whether the tool ran
+// and which hook decided the outcome.
 type Result struct {
 	t testing.TB
 	// Tool is the called tool's name.
@@ -468,6 +538,22 @@ type Result struct {
 	Res *mcp.CallToolResult
 	// Err is the protocol or transport error.
 	Err error
+
+	// RequestID is hookflow's ID of the call's run ([flows.Request.ID],
+	// the key of [Harness.Finally]); "" when the call reached no run (an
+	// unknown tool, a protocol error before the flow).
+	RequestID string
+	// Ran reports whether the tool's execute step ran: false when a hook
+	// blocked the call, answered it early (a cache hit) or the arguments
+	// were invalid.
+	Ran bool
+	// DecidedBy is the ID of the hook that aborted the run, answered it
+	// early or recovered it in onError ([flows.Context.DecidedBy]); ""
+	// when no hook did.
+	DecidedBy string
+	// Decisions are the decisions hooks recorded on the run
+	// ([flows.Context.Decide]), in order.
+	Decisions []flows.Decision
 }
 
 // Text returns the concatenated text contents of the result.

@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/hookflow/hookflow/flows"
 	"github.com/hookflow/hookflow/framework"
+	"github.com/hookflow/hookflow/priority"
 	"github.com/hookflow/hookflow/scope"
+	"github.com/hookflow/hookflow/stages"
 )
 
 // RunOptions configures [Run]. The zero value runs every check with its
@@ -27,6 +30,17 @@ type RunOptions struct {
 	// Calls is the number of concurrent calls of the Concurrent check
 	// (default 100), spread over Sessions sessions (default 4).
 	Calls, Sessions int
+	// Blocked are calls of the test tools that the plugin from newPlugin
+	// must block, for the Blocked check (a [ToolEcho] call whose text it
+	// refuses, say); none skips it.
+	Blocked []Call
+}
+
+// Call is a tools/call of [RunOptions.Blocked]: a tool's name and its
+// arguments (anything that marshals to a JSON object).
+type Call struct {
+	Tool string
+	Args any
 }
 
 // Run runs the checks every plugin should pass, each as a subtest of t
@@ -45,6 +59,13 @@ type RunOptions struct {
 //     (run the tests with -race).
 //   - App: attached to one of two apps, the plugin's tools:call-tool hooks
 //     run for that app's tools and never for the other app's.
+//   - Blocked: each call of [RunOptions.Blocked] fails (isError or a
+//     protocol error) without the tool running, decided by one of the
+//     plugin's hooks ([Result.DecidedBy]), with one finally.
+//   - PanicHidden: a panic (in the tool, in a hook before execute, in a
+//     hook after it) gives the client a failure that holds nothing of the
+//     panic's message, in its text, its structured content or its error:
+//     a plugin that shows errors to clients must not show a panic's.
 //
 // A plugin that needs configuration to let plain calls through (an auth
 // plugin needs a token, a rate limiter a large enough budget) gets it from
@@ -76,6 +97,8 @@ var checks = []check{
 	{"RunContract", checkRunContract},
 	{"Concurrent", checkConcurrent},
 	{"App", checkApp},
+	{"Blocked", checkBlocked},
+	{"PanicHidden", checkPanicHidden},
 }
 
 // newPluginHarness builds a harness with p on the server or, when app is
@@ -284,5 +307,102 @@ func checkApp(t testing.TB, newPlugin func(t testing.TB) framework.Plugin, o *Ru
 	h.Call("b_"+ToolFail, Text{Text: "b"}).WantToolError("fail: b")
 	if ids := ran(); len(ids) > 0 {
 		t.Errorf("plugin attached to app a ran %v for app b's failing tool", ids)
+	}
+}
+
+func checkBlocked(t testing.TB, newPlugin func(t testing.TB) framework.Plugin, o *RunOptions) {
+	if len(o.Blocked) == 0 {
+		t.Log("no RunOptions.Blocked: nothing to check")
+		return
+	}
+	p := newPlugin(t)
+	h := newPluginHarness(t, p, o, false)
+	own := pluginScope1(t, h, p.Name()).Path() + "/"
+	h.Session()
+	h.Finally()
+	for _, c := range o.Blocked {
+		r := h.Call(c.Tool, c.Args)
+		if r.Err == nil && !r.IsError() {
+			t.Errorf("%v: want it blocked (isError or a protocol error)", r)
+		}
+		if r.Ran {
+			t.Errorf("%v: the tool ran; a blocked call must not execute", r)
+		}
+		if r.RequestID == "" { // refused before any run: no hook decided
+			h.Finally()
+			continue
+		}
+		if !strings.HasPrefix(r.DecidedBy, own) {
+			t.Errorf("%v: decided by %q, want one of the plugin's hooks (%s...)", r, r.DecidedBy, own)
+		}
+		wantFinallyOnce(t, h, fmt.Sprintf("blocked %s", c.Tool), 1)
+	}
+}
+
+// panicMarker is in the message of every panic of the PanicHidden check
+// and in none of its arguments.
+const panicMarker = "plugintest-panic-message"
+
+// The arguments of ToolEcho calls on which the PanicHidden check's hooks
+// panic.
+const (
+	panicBefore = "panic before execute"
+	panicAfter  = "panic after execute"
+)
+
+func checkPanicHidden(t testing.TB, newPlugin func(t testing.TB) framework.Plugin, o *RunOptions) {
+	panicOn := func(text string) flows.HookFunc {
+		return func(c *flows.Context) error {
+			if strings.Contains(string(c.Arguments()), text) {
+				panic("plugintest: " + panicMarker + ": a hook panicked")
+			}
+			return nil
+		}
+	}
+	h := New(t, &Options{Token: o.Token, Plugins: []framework.Plugin{newPlugin(t)}, Setup: func(s *framework.Server) error {
+		if o.Setup != nil {
+			if err := o.Setup(s); err != nil {
+				return err
+			}
+		}
+		// Around the plugin's hooks: after its beforeExecute hooks, before
+		// its afterExecute ones, so that its onError and finally hooks see
+		// the panic.
+		return s.Hook(
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.BeforeExecute, Priority: priority.Min, Name: "plugintest.panic-before", Fn: panicOn(panicBefore)},
+			flows.Hook{Flow: flows.ToolsCallTool, Stage: stages.AfterExecute, Priority: priority.Max, Name: "plugintest.panic-after", Fn: panicOn(panicAfter)},
+		)
+	}})
+	if err := h.Start(); err != nil {
+		t.Fatalf("the plugin does not start: %v", err)
+	}
+	h.Session()
+	h.Finally()
+	for _, c := range []struct {
+		what, tool, text, message string
+	}{
+		{"a panicking tool", ToolPanic, "x", "panic tool called with"},
+		{"a hook panicking before execute", ToolEcho, panicBefore, panicMarker},
+		{"a hook panicking after execute", ToolEcho, panicAfter, panicMarker},
+	} {
+		r := h.Call(c.tool, Text{Text: c.text})
+		if r.Err == nil && !r.IsError() {
+			t.Errorf("%s: %v, want a failure", c.what, r)
+		}
+		seen := ""
+		if r.Err != nil {
+			seen = r.Err.Error()
+		}
+		if r.Res != nil {
+			b, err := json.Marshal(r.Res)
+			if err != nil {
+				t.Fatalf("%s: %v", c.what, err)
+			}
+			seen += string(b)
+		}
+		if strings.Contains(seen, c.message) {
+			t.Errorf("%s: the client sees the panic's message: %s", c.what, seen)
+		}
+		wantFinallyOnce(t, h, c.what, 1)
 	}
 }
