@@ -62,6 +62,14 @@ plugins:
 		}
 	}
 
+	post, err := http.Post("http://"+health+"/metrics", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post.Body.Close()
+	if post.StatusCode != http.StatusMethodNotAllowed || post.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /metrics: %s, Allow %q; want 405 with Allow: GET, HEAD", post.Status, post.Header.Get("Allow"))
+	}
 	res, err := http.Get("http://" + health + "/metrics")
 	if err != nil {
 		t.Fatal(err)

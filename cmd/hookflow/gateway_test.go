@@ -162,6 +162,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 			[]string{`g.yaml:1:42: no plugin serves metrics: configure plugins.otel with exporter: prometheus`}},
 		{"metrics at a health endpoint", "serve: {http: ':1', health: /h, metrics: /h/ready}\nupstreams:\n  - {name: a, command: [x]}\nplugins:\n  otel: {exporter: prometheus}\n",
 			[]string{`g.yaml:1:42: /h/ready is a health endpoint's path: choose another, such as /metrics`}},
+		{"metrics hiding an endpoint", "serve: {http: ':1', health: /h, metrics: /mcp/a/metrics}\nupstreams:\n  - {name: a, command: [x]}\nendpoints:\n  - {path: /mcp/a, select: [{}], plugins: {otel: {exporter: prometheus}}}\n",
+			[]string{`g.yaml:1:42: /mcp/a/metrics is served on the MCP listener, where it hides endpoint /mcp/a: choose another path, or serve.health_addr`}},
 		{"prometheus without serve.metrics", "serve: {http: ':1', health: /h}\nupstreams:\n  - {name: a, command: [x]}\nplugins:\n  otel: {exporter: prometheus}\n",
 			[]string{`g.yaml:5:20: the metrics of exporter prometheus are scraped at serve.metrics, which is not set: set it to a path such as /metrics`}},
 		{"misspelt health", "serve: {http: ':1', helth: /h}\nupstreams:\n  - {name: a, command: [x]}\n",
