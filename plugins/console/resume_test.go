@@ -62,16 +62,25 @@ func TestResume(t *testing.T) {
 	h, _, ts := newConsole(t, console.Config{Runs: 3})
 	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "first"})
 	first := runIDs(waitFor(t, ts, "/console/", `data-id="`))[0]
+	var last *plugintest.Result
 	for range 4 {
-		h.Call(plugintest.ToolEcho, plugintest.Text{Text: "next"})
+		last = h.Call(plugintest.ToolEcho, plugintest.Text{Text: "next"})
 	}
+	if last.RequestID == "" {
+		t.Fatal("the last call reached no run")
+	}
+	// The feed records a run after its call returned: wait for the last
+	// call's run, so that no run is recorded after ids is read.
 	var ids []string
-	for deadline := time.Now().Add(10 * time.Second); len(ids) < 3 || ids[2] == first; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the list never showed three newer runs: %v", ids)
-		}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		_, list := get(t, ts, "/console/")
 		ids = runIDs(list)
+		if strings.Contains(list, `data-request="`+last.RequestID+`"`) && len(ids) >= 3 && ids[2] != first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the list never showed three newer runs, the last %s's among them: %v", last.RequestID, ids)
+		}
 	}
 	for _, tc := range []struct {
 		name   string
