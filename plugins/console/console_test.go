@@ -316,11 +316,15 @@ func TestRingBounded(t *testing.T) {
 	h, _, ts := newConsole(t, console.Config{Runs: 3})
 	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "first"})
 	first := runLinks(waitFor(t, ts, "/console/?flow=tools:call-tool", `<tr class="run o-ok" data-seq="`))[0]
+	var last *plugintest.Result
 	for i := range 4 {
-		h.Call(plugintest.ToolEcho, plugintest.Text{Text: strings.Repeat("x", i)})
+		last = h.Call(plugintest.ToolEcho, plugintest.Text{Text: strings.Repeat("x", i)})
 	}
+	// The feed records a run after its call returned: wait for the last
+	// call's run too, so that no run pushes out the oldest kept later.
 	list := waitFor(t, ts, "/console/", `<tr class="run `)
-	for deadline := time.Now().Add(10 * time.Second); strings.Count(list, `<tr class="run `) < 3 || strings.Contains(list, first); {
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(list, `<tr class="run `) < 3 || strings.Contains(list, first) ||
+		!strings.Contains(list, `data-request="`+last.RequestID+`"`); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the list never dropped the first run:\n%s", list)
 		}

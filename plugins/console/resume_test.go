@@ -60,8 +60,9 @@ func streamFrom(t *testing.T, ts *httptest.Server, set func(*http.Request), want
 // of an earlier start is said so.
 func TestResume(t *testing.T) {
 	h, _, ts := newConsole(t, console.Config{Runs: 3})
-	h.Call(plugintest.ToolEcho, plugintest.Text{Text: "first"})
-	first := runIDs(waitFor(t, ts, "/console/", `data-id="`))[0]
+	// The first run is the first call's: its row, found by its request ID.
+	req := h.Call(plugintest.ToolEcho, plugintest.Text{Text: "first"}).RequestID
+	first := runOf(t, waitFor(t, ts, "/console/", `data-request="`+req+`"`), req)
 	var last *plugintest.Result
 	for range 4 {
 		last = h.Call(plugintest.ToolEcho, plugintest.Text{Text: "next"})
@@ -114,4 +115,17 @@ func TestResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runOf returns the ID of the run of request req in list.
+func runOf(t *testing.T, list, req string) string {
+	t.Helper()
+	i := strings.Index(list, `data-request="`+req+`"`)
+	row := list[strings.LastIndex(list[:i], "<tr "):i]
+	_, id, ok := strings.Cut(row, `data-id="`)
+	if !ok {
+		t.Fatalf("no data-id in the row of request %s: %s", req, row)
+	}
+	id, _, _ = strings.Cut(id, `"`)
+	return id
 }
