@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -200,22 +201,13 @@ func (g *Gateway) warnUnmatched() {
 	}
 	warned := map[string]bool{}
 	for _, u := range g.ups {
-		for _, name := range sortedKeys(u.cfg.Overrides) {
+		for _, name := range slices.Sorted(maps.Keys(u.cfg.Overrides)) {
 			if !names[name] && !warned[name] && !u.cfg.Optional {
 				warned[name] = true
 				g.log.Warn("gateway: an override names none of the tools the gateway mounts", slog.String("tool", name))
 			}
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // checkSelection checks an upstream's selectors and overrides.
@@ -233,7 +225,7 @@ func checkSelection(c *Upstream) error {
 		}
 	}
 	renamed := map[string]string{}
-	for _, name := range sortedKeys(c.Overrides) {
+	for _, name := range slices.Sorted(maps.Keys(c.Overrides)) {
 		o := c.Overrides[name]
 		if err := filter.CheckHints(o.Annotations); err != nil {
 			return invalid(fmt.Sprintf("upstream %q: Overrides[%q].Annotations: %v", c.Name, name, err))
